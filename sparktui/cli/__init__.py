@@ -1,0 +1,43 @@
+"""Command line: no subcommand opens the dashboard; subcommands run headless.
+
+Only the dashboard path imports Textual; ``plan`` and the engine commands never do.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from sparktui.cli.parser import build_parser
+from sparktui.errors import EXIT_BAD_INPUT, SparkError
+from sparktui.i18n import _, install
+
+
+def _early_lang(argv: Sequence[str]) -> str | None:
+    """--lang must act before the parser builds its (translated) help texts."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    install(_early_lang(args_list))
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    try:
+        return int(args.run(args))
+    except SparkError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(_("interrupted"), file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+__all__ = ["EXIT_BAD_INPUT", "main"]

@@ -1,0 +1,42 @@
+"""argparse layout: global options before the subcommand, as in git or docker."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sparktui.errors import EXIT_BAD_INPUT
+from sparktui.i18n import _
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments exit 2 (bad input) with a one-line message, like every other input error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage()
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {_('error')}: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sparktui.cli import plan_cmd
+
+    parser = _Parser(prog="sparktui", description=_(
+        "Launch and watch LLM inference on DGX Spark clusters."))
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help=_("config file (default: $SPARKTUI_CONFIG, ./config.toml, "
+                               "~/.config/sparktui/config.toml)"))
+    parser.add_argument("--recipes", type=Path, metavar="DIR",
+                        help=_("recipes folder (default: $SPARKTUI_RECIPES, ./recipes)"))
+    parser.add_argument("--lang", metavar="LANG", help=_("language: en, ru, es, it, fr, de"))
+    parser.add_argument("--watch", action="store_true",
+                        help=_("read-only dashboard for a wall screen"))
+    parser.set_defaults(run=_run_dashboard)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    plan_cmd.register(sub)
+    return parser
+
+
+def _run_dashboard(args: argparse.Namespace) -> int:
+    from sparktui.cli.dashboard import run_dashboard
+
+    return run_dashboard(args)

@@ -1,0 +1,230 @@
+"""Read a TOML file and remember on which line every key and array item stands.
+
+tomllib parses fast but forgets positions; pydantic reports errors by path
+(``clusters.1.nodes.0.rank``). ``KeyLines`` maps such a path back to a line by a
+small structural scan of the text, so every error can name its line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparktui.errors import fail
+
+Path_ = tuple[str | int, ...]
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+@dataclass(frozen=True)
+class TomlSource:
+    path: Path
+    data: dict[str, Any]
+    lines: KeyLines
+
+    def line_of(self, loc: Path_) -> int | None:
+        return self.lines.find(loc)
+
+
+class KeyLines:
+    def __init__(self, positions: dict[Path_, int]):
+        self._positions = positions
+
+    def find(self, loc: Path_) -> int | None:
+        """Line of the deepest known prefix of ``loc`` (None if nothing matches)."""
+        loc = tuple(loc)
+        while loc:
+            if loc in self._positions:
+                return self._positions[loc]
+            loc = loc[:-1]
+        return None
+
+
+def load_toml(path: Path) -> TomlSource:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail("file_missing", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail("file_unreadable", file=path, detail=exc.__class__.__name__) from None
+    return parse_toml(text, path)
+
+
+def parse_toml(text: str, path: Path) -> TomlSource:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = _POSITION.search(message)
+        line = int(match.group(1)) if match else None
+        detail = _POSITION.sub("", message)
+        raise fail("toml_syntax", file=path, line=line, detail=detail) from None
+    return TomlSource(path, data, KeyLines(_Scanner(text).scan()))
+
+
+class _Scanner:
+    """Walks valid TOML text recording ``path -> line``; values are skipped, not parsed."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.i = 0
+        self.line = 1
+        self.positions: dict[Path_, int] = {}
+        self.aot_counts: dict[Path_, int] = {}
+
+    # -- low level -------------------------------------------------------
+    def peek(self, offset: int = 0) -> str:
+        j = self.i + offset
+        return self.text[j] if j < len(self.text) else ""
+
+    def advance(self, n: int = 1) -> None:
+        for _ in range(n):
+            if self.i < len(self.text):
+                if self.text[self.i] == "\n":
+                    self.line += 1
+                self.i += 1
+
+    def skip_space(self, newlines: bool) -> None:
+        while self.i < len(self.text):
+            ch = self.text[self.i]
+            if ch in " \t\r" or (newlines and ch == "\n"):
+                self.advance()
+            elif ch == "#":
+                while self.i < len(self.text) and self.text[self.i] != "\n":
+                    self.advance()
+            else:
+                return
+
+    def record(self, path: Path_, line: int) -> None:
+        self.positions.setdefault(path, line)
+
+    # -- structure ---------------------------------------------------------
+    def scan(self) -> dict[Path_, int]:
+        table: Path_ = ()
+        while True:
+            self.skip_space(newlines=True)
+            if self.i >= len(self.text):
+                return self.positions
+            if self.peek() == "[":
+                table = self.header()
+            else:
+                self.key_value(table)
+
+    def header(self) -> Path_:
+        line = self.line
+        is_aot = self.peek(1) == "["
+        self.advance(2 if is_aot else 1)
+        self.skip_space(newlines=False)
+        keys = self.key()
+        self.skip_space(newlines=False)
+        self.advance(2 if is_aot else 1)
+        path = self._resolve(keys)
+        if is_aot:
+            index = self.aot_counts.get(path, 0)
+            self.aot_counts[path] = index + 1
+            self.record(path, line)
+            path = (*path, index)
+        self.record(path, line)
+        return path
+
+    def _resolve(self, keys: tuple[str, ...]) -> Path_:
+        """Insert the current index of every array of tables along a header path."""
+        path: Path_ = ()
+        for key in keys:
+            path = (*path, key)
+            if path in self.aot_counts and len(path) < len(keys):
+                path = (*path, self.aot_counts[path] - 1)
+        return path
+
+    def key_value(self, table: Path_) -> None:
+        line = self.line
+        keys = self.key()
+        path = (*table, *keys)
+        self.record(path, line)
+        self.skip_space(newlines=False)
+        self.advance()  # '='
+        self.skip_space(newlines=False)
+        self.value(path)
+
+    def key(self) -> tuple[str, ...]:
+        parts: list[str] = []
+        while True:
+            self.skip_space(newlines=False)
+            ch = self.peek()
+            if ch in "\"'":
+                parts.append(self.string())
+            else:
+                match = _BARE_KEY.match(self.text, self.i)
+                if not match:
+                    break
+                parts.append(match.group(0))
+                self.advance(len(match.group(0)))
+            self.skip_space(newlines=False)
+            if self.peek() != ".":
+                break
+            self.advance()
+        return tuple(parts)
+
+    def value(self, path: Path_) -> None:
+        ch = self.peek()
+        if ch == "[":
+            self.array(path)
+        elif ch == "{":
+            self.inline_table(path)
+        elif ch in "\"'":
+            self.string()
+        else:
+            while self.i < len(self.text) and self.text[self.i] not in ",]}\n#":
+                self.advance()
+
+    def array(self, path: Path_) -> None:
+        self.advance()
+        index = 0
+        while True:
+            self.skip_space(newlines=True)
+            if self.peek() in ("]", ""):
+                self.advance()
+                return
+            self.record((*path, index), self.line)
+            self.value((*path, index))
+            index += 1
+            self.skip_space(newlines=True)
+            if self.peek() == ",":
+                self.advance()
+
+    def inline_table(self, path: Path_) -> None:
+        self.advance()
+        while True:
+            self.skip_space(newlines=True)
+            if self.peek() in ("}", ""):
+                self.advance()
+                return
+            self.key_value(path)
+            self.skip_space(newlines=True)
+            if self.peek() == ",":
+                self.advance()
+
+    def string(self) -> str:
+        quote = self.peek()
+        if self.text.startswith(quote * 3, self.i):
+            end = self.text.find(quote * 3, self.i + 3)
+            end = len(self.text) if end < 0 else end + 3
+            while end < len(self.text) and self.text[end] == quote:
+                end += 1  # up to two quotes may close a multi-line string
+            raw = self.text[self.i:end]
+            self.advance(end - self.i)
+            return raw
+        start = self.i
+        self.advance()
+        while self.i < len(self.text) and self.text[self.i] != quote:
+            if quote == '"' and self.text[self.i] == "\\":
+                self.advance()
+            self.advance()
+        self.advance()
+        raw = self.text[start:self.i]
+        return tomllib.loads(f"k = {raw}")["k"] if quote == '"' else raw[1:-1]

@@ -1,0 +1,117 @@
+"""Errors are data: a code, where it happened, and the values to show.
+
+They are rendered to text (in the active language) only at the edge, by the
+CLI or the TUI, so the same error reads right in every language and in JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparktui.i18n import N_, _
+
+# Exit codes shared by every command (see docs/cli.md).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 3
+
+MESSAGES: dict[str, str] = {
+    "toml_syntax": N_("broken TOML: {detail}"),
+    "file_missing": N_("file not found"),
+    "file_unreadable": N_("cannot read file: {detail}"),
+    "missing": N_("required field is missing"),
+    "extra_forbidden": N_("unknown key"),
+    "wrong_type": N_("expected {expected}, got {got}"),
+    "literal_error": N_("must be one of: {expected}"),
+    "too_small": N_("must be at least {limit}"),
+    "too_large": N_("must be at most {limit}"),
+    "invalid_value": N_("invalid value: {detail}"),
+    "hook_shape": N_("a hook is a string, {{command = ...}} or {{script = ...}}, not both"),
+    "unknown_script": N_("unknown built-in script '{alias}'; known: {known}"),
+    "mods_need_entrypoint": N_("[mods] needs 'entrypoint': the process to exec after the mods"),
+    "mods_script": N_("mods run inside the container: use a command, not a host script"),
+    "recipe_name_key": N_("'name' comes from the recipe's folder and cannot be set here"),
+    "mount_alias_and_repo": N_("a mount takes either alias/host or repo, not both"),
+    "mount_no_source": N_("a mount needs 'alias', 'host' or 'repo'"),
+    "mount_repo_fields": N_("'{field}' does not apply to an HF repo reference (repo/subfolder/container)"),
+    "mount_unknown_alias": N_("mount alias '{alias}' is not in [mount_aliases] and the mount has no 'host'"),
+    "mount_placeholder_name": N_("an HF reference's 'container' is a placeholder name (letters, digits, _), got '{name}'"),
+    "launcher_flag": N_("'{flag}' is set by sparktui from the cluster and recipe; remove it from args"),
+    "pp_vllm_only": N_("pipeline_parallel_size is vLLM only"),
+    "ray_vllm_only": N_("distributed_backend = \"ray\" is vLLM only"),
+    "duplicate_name": N_("'{name}' is defined twice"),
+    "duplicate_rank": N_("rank {rank} is used by '{first}' and '{second}'"),
+    "ranks_not_contiguous": N_("ranks must be 0..{last} without gaps, got {ranks}"),
+    "unknown_cluster_ref": N_("no cluster named '{name}' in [[clusters]]"),
+    "no_clusters": N_("the config defines no clusters"),
+    "cluster_unknown": N_("no cluster matches '{name}'; clusters: {known}"),
+    "cluster_ambiguous": N_("'{name}' matches several clusters: {candidates}"),
+    "cluster_too_small": N_("cluster '{cluster}' has {have} nodes, recipe needs {need}"),
+    "cluster_auto_none": N_("no cluster with an [nccl] entry has the {need} nodes the recipe needs"),
+    "recipe_unknown": N_("no recipe named '{name}' in {directory}; recipes: {known}"),
+    "recipe_dir_missing": N_("recipes folder not found"),
+    "tp_not_divisible": N_("tensor x pipeline parallel = {world} GPUs does not fit {nodes} nodes x {gpus} GPUs"),
+    "unknown_placeholder": N_("'{{{{{name}}}}}' is not defined by any [[extra_mounts]] repo reference"),
+    "config_env_missing": N_("$SPARKTUI_CONFIG points to a file that does not exist"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, located as precisely as we can."""
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+    file: Path | None = None
+    line: int | None = None
+    field: str | None = None
+
+    def message(self) -> str:
+        template = MESSAGES.get(self.code)
+        if template is None:
+            return str(self.params.get("detail", self.code))
+        return _(template).format(**{k: _show(v) for k, v in self.params.items()})
+
+    def render(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = str(self.file) + (f":{self.line}" if self.line else "")
+        parts = [p for p in (where, self.field) if p]
+        prefix = ": ".join(parts)
+        return f"{prefix}: {self.message()}" if prefix else self.message()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "file": str(self.file) if self.file else None,
+            "line": self.line,
+            "field": self.field,
+            "message": self.message(),
+        }
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+class SparkError(Exception):
+    """Bad input: one or more problems; the CLI exits 2 and runs nothing."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, problems: list[Problem] | Problem):
+        self.problems = [problems] if isinstance(problems, Problem) else list(problems)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(p.render() for p in self.problems)
+
+
+def fail(code: str, *, file: Path | None = None, line: int | None = None,
+         field: str | None = None, **params: Any) -> SparkError:
+    return SparkError(Problem(code, params, file, line, field))

@@ -1,0 +1,143 @@
+"""recipe + cluster -> LaunchPlan. Pure: no network, no subprocess, no clock."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sparktui.config.loader import LoadedConfig, LoadedRecipe
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.config.recipe import Recipe
+from sparktui.config.source import SourceRef
+from sparktui.config.validation import PLACEHOLDER
+from sparktui.errors import Problem, SparkError
+from sparktui.plan.cluster import (
+    check_fits,
+    effective_pipeline_size,
+    nodes_needed,
+    resolve_cluster,
+)
+from sparktui.plan.container import (
+    HF_CACHE_CONTAINER,
+    container_name,
+    docker_run,
+    engine_command,
+    tmux_new_session,
+)
+from sparktui.plan.engines import Engine, EngineContext, engine_for
+from sparktui.plan.env import container_env
+from sparktui.plan.model import HEAD, WORKER, HfRef, HookStep, LaunchPlan, MountPlan, NodePlan
+
+HfPaths = Mapping[str, Mapping[str, str]]
+"""Per node name: placeholder -> resolved container path (filled at serve time)."""
+
+
+def build_plan(config: LoadedConfig, recipe: LoadedRecipe, cluster: str | None = None,
+               hf_paths: HfPaths | None = None) -> LaunchPlan:
+    """The whole launch, node by node; raises SparkError with file:line on bad input."""
+    cfg, rec = config.config, recipe.recipe
+    engine = engine_for(rec.engine)
+    _check_args(engine, rec, recipe.source)
+    chosen = resolve_cluster(cfg, rec, cluster)
+    nnodes = nodes_needed(rec, chosen)
+    pp = effective_pipeline_size(rec, chosen, nnodes)
+    check_fits(rec, chosen, nnodes, pp)
+    mounts, injected = _mounts(cfg, rec, recipe.source)
+    cluster_hooks = [_step(h, "cluster") for h in _cluster_hooks(cfg, chosen.name)]
+    nodes = []
+    for node in chosen.ranked[:nnodes]:
+        ctx = EngineContext(recipe=_resolved(rec, (hf_paths or {}).get(node.name)),
+                            nnodes=nnodes, rank=node.rank, master_ip=chosen.master_ip,
+                            node_ip=node.fabric_ip, pipeline_parallel_size=pp)
+        nodes.append(_node_plan(cfg, chosen, node, engine, ctx, mounts, injected,
+                                cluster_hooks))
+    workers = [n.name for n in nodes if not n.is_head]
+    head = [n.name for n in nodes if n.is_head]
+    # mp: workers wait for the head's rendezvous, so they start first; Ray: head first.
+    start_order = head + workers if rec.distributed_backend == "ray" else workers + head
+    hf_refs = [HfRef(m.container, m.repo or "", m.subfolder) for m in rec.extra_mounts
+               if m.is_hf_ref]
+    return LaunchPlan(recipe=rec.name, cluster=chosen.name, engine=rec.engine,
+                      runtime=rec.runtime, port=rec.port, model=rec.model,
+                      image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
+                      start_order=start_order, hf_refs=hf_refs)
+
+
+def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: EngineContext,
+               mounts: list[MountPlan], injected: dict[str, str],
+               cluster_hooks: list[HookStep]) -> NodePlan:
+    rec = ctx.recipe
+    role = HEAD if ctx.is_head else WORKER
+    nccl = cfg.nccl.get(cluster.name)
+    env = container_env(ctx, engine.ip_env, nccl, injected)
+    entrypoint = list(rec.entrypoint)
+    if rec.runtime == "tmux" and not entrypoint:
+        entrypoint = list(engine.default_entrypoint)
+    command = engine_command(engine, ctx, entrypoint)
+    name = container_name(rec.name)
+    labels = {"recipe": rec.name, "cluster": cluster.name, "node": node.name,
+              "rank": str(node.rank), "role": role, "port": str(rec.port)}
+    if rec.runtime == "tmux":
+        launch = tmux_new_session(name=name, labels=labels, env=env, command=command)
+    else:
+        launch = docker_run(name=name, labels=labels, env=env, mounts=mounts, recipe=rec,
+                            command=command, multi_node=ctx.nnodes > 1,
+                            fabric_ib=nccl is not None and not nccl.ib_disable,
+                            is_head=ctx.is_head)
+    return NodePlan(
+        name=node.name, ssh_ip=node.ssh_ip, ssh_port=node.ssh_port, ib_ip=node.fabric_ip,
+        rank=node.rank, role=role, local=node.local, container=name, env=env,
+        mounts=mounts if rec.runtime == "docker" else [],
+        before_serve=[*cluster_hooks, *(_step(h) for h in rec.before_serve)],
+        launch=launch, after_stop=[_step(h) for h in rec.after_stop])
+
+
+def _cluster_hooks(cfg: Config, cluster: str) -> list:
+    block = cfg.before_serve.get(cluster)
+    return list(block.commands) if block else []
+
+
+def _step(entry, origin: str = "recipe") -> HookStep:
+    return HookStep(entry.kind, entry.run, entry.on_failure, origin)
+
+
+def _check_args(engine: Engine, rec: Recipe, source: SourceRef) -> None:
+    problems = [source.problem("launcher_flag", ("args", i), flag=flag)
+                for i, arg in enumerate(rec.args)
+                if (flag := engine.owned_flag_in(arg)) is not None]
+    if problems:
+        raise SparkError(problems)
+
+
+def _mounts(cfg: Config, rec: Recipe, source: SourceRef) -> tuple[list[MountPlan],
+                                                                 dict[str, str]]:
+    """HF cache first, then extra mounts: alias (site-wide) wins over the recipe's host."""
+    mounts = [MountPlan(cfg.hf_cache_host, HF_CACHE_CONTAINER)]
+    injected: dict[str, str] = {}
+    problems: list[Problem] = []
+    for i, mount in enumerate(rec.extra_mounts):
+        if mount.is_hf_ref:
+            continue
+        host = cfg.mount_aliases.get(mount.alias) if mount.alias else None
+        host = host or mount.host
+        if host is None:
+            problems.append(source.problem("mount_unknown_alias", ("extra_mounts", i, "alias"),
+                                           alias=mount.alias))
+            continue
+        mounts.append(MountPlan(cfg.expand_home(host), mount.container, bool(mount.read_only)))
+        if mount.env:
+            injected[mount.env] = mount.container
+    if problems:
+        raise SparkError(problems)
+    return mounts, injected
+
+
+def _resolved(rec: Recipe, paths: Mapping[str, str] | None) -> Recipe:
+    """Replace ``{{placeholder}}`` in args and env; unresolved ones stay for display."""
+    if not paths:
+        return rec
+
+    def sub(text: str) -> str:
+        return PLACEHOLDER.sub(lambda m: paths.get(m.group(1), m.group(0)), text)
+
+    return rec.model_copy(update={"args": [sub(a) for a in rec.args],
+                                  "env": {k: sub(v) for k, v in rec.env.items()}})

@@ -1,0 +1,53 @@
+"""What an engine contributes to a launch: its program, flags and env names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sparktui.config.recipe import Recipe
+
+MASTER_PORT = 29501
+RAY_PORT = 6379
+
+
+@dataclass(frozen=True)
+class EngineContext:
+    recipe: Recipe
+    nnodes: int
+    rank: int
+    master_ip: str
+    node_ip: str
+    pipeline_parallel_size: int
+
+    @property
+    def is_head(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def uses_ray(self) -> bool:
+        return self.recipe.distributed_backend == "ray"
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    ip_env: str
+    """Environment variable that tells the engine which fabric address is its own."""
+    default_entrypoint: tuple[str, ...]
+    """Used where there is no image entrypoint to rely on (tmux runtime)."""
+    owned_flags: frozenset[str]
+    """Flags sparktui derives from the cluster; a recipe may not set them in args."""
+
+    def model_args(self, recipe: Recipe) -> list[str]:
+        raise NotImplementedError
+
+    def flags(self, ctx: EngineContext) -> list[str]:
+        raise NotImplementedError
+
+    def program(self, ctx: EngineContext, entrypoint: list[str]) -> list[str]:
+        """The engine's argv: entrypoint, model, generated flags, then recipe args."""
+        return [*entrypoint, *self.model_args(ctx.recipe), *self.flags(ctx), *ctx.recipe.args]
+
+    def owned_flag_in(self, arg: str) -> str | None:
+        flag = arg.split("=", 1)[0]
+        return flag if flag in self.owned_flags else None

@@ -1,0 +1,26 @@
+"""Launch plans as text (for people), JSON (for programs) and sh (to run by hand)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from sparktui.plan.model import LaunchPlan
+from sparktui.plan.render.json import render_json
+from sparktui.plan.render.sh import render_sh
+from sparktui.plan.render.text import render_text
+
+FORMATS = ("text", "json", "sh")
+
+
+def render(plan: LaunchPlan, fmt: str, *, scripts: Mapping[str, str] | None = None,
+           ssh_key_path: str | None = None, known_hosts_path: str | None = None) -> str:
+    renderers: dict[str, Callable[[], str]] = {
+        "text": lambda: render_text(plan),
+        "json": lambda: render_json(plan),
+        "sh": lambda: render_sh(plan, scripts=scripts or {}, ssh_key_path=ssh_key_path,
+                                known_hosts_path=known_hosts_path),
+    }
+    return renderers[fmt]()
+
+
+__all__ = ["FORMATS", "render", "render_json", "render_sh", "render_text"]

@@ -1,0 +1,80 @@
+"""A POSIX sh script that performs the plan over plain ``ssh``.
+
+Every remote argv is quoted twice on purpose: ``shlex.join`` for the remote
+shell that ssh hands the command to, then ``shlex.quote`` for the local shell.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+
+from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+
+_EOF = "SPARKTUI_SCRIPT_EOF"
+
+
+def _local_path(path: str) -> str:
+    if path.startswith("~/"):
+        return '"$HOME"/' + shlex.quote(path[2:])
+    return shlex.quote(path)
+
+
+def _ssh(node: NodePlan, user: str, key: str | None, known_hosts: str | None) -> str:
+    words = ["ssh", "-p", str(node.ssh_port)]
+    opts = " ".join(shlex.quote(w) for w in words)
+    if key:
+        opts += " -i " + _local_path(key)
+    if known_hosts:
+        opts += " -o UserKnownHostsFile=" + _local_path(known_hosts)
+    opts += " -o StrictHostKeyChecking=yes -o BatchMode=yes"
+    return f"{opts} {shlex.quote(f'{user}@{node.ssh_ip}')}"
+
+
+def _on(node: NodePlan, prefix: str, remote_command: str) -> str:
+    """Run a shell command line on the node (locally for the built-in local node)."""
+    if node.local:
+        return f"sh -c {shlex.quote(remote_command)}"
+    return f"{prefix} {shlex.quote(remote_command)}"
+
+
+def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str]) -> str:
+    if step.kind == "script":
+        body = scripts.get(step.run, f"echo 'unknown built-in script {step.run}' >&2; exit 1\n")
+        runner = "bash -s" if node.local else f"{prefix} {shlex.quote('bash -s')}"
+        line = f"{runner} <<'{_EOF}'\n{body.rstrip()}\n{_EOF}"
+    else:
+        line = _on(node, prefix, step.run)
+    if step.on_failure == "warn":
+        note = shlex.quote(f"warning: {node.name}: {step.kind} {step.run} failed, continuing")
+        if step.kind == "script":
+            return line.replace(f"<<'{_EOF}'", f"<<'{_EOF}' || echo {note} >&2", 1)
+        return f"{line} || echo {note} >&2"
+    return line
+
+
+def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str | None = None,
+              known_hosts_path: str | None = None) -> str:
+    out = [
+        "#!/bin/sh",
+        f"# sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}",
+        "# Generated; each command's argv is quoted for the remote shell, then the local one.",
+        "set -eu",
+    ]
+    if plan.hf_refs:
+        names = ", ".join("{{" + r.placeholder + "}}" for r in plan.hf_refs)
+        out.append(f"# HF references {names} are resolved per node by `sparktui serve`;")
+        out.append("# this script passes them through unresolved.")
+    prefixes = {n.name: _ssh(n, plan.ssh_user, ssh_key_path, known_hosts_path)
+                for n in plan.nodes}
+    for node in plan.nodes:
+        if node.before_serve:
+            out.append("")
+            out.append(f"# before serve on {node.name}")
+            out += [_hook(node, prefixes[node.name], s, scripts) for s in node.before_serve]
+    for name in plan.start_order:
+        node = plan.node(name)
+        out.append("")
+        out.append(f"# launch on {node.name} (rank {node.rank}, {node.role})")
+        out.append(_on(node, prefixes[name], shlex.join(node.launch)))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,68 @@
+"""Human-readable plan, laid out like a dry-run: summary, node map, per-node detail."""
+
+from __future__ import annotations
+
+from sparktui.i18n import _
+from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+from sparktui.plan.render.argv import pretty
+
+
+def render_text(plan: LaunchPlan) -> str:
+    out: list[str] = []
+    out.append(_("Plan: recipe {recipe} on cluster {cluster}").format(
+        recipe=plan.recipe, cluster=plan.cluster))
+    out.append(_("  engine {engine}, runtime {runtime}, port {port}").format(
+        engine=plan.engine, runtime=plan.runtime, port=plan.port))
+    out.append(_("  model {model}").format(model=plan.model))
+    if plan.runtime == "docker":
+        out.append(_("  image {image}").format(image=plan.image))
+    out.append(_("  start order: {order}").format(order=" -> ".join(plan.start_order)))
+    out.append("")
+    out.append(_("Nodes:"))
+    out += _table(plan.nodes)
+    if plan.hf_refs:
+        out.append("")
+        out.append(_("HF references (resolved on each node at serve time):"))
+        for ref in plan.hf_refs:
+            target = ref.repo + (f"/{ref.subfolder}" if ref.subfolder else "")
+            out.append(f"  {{{{{ref.placeholder}}}}} -> {target} (refs/main)")
+    for node in plan.nodes:
+        out.append("")
+        out += _node(node)
+    return "\n".join(out) + "\n"
+
+
+def _table(nodes: list[NodePlan]) -> list[str]:
+    rows = [[_("rank"), _("node"), _("role"), _("ssh"), _("fabric")]]
+    for node in nodes:
+        ssh = node.ssh_ip if node.ssh_port == 22 else f"{node.ssh_ip}:{node.ssh_port}"
+        rows.append([str(node.rank), node.name, _("head") if node.is_head else _("worker"),
+                     _("local") if node.local else ssh, node.ib_ip])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def _hooks(title: str, steps: list[HookStep]) -> list[str]:
+    if not steps:
+        return []
+    lines = [f"  {title}"]
+    for step in steps:
+        kind = _("script") if step.kind == "script" else _("command")
+        lines.append(f"    [{step.origin}] {kind}: {step.run}  ({step.on_failure})")
+    return lines
+
+
+def _node(node: NodePlan) -> list[str]:
+    role = _("head") if node.is_head else _("worker")
+    lines = [f"== {node.name} ({_('rank')} {node.rank}, {role}) =="]
+    lines += _hooks(_("before serve:"), node.before_serve)
+    lines.append("  " + _("env:"))
+    lines += [f"    {key}={value}" for key, value in node.env.items()]
+    if node.mounts:
+        lines.append("  " + _("mounts:"))
+        lines += [f"    {m.volume}" for m in node.mounts]
+    lines.append("  " + _("launch:"))
+    lines.append("    " + pretty(node.launch, indent="    "))
+    lines += _hooks(_("after stop:"), node.after_stop)
+    return lines

@@ -1,0 +1,15 @@
+"""Find files shipped with sparktui, in a wheel or in a source checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """``host-scripts`` or ``locales``: inside the wheel, else the checkout's top level."""
+    bundled = _PACKAGE / "_data" / name
+    if bundled.is_dir():
+        return bundled
+    return _PACKAGE.parent / name
