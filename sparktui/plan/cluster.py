@@ -22,10 +22,7 @@ def resolve_cluster(config: Config, recipe: Recipe, requested: str | None = None
         raise fail("no_clusters")
     if requested is None:
         requested = config.clusters[0].name if len(config.clusters) == 1 else AUTO
-    if requested == AUTO:
-        cluster = _auto(config, recipe)
-    else:
-        cluster = _by_name(config, requested)
+    cluster = _auto(config, recipe) if requested == AUTO else _by_name(config, requested)
     need = nodes_needed(recipe, cluster)
     if len(cluster.nodes) < need:
         raise fail("cluster_too_small", cluster=cluster.name, have=len(cluster.nodes), need=need)
