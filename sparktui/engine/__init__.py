@@ -1,0 +1,1 @@
+"""Async side effects: SSH transports, serve/stop, logs, health, doctor, exec."""
