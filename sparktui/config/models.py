@@ -72,6 +72,9 @@ class Config(Strict):
     """Remote home of ssh_user for ``~`` expansion; default /root or /home/<user>."""
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     command_timeout_seconds: float = Field(default=30.0, gt=0)
+    health_timeout_seconds: float = Field(default=5.0, gt=0)
+    ready_timeout_seconds: float = Field(default=1800.0, gt=0)
+    """How long serve waits for the head's /v1/models (large models load for minutes)."""
     clusters: list[Cluster] = []
     nccl: dict[str, Nccl] = {}
     home_assistant: HomeAssistant | None = None

@@ -1,0 +1,65 @@
+"""The two faces of the engine that the CLI and the dashboard hold.
+
+``ClusterView`` only reads (health, logs, what runs). ``ClusterControl`` adds
+the actions that change a cluster. ``--watch`` is handed a view: the mutating
+methods are not hidden there, they do not exist on the object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sparktui.engine.status import ClusterHealth, LogLine
+from sparktui.plan.model import LaunchPlan
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of a long action, for a progress display (CLI line or TUI row)."""
+
+    step: str  # preflight, before_serve, launch, ready, stop, after_stop, ...
+    node: str | None
+    state: str  # started, ok, warn, failed, waiting
+    detail: str = ""
+
+
+ProgressSink = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    ok: bool
+    failed_node: str | None = None
+    failed_step: str | None = None
+    detail: str = ""
+    steps: list[Progress] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    node: str
+    exit_code: int | None  # None: the node could not run it (unreachable, timeout)
+    stdout: str
+    stderr: str
+    error: str | None = None
+
+
+class ClusterView(Protocol):
+    async def health(self, cluster: str) -> ClusterHealth: ...
+
+    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]: ...
+
+    async def close(self) -> None: ...
+
+
+class ClusterControl(ClusterView, Protocol):
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink) -> ActionResult: ...
+
+    async def stop(self, cluster: str, progress: ProgressSink, *,
+                   recipe: str | None = None) -> ActionResult: ...
+
+    async def exec(self, cluster: str, command: str, *,
+                   node: str | None = None) -> list[ExecResult]: ...

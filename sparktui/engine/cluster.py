@@ -1,0 +1,192 @@
+"""The engine object the CLI and the dashboard hold: one transport per node, reused.
+
+``ClusterEngine`` can change the cluster; ``ClusterWatcher`` (what ``--watch``
+gets) wraps it and has only the reading methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.config.scripts import script_text
+from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink
+from sparktui.engine.health import node_health
+from sparktui.engine.hostkeys import known_hosts_path
+from sparktui.engine.logs import merge, node_logs
+from sparktui.engine.serve import Serve, StepFailed, run_hook
+from sparktui.engine.status import ClusterHealth, LogLine, NodeHealth, Workload
+from sparktui.engine.transport import LocalTransport, NodeError, SshTransport, Transport
+from sparktui.engine.workloads import DISCOVER, parse_discovery, remove_command
+from sparktui.plan.model import HookStep, LaunchPlan
+
+HooksFor = Callable[[str], list[HookStep]]
+"""recipe name -> its after_stop steps (the caller loads recipes; the engine doesn't)."""
+
+
+class ClusterEngine:
+    def __init__(self, config: Config, known_hosts: Path | None = None):
+        self.config = config
+        self.known_hosts = known_hosts or known_hosts_path(config)
+        self._transports: dict[tuple[str, int, bool], Transport] = {}
+
+    # -- plumbing ----------------------------------------------------------------
+    def cluster(self, name: str) -> Cluster:
+        return self.config.cluster(name)
+
+    def transport(self, node: Node) -> Transport:
+        key = (node.ssh_ip, node.ssh_port, node.local)
+        if key not in self._transports:
+            self._transports[key] = (LocalTransport(node, self.config) if node.local
+                                     else SshTransport(node, self.config, self.known_hosts))
+        return self._transports[key]
+
+    def _nodes(self, cluster: str, node: str | None = None) -> list[Node]:
+        nodes = self.cluster(cluster).ranked
+        return [n for n in nodes if node is None or n.name == node]
+
+    async def close(self) -> None:
+        transports, self._transports = list(self._transports.values()), {}
+        await asyncio.gather(*(t.close() for t in transports), return_exceptions=True)
+
+    # -- reading -------------------------------------------------------------------
+    async def health(self, cluster: str) -> ClusterHealth:
+        timeout = self.config.health_timeout_seconds
+        nodes = self._nodes(cluster)
+        results = await asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes))
+        return ClusterHealth(cluster, list(results), time.time())
+
+    async def workloads(self, cluster: str, node: str | None = None) -> list[Workload]:
+        """What sparktui runs on the cluster's nodes; unreachable nodes raise NodeError."""
+        found: list[Workload] = []
+        for n in self._nodes(cluster, node):
+            result = await self.transport(n).run(DISCOVER)
+            found += parse_discovery(n.name, result.stdout)
+        return found
+
+    async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+                   tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
+        health = await self.health(cluster)
+        wanted = [w for w in health.workloads
+                  if (node is None or w.node == node) and (recipe is None or w.recipe == recipe)]
+        for row in health.nodes:
+            if not row.reachable and (node is None or row.node == node):
+                yield LogLine(row.node, f"unreachable: {row.error}", gap=True)
+        by_name = {n.name: n for n in self._nodes(cluster)}
+        streams = []
+        for workload in wanted:
+            target = by_name.get(workload.node)
+            if target is None:
+                continue
+            transport = self.transport(target)
+            streams.append(node_logs(transport, workload, tail=tail, follow=follow,
+                                     is_running=_still_running(transport, workload)))
+        async for line in merge(streams):
+            yield line
+
+    # -- acting --------------------------------------------------------------------
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
+                    keep_on_failure: bool = False) -> ActionResult:
+        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        return await Serve(plan, transports, progress, script_text,
+                           hf_cache_host=self.config.hf_cache_host,
+                           ready_timeout=self.config.ready_timeout_seconds,
+                           keep_on_failure=keep_on_failure).run()
+
+    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
+                   hooks_for: HooksFor | None = None) -> ActionResult:
+        """Remove this cluster's workloads (heads first), then run after_stop hooks."""
+        log: list[Progress] = []
+
+        def say(step: str, node: str | None, state: str, detail: str = "") -> None:
+            event = Progress(step, node, state, detail)
+            log.append(event)
+            progress(event)
+
+        nodes = {n.name: n for n in self._nodes(cluster)}
+        found: list[Workload] = []
+        for n in nodes.values():
+            try:
+                result = await self.transport(n).run(DISCOVER)
+            except NodeError as exc:
+                say("stop", n.name, "failed", f"{exc.reason}: {exc.detail}")
+                return ActionResult(False, n.name, "stop", exc.reason, log)
+            found += [w for w in parse_discovery(n.name, result.stdout)
+                      if w.cluster == cluster and (recipe is None or w.recipe == recipe)]
+        found.sort(key=lambda w: (w.role != "head", w.rank))
+        failed: list[str] = []
+        for workload in found:
+            say("stop", workload.node, "started", workload.name)
+            t = self.transport(nodes[workload.node])
+            try:
+                result = await t.run(remove_command(workload.runtime, workload.name))
+                ok = result.ok
+                detail = result.stderr.strip()[:200]
+            except NodeError as exc:
+                ok, detail = False, f"{exc.reason}: {exc.detail}"
+            say("stop", workload.node, "ok" if ok else "failed", detail or workload.name)
+            if not ok:
+                failed.append(workload.node)
+        if failed:
+            return ActionResult(False, failed[0], "stop", "some workloads were not removed", log)
+        for workload in found:
+            steps = hooks_for(workload.recipe) if hooks_for else []
+            for step in steps:
+                try:
+                    await run_hook(self.transport(nodes[workload.node]), workload.node, step,
+                                   "after_stop", script_text, say)
+                except StepFailed as exc:
+                    say(exc.step, exc.node, "failed", exc.detail)
+                    return ActionResult(False, exc.node, exc.step, exc.detail, log)
+        if not found:
+            say("stop", None, "ok", "nothing was running")
+        return ActionResult(True, steps=log)
+
+    async def exec(self, cluster: str, command: str, *, node: str | None = None,
+                   timeout: float | None = None) -> list[ExecResult]:
+        async def one(n: Node) -> ExecResult:
+            try:
+                result = await self.transport(n).run(command, timeout=timeout)
+            except NodeError as exc:
+                return ExecResult(n.name, None, "", "", f"{exc.reason}: {exc.detail}")
+            return ExecResult(n.name, result.exit_code, result.stdout, result.stderr)
+
+        return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))
+
+    def watcher(self) -> ClusterWatcher:
+        return ClusterWatcher(self)
+
+
+def _still_running(transport: Transport, workload: Workload):
+    async def check() -> bool:
+        try:
+            result = await transport.run(DISCOVER)
+        except NodeError:
+            return True  # unreachable: keep trying, the gap marker shows it
+        return any(w.name == workload.name and w.running
+                   for w in parse_discovery(transport.node.name, result.stdout))
+    return check
+
+
+class ClusterWatcher:
+    """Read-only face of the engine for ``--watch``: no serve, stop, exec or power."""
+
+    def __init__(self, engine: ClusterEngine):
+        self._engine = engine
+
+    async def health(self, cluster: str) -> ClusterHealth:
+        return await self._engine.health(cluster)
+
+    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
+        return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
+
+    async def close(self) -> None:
+        await self._engine.close()
+
+
+__all__ = ["ClusterEngine", "ClusterWatcher", "NodeHealth"]

@@ -1,0 +1,73 @@
+"""Health of a cluster: every node at once, so the check costs about one round trip."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+
+from sparktui.engine.http import http_get
+from sparktui.engine.metrics import engine_figures
+from sparktui.engine.status import EngineStatus, NodeHealth, Workload
+from sparktui.engine.transport import NodeError, Transport
+from sparktui.engine.workloads import DISCOVER, parse_discovery
+
+
+async def engine_status(transport: Transport, host: str, port: int,
+                        timeout: float) -> EngineStatus:
+    """/health (alive), /v1/models (ready, names) and /metrics (load), concurrently."""
+    async def get(path: str):
+        try:
+            return await http_get(transport, host, port, path, timeout)
+        except (OSError, TimeoutError, ConnectionError, NodeError) as exc:
+            return exc
+        except Exception as exc:  # asyncssh channel errors: engine not listening
+            return exc
+
+    health, models, metrics = await asyncio.gather(get("/health"), get("/v1/models"),
+                                                   get("/metrics"))
+    if isinstance(health, Exception) and isinstance(models, Exception):
+        reason = "timeout" if isinstance(health, TimeoutError) else "not answering"
+        return EngineStatus(health_ok=False, ready=False, error=f"{reason} on port {port}")
+    names: list[str] = []
+    ready = not isinstance(models, Exception) and models.status == 200
+    if ready:
+        try:
+            names = [m.get("id", "") for m in json.loads(models.body).get("data", [])]
+        except (json.JSONDecodeError, AttributeError):
+            ready = False
+    running = waiting = kv = None
+    if not isinstance(metrics, Exception) and metrics.status == 200:
+        with contextlib.suppress(ValueError):
+            running, waiting, kv = engine_figures(metrics.body)
+    return EngineStatus(health_ok=not isinstance(health, Exception) and health.status == 200,
+                        ready=ready, models=names, running=running, waiting=waiting,
+                        kv_cache=kv)
+
+
+async def node_health(transport: Transport, timeout: float) -> NodeHealth:
+    node = transport.node
+    started = time.perf_counter()
+    try:
+        result = await asyncio.wait_for(transport.run(DISCOVER, timeout=timeout), timeout)
+    except NodeError as exc:
+        return NodeHealth(node.name, reachable=False, error=_reason(exc))
+    except TimeoutError:
+        return NodeHealth(node.name, reachable=False, error=f"timeout ({timeout:g} s)")
+    latency = (time.perf_counter() - started) * 1000
+    workloads = parse_discovery(node.name, result.stdout)
+    head = _serving_head(workloads)
+    engine = None
+    if head is not None and head.port:
+        engine = await engine_status(transport, node.ssh_ip, head.port, timeout)
+    return NodeHealth(node.name, reachable=True, latency_ms=round(latency, 1),
+                      workloads=workloads, engine=engine)
+
+
+def _serving_head(workloads: list[Workload]) -> Workload | None:
+    return next((w for w in workloads if w.role == "head" and w.running), None)
+
+
+def _reason(exc: NodeError) -> str:
+    return f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason

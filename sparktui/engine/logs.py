@@ -1,0 +1,99 @@
+"""Container logs as an async iterator of tagged lines, one node or many merged.
+
+A dropped stream reconnects with backoff and yields a gap marker; stopping the
+iterator terminates the remote ``docker logs`` so nothing is left on the node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+from collections.abc import AsyncIterator
+
+from sparktui.engine.status import LogLine, Workload
+from sparktui.engine.transport import NodeError, Transport
+
+BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
+BATCH = 512
+
+
+def logs_command(workload: Workload, tail: int, follow: bool) -> str:
+    if workload.runtime == "tmux":
+        capture = shlex.join(["tmux", "capture-pane", "-p", "-J", "-t", workload.name,
+                              "-S", f"-{max(tail, 0)}"])
+        if not follow:
+            return capture
+        log = f"/tmp/{workload.name}.log"
+        pipe = shlex.join(["tmux", "pipe-pane", "-t", workload.name, f"cat >> {log}"])
+        return f"{capture}; touch {log}; {pipe}; exec tail -n 0 -F {shlex.quote(log)}"
+    argv = ["docker", "logs", "--tail", str(tail)]
+    if follow:
+        argv.append("--follow")
+    return shlex.join([*argv, workload.name]) + " 2>&1"
+
+
+async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,
+                    follow: bool = True, is_running=None) -> AsyncIterator[LogLine]:
+    """Lines of one workload; with ``follow``, reconnects until the workload ends."""
+    node = transport.node.name
+    attempt = 0
+    first = True
+    while True:
+        command = logs_command(workload, tail if first else 0, follow)
+        got_lines = False
+        try:
+            stream = await transport.stream(command)
+        except NodeError:
+            stream = None
+        if stream is not None:
+            try:
+                async for text in stream.lines():
+                    got_lines = True
+                    yield LogLine(node, text)
+            except (OSError, NodeError, ConnectionError):
+                pass
+            finally:
+                await stream.stop()
+        first = False
+        if not follow:
+            return
+        if is_running is not None and not await is_running():
+            return
+        if got_lines:
+            attempt = 0
+        yield LogLine(node, "", gap=True)
+        await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+        attempt += 1
+
+
+async def merge(iterators: list[AsyncIterator[LogLine]]) -> AsyncIterator[LogLine]:
+    """Interleave several node streams as lines arrive; closing this closes them all."""
+    queue: asyncio.Queue = asyncio.Queue(maxsize=BATCH * 8)
+    done = object()
+
+    async def pump(iterator: AsyncIterator[LogLine]) -> None:
+        try:
+            async for line in iterator:
+                await queue.put(line)
+        finally:
+            await queue.put(done)
+
+    tasks = [asyncio.create_task(pump(it)) for it in iterators]
+    remaining = len(tasks)
+    try:
+        while remaining:
+            item = await queue.get()
+            if item is done:
+                remaining -= 1
+            else:
+                yield item
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        for iterator in iterators:
+            with contextlib.suppress(BaseException):
+                await iterator.aclose()  # type: ignore[attr-defined]

@@ -1,0 +1,237 @@
+"""serve: preflight, hooks, HF references, launch (workers first), readiness.
+
+Nothing is started until every node passes preflight; a failed launch or an
+engine that dies while loading removes what this serve started, unless the
+operator asked to keep it for a post-mortem.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+
+from sparktui.engine.api import ActionResult, Progress, ProgressSink
+from sparktui.engine.http import http_get
+from sparktui.engine.transport import NodeError, Transport
+from sparktui.engine.workloads import remove_command
+from sparktui.plan import hf
+from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+
+ScriptText = Callable[[str], str]
+
+
+class StepFailed(Exception):
+    def __init__(self, node: str | None, step: str, detail: str, reported: bool = False):
+        self.node, self.step, self.detail = node, step, detail
+        self.reported = reported
+        super().__init__(f"{node}: {step}: {detail}")
+
+
+class Serve:
+    def __init__(self, plan: LaunchPlan, transports: Mapping[str, Transport],
+                 progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
+                 ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False):
+        self.plan = plan
+        self.t = transports
+        self.emit = progress
+        self.scripts = scripts
+        self.hf_cache_host = hf_cache_host
+        self.ready_timeout = ready_timeout
+        self.poll_seconds = poll_seconds
+        self.keep = keep_on_failure
+        self.started: list[NodePlan] = []
+        self.log: list[Progress] = []
+        self.image_ids: dict[str, str | None] = {}
+
+    def _say(self, step: str, node: str | None, state: str, detail: str = "") -> None:
+        event = Progress(step, node, state, detail)
+        self.log.append(event)
+        self.emit(event)
+
+    async def run(self) -> ActionResult:
+        try:
+            await self._each("preflight", self._preflight)
+            await self._image_ids_match()
+            await self._port_free()
+            resolved = await self._each("hf", self._resolve_hf)
+            self.plan = replace(self.plan, nodes=[
+                hf.substitute(n, resolved.get(n.name) or {}) for n in self.plan.nodes])
+            await self._each("before_serve", self._before_serve)
+            for name in self.plan.start_order:
+                await self._launch(self.plan.node(name))
+            await self._wait_ready()
+        except StepFailed as exc:
+            if not exc.reported:
+                self._say(exc.step, exc.node, "failed", exc.detail)
+            if self.started and not self.keep:
+                await self._rollback()
+            return ActionResult(False, exc.node, exc.step, exc.detail, list(self.log))
+        return ActionResult(True, steps=list(self.log))
+
+    async def _each(self, step: str, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
+        """Run a step on every node at once; every node's outcome is reported."""
+        nodes = self.plan.nodes
+        results = await asyncio.gather(*(action(n) for n in nodes), return_exceptions=True)
+        failures = []
+        for node, result in zip(nodes, results, strict=True):
+            if isinstance(result, StepFailed):
+                self._say(result.step, result.node, "failed", result.detail)
+                failures.append(result)
+            elif isinstance(result, NodeError):
+                self._say(step, node.name, "failed", f"{result.reason}: {result.detail}")
+                failures.append(StepFailed(node.name, step, f"{result.reason}: {result.detail}"))
+            elif isinstance(result, BaseException):
+                raise result
+        if failures:
+            first = failures[0]
+            raise StepFailed(first.node, first.step, first.detail, reported=True) from None
+        return {n.name: r for n, r in zip(nodes, results, strict=True)}
+
+    # -- preflight ---------------------------------------------------------------
+    async def _preflight(self, node: NodePlan) -> str | None:
+        t = self.t[node.name]
+        self._say("preflight", node.name, "started")
+        if self.plan.runtime == "tmux":
+            probe = shlex.join(["tmux", "has-session", "-t", node.container])
+            exists = (await t.run(probe + " 2>/dev/null")).ok
+            image_id = None
+        else:
+            inspect = await t.run(shlex.join(["docker", "image", "inspect", "--format",
+                                              "{{.Id}}", self.plan.image]))
+            if not inspect.ok:
+                raise StepFailed(node.name, "preflight", f"image {self.plan.image} not present "
+                                 f"({inspect.stderr.strip()[:200]})")
+            image_id = inspect.stdout.strip()
+            probe = shlex.join(["docker", "inspect", "--format", "{{.State.Status}}",
+                                node.container])
+            exists = (await t.run(probe + " 2>/dev/null")).ok
+        if exists:
+            raise StepFailed(node.name, "preflight", f"{node.container} already exists on the "
+                             "node; stop it first")
+        self._say("preflight", node.name, "ok", image_id or "")
+        self.image_ids[node.name] = image_id
+        return image_id
+
+    async def _image_ids_match(self) -> None:
+        ids = {i for i in self.image_ids.values() if i}
+        if len(ids) > 1:
+            detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in self.image_ids.items())
+            raise StepFailed(None, "preflight", f"image IDs differ across nodes: {detail}")
+
+    async def _port_free(self) -> None:
+        head = self.plan.head
+        try:
+            _reader, writer = await self.t[head.name].open_tcp(head.ssh_ip, self.plan.port, 5)
+        except Exception:
+            return  # nothing listens: free
+        writer.close()
+        raise StepFailed(head.name, "preflight", f"port {self.plan.port} is already in use")
+
+    async def _resolve_hf(self, node: NodePlan) -> dict[str, str]:
+        values: dict[str, str] = {}
+        t = self.t[node.name]
+        for ref in self.plan.hf_refs:
+            refs_main = hf.refs_main_path(self.hf_cache_host, ref.repo)
+            got = await t.run(shlex.join(["cat", refs_main]))
+            commit = got.stdout.strip()
+            if not got.ok or not commit:
+                raise StepFailed(node.name, "hf", f"{ref.repo} is not in the HF cache; run "
+                                 f"`huggingface-cli download {ref.repo}` on {node.name}")
+            host_path = hf.snapshot_path(self.hf_cache_host, ref, commit)
+            if not (await t.run(shlex.join(["test", "-d", host_path]))).ok:
+                raise StepFailed(node.name, "hf", f"{host_path} missing; run "
+                                 f"`huggingface-cli download {ref.repo}` on {node.name}")
+            container_path = hf.to_container(self.hf_cache_host, host_path)
+            if not hf.safe_path(container_path):
+                raise StepFailed(node.name, "hf", f"unexpected characters in {container_path}")
+            values[ref.placeholder] = container_path
+            self._say("hf", node.name, "ok", f"{{{{{ref.placeholder}}}}} -> {container_path}")
+        return values
+
+    # -- hooks, launch, readiness --------------------------------------------------
+    async def _before_serve(self, node: NodePlan) -> None:
+        for step in node.before_serve:
+            await run_hook(self.t[node.name], node.name, step, "before_serve", self.scripts,
+                           self._say)
+
+    async def _launch(self, node: NodePlan) -> None:
+        self._say("launch", node.name, "started", node.role)
+        result = await self.t[node.name].run(shlex.join(node.launch))
+        if not result.ok:
+            raise StepFailed(node.name, "launch", (result.stderr or result.stdout).strip()[:300])
+        self.started.append(node)
+        self._say("launch", node.name, "ok", result.stdout.strip()[:12])
+
+    async def _state(self, node: NodePlan) -> str:
+        if self.plan.runtime == "tmux":
+            ok = (await self.t[node.name].run(
+                shlex.join(["tmux", "has-session", "-t", node.container]) + " 2>/dev/null")).ok
+            return "running" if ok else "exited"
+        got = await self.t[node.name].run(shlex.join(
+            ["docker", "inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}",
+             node.container]))
+        return got.stdout.strip() or "missing"
+
+    async def _last_lines(self, node: NodePlan, count: int = 15) -> str:
+        if self.plan.runtime == "tmux":
+            return ""
+        got = await self.t[node.name].run(shlex.join(
+            ["docker", "logs", "--tail", str(count), node.container]) + " 2>&1")
+        return got.stdout.strip()
+
+    async def _wait_ready(self) -> None:
+        head = self.plan.head
+        deadline = time.monotonic() + self.ready_timeout
+        started = time.monotonic()
+        self._say("ready", head.name, "waiting", f"/v1/models on port {self.plan.port}")
+        while True:
+            for node in self.started:
+                state = await self._state(node)
+                if not state.startswith("running"):
+                    tail = await self._last_lines(node)
+                    raise StepFailed(node.name, "ready", f"{node.container} is {state}\n{tail}")
+            try:
+                answer = await http_get(self.t[head.name], head.ssh_ip, self.plan.port,
+                                        "/v1/models", 5)
+                if answer.status == 200:
+                    self._say("ready", head.name, "ok",
+                              f"{time.monotonic() - started:.0f} s")
+                    return
+            except Exception:  # not listening yet: keep waiting
+                pass
+            if time.monotonic() > deadline:
+                raise StepFailed(head.name, "ready", f"no answer on /v1/models after "
+                                 f"{self.ready_timeout:g} s")
+            self._say("ready", head.name, "waiting", f"{time.monotonic() - started:.0f} s")
+            await asyncio.sleep(self.poll_seconds)
+
+    async def _rollback(self) -> None:
+        for node in reversed(self.started):
+            self._say("rollback", node.name, "started", node.container)
+            try:
+                await self.t[node.name].run(remove_command(self.plan.runtime, node.container))
+                self._say("rollback", node.name, "ok", node.container)
+            except NodeError as exc:
+                self._say("rollback", node.name, "failed", str(exc))
+
+
+async def run_hook(t: Transport, node: str, step: HookStep, phase: str, scripts: ScriptText,
+                   say: Callable[[str, str | None, str, str], None]) -> None:
+    """One hook on one node; ``abort`` raises StepFailed, ``warn`` reports and goes on."""
+    say(phase, node, "started", f"{step.kind} {step.run}")
+    if step.kind == "script":
+        result = await t.run("bash -s", stdin=scripts(step.run))
+    else:
+        result = await t.run(step.run)
+    if result.ok:
+        say(phase, node, "ok", step.run)
+        return
+    output = (result.stderr or result.stdout).strip()[:300]
+    detail = f"{step.run} exited {result.exit_code}: {output}"
+    if step.on_failure == "warn":
+        say(phase, node, "warn", detail)
+        return
+    raise StepFailed(node, phase, detail)

@@ -1,0 +1,304 @@
+"""Run commands on a node: over SSH (asyncssh) or, for the built-in node, locally.
+
+One SSH connection per node is reused for every command and stream. OpenSSH's
+default ``MaxSessions 10`` refuses the 11th channel on a connection, so each
+connection carries at most ``CHANNELS_PER_CONNECTION`` channels and more
+connections are opened when long-lived log streams fill them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import asyncssh
+
+from sparktui.config.models import Config, Node
+
+CHANNELS_PER_CONNECTION = 8
+KEEPALIVE_SECONDS = 15
+
+
+class NodeError(Exception):
+    """A node could not do what was asked; ``reason`` is a short code for people and JSON."""
+
+    def __init__(self, node: str, reason: str, detail: str = ""):
+        self.node, self.reason, self.detail = node, reason, detail
+        super().__init__(f"{node}: {reason}" + (f": {detail}" if detail else ""))
+
+
+@dataclass(frozen=True)
+class Completed:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class Stream(Protocol):
+    """A running remote command whose output is read line by line."""
+
+    def lines(self) -> AsyncIterator[str]: ...
+    async def stop(self) -> None: ...
+
+
+class Transport(Protocol):
+    node: Node
+
+    async def run(self, command: str, *, stdin: str | None = None,
+                  timeout: float | None = None) -> Completed: ...
+    async def stream(self, command: str) -> Stream: ...
+    async def open_tcp(self, host: str, port: int, timeout: float | None = None
+                       ) -> tuple[Any, Any]: ...
+    async def close(self) -> None: ...
+
+
+def argv_command(argv: Sequence[str]) -> str:
+    """The one place an argv becomes a shell line: quoted once, at the edge."""
+    return shlex.join(argv)
+
+
+def _decode(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------------------
+# SSH
+# ---------------------------------------------------------------------------
+
+class _Conn:
+    def __init__(self, conn: asyncssh.SSHClientConnection):
+        self.conn = conn
+        self.in_use = 0
+        self.closed = False
+
+
+class SshTransport:
+    def __init__(self, node: Node, config: Config, known_hosts: Path):
+        self.node = node
+        self._config = config
+        self._known_hosts = known_hosts
+        self._conns: list[_Conn] = []
+        self._lock = asyncio.Lock()
+        self._free = asyncio.Condition(self._lock)
+
+    # -- connections -----------------------------------------------------------
+    async def _connect(self) -> _Conn:
+        cfg = self._config
+        keys = [str(Path(cfg.ssh_key_path).expanduser())] if cfg.ssh_key_path else ()
+        # Never disabled: a missing file trusts no key (run `sparktui init-host-keys`).
+        known = (str(self._known_hosts) if self._known_hosts.is_file()
+                 else asyncssh.import_known_hosts(""))
+        try:
+            conn = await asyncio.wait_for(asyncssh.connect(
+                self.node.ssh_ip, self.node.ssh_port, username=cfg.ssh_user,
+                client_keys=keys or None, known_hosts=known, agent_path=None,
+                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=3,
+                connect_timeout=cfg.connect_timeout_seconds,
+                login_timeout=cfg.connect_timeout_seconds,
+            ), cfg.connect_timeout_seconds)
+        except asyncssh.HostKeyNotVerifiable as exc:
+            raise NodeError(self.node.name, "host key not trusted", str(exc)) from None
+        except asyncssh.PermissionDenied as exc:
+            raise NodeError(self.node.name, "authentication failed", str(exc)) from None
+        except (TimeoutError, asyncssh.ConnectionLost):
+            raise NodeError(self.node.name, "timeout", "no SSH answer in "
+                            f"{cfg.connect_timeout_seconds:g} s") from None
+        except OSError as exc:
+            raise NodeError(self.node.name, "unreachable", exc.strerror or str(exc)) from None
+        except asyncssh.Error as exc:
+            raise NodeError(self.node.name, "ssh error", exc.reason) from None
+        return _Conn(conn)
+
+    async def _acquire(self) -> _Conn:
+        async with self._lock:
+            self._conns = [c for c in self._conns if not c.closed]
+            for holder in self._conns:
+                if holder.in_use < CHANNELS_PER_CONNECTION:
+                    holder.in_use += 1
+                    return holder
+        holder = await self._connect()
+        async with self._lock:
+            holder.in_use += 1
+            self._conns.append(holder)
+        return holder
+
+    async def _release(self, holder: _Conn, broken: bool = False) -> None:
+        async with self._lock:
+            holder.in_use -= 1
+            if broken:
+                holder.closed = True
+                holder.conn.abort()
+
+    async def warm(self) -> None:
+        """Open the first connection now (health checks use this to measure reachability)."""
+        holder = await self._acquire()
+        await self._release(holder)
+
+    # -- commands --------------------------------------------------------------
+    async def run(self, command: str, *, stdin: str | None = None,
+                  timeout: float | None = None) -> Completed:
+        limit = timeout or self._config.command_timeout_seconds
+        holder = await self._acquire()
+        broken = False
+        try:
+            result = await asyncio.wait_for(
+                holder.conn.run(command, input=stdin, check=False), limit)
+            code = result.exit_status if result.exit_status is not None else 255
+            return Completed(code, _decode(result.stdout), _decode(result.stderr))
+        except TimeoutError:
+            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
+        except (asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError) as exc:
+            broken = True
+            raise NodeError(self.node.name, "connection lost", str(exc)) from None
+        except asyncssh.ChannelOpenError as exc:
+            raise NodeError(self.node.name, "channel refused", exc.reason) from None
+        finally:
+            await self._release(holder, broken)
+
+    async def stream(self, command: str) -> Stream:
+        holder = await self._acquire()
+        try:
+            process = await holder.conn.create_process(command, stderr=asyncssh.STDOUT)
+        except (asyncssh.Error, OSError) as exc:
+            await self._release(holder, broken=isinstance(exc, (OSError, asyncssh.ConnectionLost)))
+            raise NodeError(self.node.name, "stream failed", str(exc)) from None
+        return _SshStream(process, lambda: self._release(holder))
+
+    async def open_tcp(self, host: str, port: int, timeout: float | None = None
+                       ) -> tuple[Any, Any]:
+        holder = await self._acquire()
+        try:
+            reader, writer = await asyncio.wait_for(
+                holder.conn.open_connection(host, port),
+                timeout or self._config.command_timeout_seconds)
+        except BaseException:
+            await self._release(holder)
+            raise
+        return reader, _ReleasingWriter(writer, lambda: self._release(holder))
+
+    async def close(self) -> None:
+        async with self._lock:
+            conns, self._conns = self._conns, []
+        for holder in conns:
+            holder.conn.close()
+        for holder in conns:
+            with contextlib.suppress(Exception):
+                await holder.conn.wait_closed()
+
+
+class _SshStream:
+    def __init__(self, process: asyncssh.SSHClientProcess, release: Any):
+        self._process = process
+        self._release = release
+        self._released = False
+
+    async def lines(self) -> AsyncIterator[str]:
+        async for line in self._process.stdout:
+            yield _decode(line).rstrip("\n")
+
+    async def stop(self) -> None:
+        """Terminate the remote command before closing: closing alone leaves it running."""
+        if self._released:
+            return
+        self._released = True
+        with contextlib.suppress(Exception):
+            if self._process.exit_status is None:
+                self._process.terminate()
+        with contextlib.suppress(Exception):
+            self._process.close()
+            await asyncio.wait_for(self._process.wait_closed(), 2)
+        await self._release()
+
+
+class _ReleasingWriter:
+    """A TCP writer that frees its channel slot when closed."""
+
+    def __init__(self, writer: Any, release: Any):
+        self._writer = writer
+        self._release = release
+        self._done = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._writer, name)
+
+    def close(self) -> None:
+        self._writer.close()
+        if not self._done:
+            self._done = True
+            asyncio.get_running_loop().create_task(self._release())
+
+
+# ---------------------------------------------------------------------------
+# Local (the built-in cluster: this machine, no SSH)
+# ---------------------------------------------------------------------------
+
+class LocalTransport:
+    def __init__(self, node: Node, config: Config):
+        self.node = node
+        self._config = config
+
+    async def warm(self) -> None:
+        return None
+
+    async def run(self, command: str, *, stdin: str | None = None,
+                  timeout: float | None = None) -> Completed:
+        limit = timeout or self._config.command_timeout_seconds
+        proc = await asyncio.create_subprocess_exec(
+            "sh", "-c", command, stdin=asyncio.subprocess.PIPE if stdin is not None else
+            asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = await asyncio.wait_for(
+                proc.communicate(stdin.encode() if stdin is not None else None), limit)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
+        return Completed(proc.returncode or 0, _decode(out), _decode(err))
+
+    async def stream(self, command: str) -> Stream:
+        proc = await asyncio.create_subprocess_exec(
+            "sh", "-c", command, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True, limit=1 << 20)
+        return _LocalStream(proc)
+
+    async def open_tcp(self, host: str, port: int, timeout: float | None = None
+                       ) -> tuple[Any, Any]:
+        return await asyncio.wait_for(asyncio.open_connection(host, port),
+                                      timeout or self._config.command_timeout_seconds)
+
+    async def close(self) -> None:
+        return None
+
+
+class _LocalStream:
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self._proc = proc
+
+    async def lines(self) -> AsyncIterator[str]:
+        assert self._proc.stdout is not None
+        async for line in self._proc.stdout:
+            yield _decode(line).rstrip("\n")
+
+    async def stop(self) -> None:
+        if self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), 2)
+            if self._proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self._proc.kill()
