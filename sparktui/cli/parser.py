@@ -18,7 +18,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sparktui.cli import plan_cmd
+    from sparktui.cli import commands, plan_cmd
 
     parser = _Parser(prog="sparktui", description=_(
         "Launch and watch LLM inference on DGX Spark clusters."))
@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(run=_run_dashboard)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     plan_cmd.register(sub)
+    commands.register_cluster(sub)
+    commands.register_node(sub)
     return parser
 
 

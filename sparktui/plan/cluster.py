@@ -29,6 +29,17 @@ def resolve_cluster(config: Config, recipe: Recipe, requested: str | None = None
     return cluster
 
 
+def pick_cluster(config: Config, requested: str | None) -> Cluster:
+    """For commands without a recipe: the named cluster, or the only one."""
+    if not config.clusters:
+        raise fail("no_clusters")
+    if requested is None:
+        if len(config.clusters) == 1:
+            return config.clusters[0]
+        raise fail("cluster_required", known=[c.name for c in config.clusters])
+    return _by_name(config, requested)
+
+
 def _by_name(config: Config, name: str) -> Cluster:
     names = [c.name for c in config.clusters]
     if name in names:

@@ -1,0 +1,170 @@
+"""serve, stop, health, logs: the commands that act on or watch a whole cluster."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from sparktui.cli.context import config_from, recipe_from, recipes_dir_from
+from sparktui.cli.output import figure, print_progress, yes_no
+from sparktui.config import find_recipe, load_recipe
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.status import ClusterHealth
+from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
+from sparktui.i18n import _
+from sparktui.plan import build_plan
+from sparktui.plan.cluster import pick_cluster
+from sparktui.plan.model import HookStep
+from sparktui.plan.render import render
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    recipe = recipe_from(args, args.recipe)
+    plan = build_plan(loaded, recipe, args.cluster)
+    if args.dry_run:
+        sys.stdout.write(render(plan, "text"))
+        return EXIT_OK
+
+    async def go() -> int:
+        engine = ClusterEngine(loaded.config)
+        try:
+            result = await engine.serve(plan, print_progress,
+                                        keep_on_failure=args.keep_on_failure)
+        finally:
+            await engine.close()
+        if result.ok:
+            print(_("serving {recipe} on {cluster}: http://{host}:{port}/v1").format(
+                recipe=plan.recipe, cluster=plan.cluster, host=plan.head.ssh_ip,
+                port=plan.port))
+            return EXIT_OK
+        print(_("serve failed on {node} at {step}: {detail}").format(
+            node=result.failed_node or "-", step=result.failed_step, detail=result.detail),
+            file=sys.stderr)
+        return EXIT_FAILED
+
+    return _run(go())
+
+
+def print_health(health: ClusterHealth) -> None:
+    heads = [n for n in health.nodes if n.engine is not None]
+    state = _("serving") if health.serving else _("not serving")
+    print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
+    for row in heads:
+        e = row.engine
+        assert e is not None
+        print("  " + _("{node}: models {models}; running {running}, waiting {waiting}, "
+                       "KV cache {kv}; /health {alive}").format(
+            node=row.node, models=", ".join(e.models) or "-", running=figure(e.running),
+            waiting=figure(e.waiting), kv=figure(e.kv_cache, percent=True),
+            alive=yes_no(e.health_ok)) + (f"; {e.error}" if e.error else ""))
+    for row in health.nodes:
+        if not row.reachable:
+            print(f"  {row.node:<12} {_('unreachable')}: {row.error}")
+            continue
+        latency = f"{row.latency_ms:.0f} ms" if row.latency_ms is not None else "-"
+        if not row.workloads:
+            print(f"  {row.node:<12} {latency:>7}  {_('idle')}")
+        for w in row.workloads:
+            print(f"  {row.node:<12} {latency:>7}  {w.name} ({w.recipe}, {w.role}) {w.status}"
+                  f"  {_('restarts')} {w.restarts}")
+
+
+def run_health(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+
+    async def go() -> ClusterHealth:
+        engine = ClusterEngine(loaded.config)
+        try:
+            return await engine.health(cluster.name)
+        finally:
+            await engine.close()
+
+    health = _run(go())
+    if args.json:
+        print(json.dumps(health.as_dict(), indent=2))
+    else:
+        print_health(health)
+    return EXIT_OK if health.all_reachable else EXIT_FAILED
+
+
+def _hooks_for(args: argparse.Namespace):
+    directory = recipes_dir_from(args)
+
+    def hooks(name: str) -> list[HookStep]:
+        try:
+            recipe = load_recipe(find_recipe(directory, name)).recipe
+        except SparkError as exc:
+            print(_("after_stop of {recipe} skipped: {error}").format(
+                recipe=name, error=exc.render()), file=sys.stderr)
+            return []
+        return [HookStep(h.kind, h.run, h.on_failure) for h in recipe.after_stop]
+
+    return hooks
+
+
+def confirm_typed(cluster: str, serving: bool) -> bool:
+    prompt = (_("The cluster is SERVING. Type the cluster name '{cluster}' to stop it: ")
+              if serving else _("Type the cluster name '{cluster}' to stop it: "))
+    try:
+        return input(prompt.format(cluster=cluster)).strip() == cluster
+    except EOFError:
+        return False
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+
+    async def go() -> int:
+        engine = ClusterEngine(loaded.config)
+        try:
+            health = await engine.health(cluster.name)
+            print_health(health)
+            if not args.yes:
+                if not sys.stdin.isatty():
+                    print(_("refusing to stop without confirmation: pass --yes or run on a "
+                            "terminal"), file=sys.stderr)
+                    return EXIT_REFUSED
+                if not confirm_typed(cluster.name, health.serving):
+                    print(_("cancelled; nothing was stopped"), file=sys.stderr)
+                    return EXIT_REFUSED
+            result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
+                                       hooks_for=_hooks_for(args))
+        finally:
+            await engine.close()
+        return EXIT_OK if result.ok else EXIT_FAILED
+
+    return _run(go())
+
+
+def run_logs(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+    width = max(len(n.name) for n in cluster.nodes)
+
+    async def go() -> int:
+        engine = ClusterEngine(loaded.config)
+        stream = engine.logs(cluster.name, node=args.node, recipe=args.recipe, tail=args.tail,
+                             follow=args.follow)
+        try:
+            async for line in stream:
+                text = ("-- " + _("stream interrupted; reconnecting") + " --"
+                        if line.gap and not line.text else line.text)
+                sys.stdout.write(f"{line.node:<{width}} | {text}\n")
+        finally:
+            await stream.aclose()
+            await engine.close()
+        return EXIT_OK
+
+    try:
+        return _run(go())
+    except KeyboardInterrupt:
+        return EXIT_OK  # detaching never stops the container

@@ -1,0 +1,73 @@
+"""Argument definitions of the engine commands; implementations load only when run.
+
+Keeping asyncssh out of the import path keeps ``plan`` and ``--help`` fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+
+from sparktui.i18n import _
+
+
+def lazy(module: str, function: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        return getattr(importlib.import_module(module), function)(args)
+    return run
+
+
+def register_cluster(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help=_("launch a recipe on a cluster"))
+    p.add_argument("recipe")
+    p.add_argument("--cluster", "-c")
+    p.add_argument("-d", "--dry-run", action="store_true", help=_("print the plan, run nothing"))
+    p.add_argument("--keep-on-failure", action="store_true",
+                   help=_("leave started containers in place when serve fails"))
+    p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_serve"))
+
+    p = sub.add_parser("stop", help=_("stop what runs on a cluster (health check first)"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--recipe", help=_("only this recipe's workloads"))
+    p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_stop"))
+
+    p = sub.add_parser("health", help=_("reachability, containers and the engine's API"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_health"))
+
+    p = sub.add_parser("logs", help=_("container logs from one or every node"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--node", "-n")
+    p.add_argument("--recipe")
+    p.add_argument("-f", "--follow", action="store_true")
+    p.add_argument("--tail", type=int, default=100)
+    p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_logs"))
+
+
+def register_node(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("exec", help=_("run an alias or a command on every node (or one)"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--node", "-n")
+    p.add_argument("--timeout", type=float)
+    p.add_argument("command", nargs=argparse.REMAINDER,
+                   help=_("an [exec_aliases] name, or -- COMMAND ..."))
+    p.set_defaults(run=lazy("sparktui.cli.node_cmds", "run_exec"))
+
+    p = sub.add_parser("doctor", help=_("check every node: SSH, docker, GPU, memory, fabric"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--image", action="append", default=[],
+                   help=_("also compare this image's ID across nodes"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=lazy("sparktui.cli.node_cmds", "run_doctor"))
+
+    p = sub.add_parser("tmux", help=_("attach to a tmux-runtime engine session"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--node", "-n")
+    p.set_defaults(run=lazy("sparktui.cli.node_cmds", "run_tmux"))
+
+    p = sub.add_parser("init-host-keys", help=_("record each node's SSH host key"))
+    p.add_argument("--cluster", "-c")
+    p.set_defaults(run=lazy("sparktui.cli.node_cmds", "run_init_host_keys"))

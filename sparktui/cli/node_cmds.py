@@ -1,0 +1,142 @@
+"""exec, doctor, tmux, init-host-keys: commands about the nodes themselves."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shlex
+import sys
+
+from sparktui.cli.context import config_from
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.doctor import FAIL, doctor
+from sparktui.engine.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
+from sparktui.engine.workloads import DISCOVER, parse_discovery
+from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
+from sparktui.i18n import _
+from sparktui.plan.cluster import pick_cluster
+
+
+def _engine_call(config, call):
+    async def go():
+        engine = ClusterEngine(config)
+        try:
+            return await call(engine)
+        finally:
+            await engine.close()
+    return asyncio.run(go())
+
+
+def run_exec(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+    words = list(args.command)
+    if words[:1] == ["--"]:
+        command = shlex.join(words[1:])
+    elif len(words) == 1 and words[0] in loaded.config.exec_aliases:
+        command = loaded.config.exec_aliases[words[0]]
+    else:
+        raise fail("exec_alias_unknown", alias=" ".join(words),
+                   known=sorted(loaded.config.exec_aliases))
+    if args.node and args.node not in {n.name for n in cluster.nodes}:
+        raise fail("node_unknown", cluster=cluster.name, node=args.node,
+                   known=[n.name for n in cluster.nodes])
+    results = _engine_call(loaded.config, lambda e: e.exec(cluster.name, command, node=args.node,
+                                                           timeout=args.timeout))
+    worst = EXIT_OK
+    for r in results:
+        code = _("unreachable") if r.exit_code is None else f"exit {r.exit_code}"
+        print(f"== {r.node} ({code})" + (f": {r.error}" if r.error else ""))
+        if r.stdout:
+            sys.stdout.write(r.stdout if r.stdout.endswith("\n") else r.stdout + "\n")
+        if r.stderr:
+            sys.stdout.write(r.stderr if r.stderr.endswith("\n") else r.stderr + "\n")
+        if r.exit_code != 0:
+            worst = EXIT_FAILED
+    return worst
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+
+    async def call(engine: ClusterEngine):
+        transports = {n.name: engine.transport(n) for n in cluster.nodes}
+        images = list(args.image)
+        if not images:
+            for n in cluster.nodes:
+                try:
+                    found = await transports[n.name].run(DISCOVER)
+                except Exception:
+                    continue
+                images += [w.image for w in parse_discovery(n.name, found.stdout)
+                           if w.image and w.image not in images]
+        return await doctor(loaded.config, cluster.ranked, transports, cluster.name, images)
+
+    checks = _engine_call(loaded.config, call)
+    if args.json:
+        print(json.dumps([c.as_dict() for c in checks], indent=2))
+    else:
+        for c in checks:
+            hint = f"\n{'':>16}{_('hint')}: {c.hint}" if c.hint and c.status != "pass" else ""
+            print(f"{c.status.upper():<5} {c.node:<10} {c.name:<14} {c.detail}{hint}")
+    return EXIT_FAILED if any(c.status == FAIL for c in checks) else EXIT_OK
+
+
+def run_tmux(args: argparse.Namespace) -> int:
+    """Hand the terminal to ``ssh -t node tmux attach`` (or local tmux)."""
+    loaded = config_from(args)
+    cluster = pick_cluster(loaded.config, args.cluster)
+    nodes = [n for n in cluster.ranked if args.node in (None, n.name)]
+    if not nodes:
+        raise fail("node_unknown", cluster=cluster.name, node=args.node,
+                   known=[n.name for n in cluster.nodes])
+    node = nodes[0]
+    found = _engine_call(loaded.config, lambda e: e.workloads(cluster.name, node.name))
+    sessions = [w.name for w in found if w.runtime == "tmux"]
+    if not sessions:
+        print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    attach = ["tmux", "attach-session", "-t", sessions[0]]
+    if node.local:
+        argv = attach
+    else:
+        cfg = loaded.config
+        argv = ["ssh", "-t", "-p", str(node.ssh_port), "-o",
+                f"UserKnownHostsFile={known_hosts_path(cfg)}", "-o", "StrictHostKeyChecking=yes"]
+        if cfg.ssh_key_path:
+            argv += ["-i", os.path.expanduser(cfg.ssh_key_path)]
+        argv += [f"{cfg.ssh_user}@{node.ssh_ip}", shlex.join(attach)]
+    os.execvp(argv[0], argv)
+    return EXIT_FAILED  # not reached
+
+
+def run_init_host_keys(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    cfg = loaded.config
+    clusters = [pick_cluster(cfg, args.cluster)] if args.cluster else cfg.clusters
+    seen, nodes = set(), []
+    for cluster in clusters:
+        for n in cluster.ranked:
+            if (n.ssh_ip, n.ssh_port) not in seen:
+                seen.add((n.ssh_ip, n.ssh_port))
+                nodes.append(n)
+    results = asyncio.run(init_host_keys(cfg, nodes))
+    worst = EXIT_OK
+    for r in results:
+        if r.outcome == CHANGED:
+            print(_("WARNING: {node}: HOST KEY CHANGED ({fingerprint}); the recorded key in "
+                    "{where} was kept. If the node was reinstalled, remove that line by hand.")
+                  .format(node=r.node, fingerprint=r.fingerprint, where=r.detail),
+                  file=sys.stderr)
+            worst = EXIT_FAILED
+        elif r.outcome == FAILED:
+            print(f"{r.node}: {_('failed')}: {r.detail}", file=sys.stderr)
+            worst = EXIT_FAILED
+        else:
+            label = _("recorded") if r.outcome == "new" else _("unchanged")
+            print(f"{r.node}: {label} {r.fingerprint}")
+    print(_("known hosts: {path}").format(path=known_hosts_path(cfg)))
+    return worst

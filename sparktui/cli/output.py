@@ -1,0 +1,30 @@
+"""How headless commands print progress and results: plain lines, one per event."""
+
+from __future__ import annotations
+
+import sys
+
+from sparktui.engine.api import Progress
+from sparktui.i18n import _
+
+_STATE = {"ok": "ok", "failed": "FAILED", "warn": "warn", "started": "..", "waiting": ".."}
+
+
+def print_progress(event: Progress) -> None:
+    node = event.node or "-"
+    state = _STATE.get(event.state, event.state)
+    detail = f"  {event.detail}" if event.detail else ""
+    stream = sys.stderr if event.state == "failed" else sys.stdout
+    print(f"{node:<12} {event.step:<13} {state:<6}{detail}", file=stream, flush=True)
+
+
+def yes_no(value: bool | None) -> str:
+    if value is None:
+        return "-"
+    return _("yes") if value else _("no")
+
+
+def figure(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.0f}%" if percent else f"{value:g}"

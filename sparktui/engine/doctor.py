@@ -1,0 +1,162 @@
+"""doctor: per-node checks with a pass/warn/fail line and a hint each.
+
+Each node answers one gathering script (one round trip); the verdicts are
+computed here so they are testable without a node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from dataclasses import dataclass
+
+from sparktui.config.models import Config, Node
+from sparktui.engine.transport import NodeError, Transport
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+MIN_FREE_GIB = 8.0
+MIN_DISK_GIB = 100.0
+MAX_SKEW_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Check:
+    node: str
+    name: str
+    status: str
+    detail: str
+    hint: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+def gather_script(hf_cache: str, ifname: str, images: list[str]) -> str:
+    parts = [
+        "echo '@@docker'; docker info --format '{{.ServerVersion}}' 2>&1 | head -n 3",
+        "echo '@@gpu'; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1"
+        " | head -n 4",
+        "echo '@@meminfo'; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' /proc/meminfo",
+        f"echo '@@disk'; (df -Pk {shlex.quote(hf_cache)} 2>/dev/null || df -Pk /) | tail -n 1",
+        "echo '@@addr'; (ip -o addr show 2>/dev/null || hostname -I 2>/dev/null) | head -n 64",
+        "echo '@@clock'; date +%s.%N",
+    ]
+    if ifname:
+        for name in ifname.split(","):
+            path = shlex.quote(f"/sys/class/net/{name.strip()}/operstate")
+            parts.append(f"echo '@@if {name.strip()}'; cat {path} 2>&1")
+    for image in images:
+        parts.append(f"echo {shlex.quote('@@image ' + image)}; docker image inspect --format "
+                     f"'{{{{.Id}}}}' {shlex.quote(image)} 2>&1")
+    return "; ".join(parts)
+
+
+def _sections(output: str) -> dict[str, str]:
+    found: dict[str, list[str]] = {}
+    current = ""
+    for line in output.splitlines():
+        if line.startswith("@@"):
+            current = line[2:].strip()
+            found[current] = []
+        elif current:
+            found[current].append(line)
+    return {k: "\n".join(v).strip() for k, v in found.items()}
+
+
+def evaluate(node: Node, output: str, sent_at: float, received_at: float,
+             ifname: str) -> list[Check]:
+    s = _sections(output)
+    name = node.name
+    checks = [Check(name, "ssh", PASS, f"{(received_at - sent_at) * 1000:.0f} ms")]
+    docker = s.get("docker", "")
+    checks.append(Check(name, "docker", PASS, f"server {docker}") if docker and
+                  docker[0].isdigit() else Check(name, "docker", FAIL, docker[:120] or "no answer",
+                                                 "start the daemon: sudo systemctl start docker"))
+    gpu = s.get("gpu", "")
+    checks.append(Check(name, "gpu", PASS, gpu.splitlines()[0]) if gpu and "failed" not in
+                  gpu.lower() and "not found" not in gpu.lower() else
+                  Check(name, "gpu", FAIL, gpu[:120] or "nvidia-smi gave nothing",
+                        "check the driver: nvidia-smi; reboot after a driver update"))
+    mem = {k.rstrip(":"): int(v) for k, v, *_ in
+           (line.split() for line in s.get("meminfo", "").splitlines() if line.strip())}
+    avail = mem.get("MemAvailable", 0) / 1048576
+    swap_used = (mem.get("SwapTotal", 0) - mem.get("SwapFree", 0)) / 1048576
+    status = PASS if avail >= MIN_FREE_GIB else WARN
+    checks.append(Check(name, "memory", status, f"{avail:.1f} GiB available, swap used "
+                        f"{swap_used:.1f} GiB", "" if status == PASS else
+                        "free unified memory: stop_dgx_services or drop caches"))
+    disk = s.get("disk", "").split()
+    free_gib = int(disk[3]) / 1048576 if len(disk) >= 4 and disk[3].isdigit() else 0.0
+    checks.append(Check(name, "disk", PASS if free_gib >= MIN_DISK_GIB else WARN,
+                        f"{free_gib:.0f} GiB free for the HF cache",
+                        "" if free_gib >= MIN_DISK_GIB else "prune old snapshots: "
+                        "huggingface-cli delete-cache"))
+    for iface in [i.strip() for i in ifname.split(",") if i.strip()]:
+        state = s.get(f"if {iface}", "")
+        ok = state in ("up", "unknown")
+        checks.append(Check(name, f"nic {iface}", PASS if ok else FAIL, state or "missing",
+                            "" if ok else f"bring it up: sudo ip link set {iface} up; check "
+                            "the QSFP cable"))
+    if node.ib_ip:
+        ok = node.ib_ip in s.get("addr", "")
+        checks.append(Check(name, "fabric ip", PASS if ok else FAIL,
+                            node.ib_ip + (" configured" if ok else " not on any interface"),
+                            "" if ok else "fix the netplan for the fabric interface or the "
+                            "ib_ip in config.toml"))
+    try:
+        remote = float(s.get("clock", "").strip())
+        skew = remote - (sent_at + received_at) / 2
+        checks.append(Check(name, "clock", PASS if abs(skew) <= MAX_SKEW_SECONDS else WARN,
+                            f"skew {skew:+.2f} s", "" if abs(skew) <= MAX_SKEW_SECONDS else
+                            "enable time sync: sudo timedatectl set-ntp true"))
+    except ValueError:
+        checks.append(Check(name, "clock", WARN, "unreadable"))
+    return checks
+
+
+def image_checks(ids: dict[str, dict[str, str]]) -> list[Check]:
+    """ids: image -> node -> image id (or error text). Equal everywhere, or say who differs."""
+    checks = []
+    for image, per_node in ids.items():
+        valid = {n: i for n, i in per_node.items() if i.startswith("sha256:")}
+        missing = sorted(set(per_node) - set(valid))
+        distinct = set(valid.values())
+        if missing:
+            checks.append(Check("*", f"image {image}", FAIL, "missing on " + ", ".join(missing),
+                                f"docker pull {image} on those nodes"))
+        elif len(distinct) > 1:
+            detail = ", ".join(f"{n}={i[7:19]}" for n, i in sorted(valid.items()))
+            checks.append(Check("*", f"image {image}", FAIL, "differs: " + detail,
+                                "pull the same tag everywhere (docker pull) or pin a digest"))
+        else:
+            checks.append(Check("*", f"image {image}", PASS, next(iter(distinct), "")[:19]))
+    return checks
+
+
+async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transport],
+                 cluster: str, images: list[str]) -> list[Check]:
+    nccl = config.nccl.get(cluster)
+    ifname = nccl.socket_ifname if nccl else ""
+    script = gather_script(config.hf_cache_host, ifname, images)
+
+    async def one(node: Node) -> tuple[list[Check], dict[str, str]]:
+        sent = time.time()
+        try:
+            result = await transports[node.name].run(script)
+        except NodeError as exc:
+            return [Check(node.name, "ssh", FAIL, f"{exc.reason}: {exc.detail}",
+                          "is the node on? try: sparktui init-host-keys; ssh to it by hand")], {}
+        received = time.time()
+        sections = _sections(result.stdout)
+        found = {img: sections.get(f"image {img}", "") for img in images}
+        return evaluate(node, result.stdout, sent, received, ifname), found
+
+    results = await asyncio.gather(*(one(n) for n in nodes))
+    checks = [c for node_checks, _ in results for c in node_checks]
+    ids: dict[str, dict[str, str]] = {img: {} for img in images}
+    for node, (_node_checks, found) in zip(nodes, results, strict=True):
+        if found:
+            for img, value in found.items():
+                ids[img][node.name] = value
+    return checks + image_checks({i: v for i, v in ids.items() if v})
