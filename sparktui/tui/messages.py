@@ -1,0 +1,69 @@
+"""Small messages: workers post them with what the engine said; widgets post them with
+what the operator chose. Handlers on the dashboard screen and the app own the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from sparktui.engine.status import ClusterHealth, LogLine
+
+# -- from workers (engine results) ------------------------------------------------------
+
+
+@dataclass
+class HealthUpdated(Message):
+    """A fresh health check of one cluster."""
+
+    health: ClusterHealth
+
+
+@dataclass
+class HealthFailed(Message):
+    """The health check itself failed (timeout, engine error); the last health stays."""
+
+    cluster: str
+    error: str
+
+
+@dataclass
+class LogBatch(Message):
+    """Lines collected from the log stream since the last batch."""
+
+    cluster: str
+    lines: Sequence[LogLine]
+
+
+# -- from widgets (the operator's choices) -----------------------------------------------
+
+
+@dataclass
+class ClusterFocused(Message):
+    """The operator picked a cluster: the dashboard shows it, workers follow it."""
+
+    cluster: str
+
+
+@dataclass
+class NodeChosen(Message):
+    """Enter (or click) on a node: show its details."""
+
+    cluster: str
+    node: str
+
+
+@dataclass
+class RecipeHighlighted(Message):
+    """The cursor moved to a recipe: preview its plan."""
+
+    name: str
+
+
+@dataclass
+class RecipeChosen(Message):
+    """Enter (or click) on a recipe: open its plan."""
+
+    name: str

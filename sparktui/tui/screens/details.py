@@ -1,0 +1,106 @@
+"""Details of a node or a recipe, in a modal; Esc, Enter or q closes it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from sparktui.config import Config, Node
+from sparktui.engine.status import NodeHealth
+from sparktui.i18n import _
+from sparktui.tui.state import RecipeEntry, render_problems
+
+
+class DetailsScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", _("Close"), id="details.close"),
+        Binding("enter", "dismiss", _("Close"), show=False, id="details.close_enter"),
+        Binding("q", "dismiss", _("Close"), show=False, id="details.close_q"),
+    ]
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="details-box", classes="modal-box") as box:
+            box.border_title = self.title_text
+            box.border_subtitle = _("Esc closes")
+            with VerticalScroll():
+                yield Static(self.body)
+
+
+def _row(text: Text, label: str, value: object, style: str = "") -> None:
+    text.append(f"{label:<12}", style="dim")
+    text.append(f"{value}\n", style=style)
+
+
+def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | None) -> Text:
+    text = Text()
+    _row(text, _("cluster"), cluster)
+    _row(text, _("rank"), node.rank)
+    where = _("this machine") if node.local else \
+        f"{config.ssh_user}@{node.ssh_ip}:{node.ssh_port}"
+    _row(text, _("ssh"), where)
+    _row(text, _("fabric"), node.fabric_ip)
+    if node.entity:
+        _row(text, _("power"), node.entity)
+    text.append("\n")
+    if health is None:
+        text.append(_("No health check yet."), style="dim")
+        return text
+    if not health.reachable:
+        _row(text, _("state"), _("unreachable"), "bold red")
+        if health.error:
+            _row(text, _("error"), health.error, "red")
+        return text
+    latency = f"{health.latency_ms:.0f} ms" if health.latency_ms is not None else "-"
+    _row(text, _("state"), _("reachable") + f" ({latency})", "green")
+    for work in health.workloads:
+        text.append("\n")
+        _row(text, _("workload"), work.name, "bold")
+        _row(text, _("recipe"), work.recipe)
+        _row(text, _("role"), work.role)
+        _row(text, _("state"), f"{work.state} {work.status}".strip())
+        if work.image:
+            _row(text, _("image"), work.image)
+        if work.port:
+            _row(text, _("port"), work.port)
+        if work.restarts:
+            _row(text, _("restarts"), work.restarts, "yellow")
+    if health.engine is not None:
+        eng = health.engine
+        text.append("\n")
+        _row(text, _("/health"), {True: "ok", False: "failing", None: "-"}[eng.health_ok])
+        _row(text, _("models"), ", ".join(eng.models) or "-")
+        _row(text, _("requests"), _("{r} running, {w} waiting").format(
+            r="-" if eng.running is None else f"{eng.running:g}",
+            w="-" if eng.waiting is None else f"{eng.waiting:g}"))
+        if eng.error:
+            _row(text, _("error"), eng.error, "red")
+    if not health.workloads:
+        text.append(_("No sparktui workload on this node."), style="dim")
+    return text
+
+
+def recipe_details(entry: RecipeEntry) -> Text:
+    text = Text()
+    _row(text, _("file"), entry.path)
+    if entry.loaded is None:
+        text.append("\n" + render_problems(entry.problems), style="red")
+        return text
+    rec = entry.loaded.recipe
+    if rec.description:
+        text.append(rec.description + "\n\n")
+    _row(text, _("engine"), f"{rec.engine} ({rec.runtime})")
+    _row(text, _("model"), rec.model)
+    _row(text, _("image"), rec.docker_image)
+    _row(text, _("port"), rec.port)
+    _row(text, _("nodes"), rec.required_nodes or 1)
+    _row(text, _("parallel"), f"tp {rec.tensor_parallel_size} × pp {rec.pipeline_parallel_size}")
+    return text

@@ -1,0 +1,57 @@
+"""The help modal: every key that does something right now (watch mode lists fewer)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from sparktui.i18n import _
+
+HelpRow = tuple[str, str, str]
+"""(group, keys, description)"""
+
+
+def help_table(rows: Iterable[HelpRow]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(justify="right", style="bold")
+    table.add_column()
+    group = None
+    for row_group, keys, description in rows:
+        if row_group != group:
+            if group is not None:
+                table.add_row("", "")
+            table.add_row("", Text(row_group, style="bold underline"))
+            group = row_group
+        table.add_row(keys, description)
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", _("Close"), id="help.close"),
+        Binding("question_mark", "dismiss", _("Close"), show=False, id="help.close_q"),
+        Binding("q", "dismiss", _("Close"), show=False, id="help.close_quit"),
+    ]
+
+    def __init__(self, rows: list[HelpRow], read_only: bool = False) -> None:
+        super().__init__()
+        self.rows = rows
+        self.read_only = read_only
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="modal-box") as box:
+            box.border_title = _("Keys")
+            box.border_subtitle = _("Esc closes")
+            with VerticalScroll():
+                if self.read_only:
+                    yield Static(Text(_("Read-only: serve, stop, exec, tmux and power are "
+                                        "not available in --watch mode."), style="yellow"),
+                                 id="help-readonly")
+                yield Static(help_table(self.rows))

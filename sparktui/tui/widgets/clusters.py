@@ -1,0 +1,129 @@
+"""Clusters pane: a tree of cluster -> nodes, each node with its reachability."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from sparktui.config import Cluster
+from sparktui.engine.status import ClusterHealth
+from sparktui.i18n import _
+from sparktui.tui.messages import ClusterFocused, NodeChosen
+
+UNKNOWN, UP, DOWN = "○", "●", "✖"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """What a tree line stands for."""
+
+    cluster: str
+    node: str | None = None
+
+
+class ClusterTree(Tree[Ref]):
+    BINDINGS = [Binding("enter", "select_cursor", _("Details"), id="clusters.select")]
+
+
+def reachability(health: ClusterHealth | None, node: str) -> tuple[str, str]:
+    """Icon and style of a node: unknown without a health check."""
+    if health is None:
+        return UNKNOWN, "dim"
+    found = next((n for n in health.nodes if n.node == node), None)
+    if found is None:
+        return UNKNOWN, "dim"
+    return (UP, "green") if found.reachable else (DOWN, "bold red")
+
+
+class ClustersPane(Vertical):
+    def __init__(self, clusters: list[Cluster], *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.clusters = clusters
+        self.focused_cluster = clusters[0].name if clusters else ""
+        self.health: dict[str, ClusterHealth] = {}
+
+    def compose(self) -> ComposeResult:
+        tree: ClusterTree = ClusterTree("clusters", id="clusters-tree")
+        tree.show_root = False
+        tree.guide_depth = 2
+        tree.auto_expand = False
+        yield tree
+
+    def on_mount(self) -> None:
+        self._build()
+
+    @property
+    def tree(self) -> ClusterTree:
+        return self.query_one(ClusterTree)
+
+    def set_focused(self, cluster: str) -> None:
+        self.focused_cluster = cluster
+        self._relabel()
+
+    def set_health(self, health: ClusterHealth) -> None:
+        self.health[health.cluster] = health
+        self._relabel()
+
+    def _build(self) -> None:
+        tree = self.tree
+        tree.clear()
+        for cluster in self.clusters:
+            branch = tree.root.add(self._cluster_label(cluster), data=Ref(cluster.name),
+                                   expand=True)
+            for node in cluster.ranked:
+                branch.add_leaf(self._node_label(cluster, node.name),
+                                data=Ref(cluster.name, node.name))
+
+    def _relabel(self) -> None:
+        if not self.is_mounted:
+            return
+        by_name = {c.name: c for c in self.clusters}
+        for branch in self.tree.root.children:
+            cluster = by_name[branch.data.cluster]  # type: ignore[union-attr]
+            branch.set_label(self._cluster_label(cluster))
+            for leaf in branch.children:
+                leaf.set_label(self._node_label(cluster, leaf.data.node))  # type: ignore[union-attr,arg-type]
+
+    def _cluster_label(self, cluster: Cluster) -> Text:
+        focused = cluster.name == self.focused_cluster
+        health = self.health.get(cluster.name)
+        text = Text("▶ " if focused else "  ", style="bold" if focused else "")
+        text.append(cluster.name, style="bold" if focused else "")
+        text.append(f"  {len(cluster.nodes)}", style="dim")
+        if health is not None and health.serving:
+            text.append("  " + _("serving"), style="green")
+        return text
+
+    def _node_label(self, cluster: Cluster, node: str) -> Text:
+        icon, style = reachability(self.health.get(cluster.name), node)
+        return Text.assemble((icon, style), " ", node)
+
+    def select_cluster_line(self, cluster: str) -> None:
+        """Put the tree cursor on a cluster's line (for cycling and the palette)."""
+        for branch in self.tree.root.children:
+            if branch.data is not None and branch.data.cluster == cluster:
+                self.tree.move_cursor(branch)
+                return
+
+    def current(self) -> Ref | None:
+        node: TreeNode[Ref] | None = self.tree.cursor_node
+        return node.data if node is not None else None
+
+    @on(Tree.NodeSelected)
+    def _on_selected(self, event: Tree.NodeSelected[Ref]) -> None:
+        event.stop()
+        ref = event.node.data
+        if ref is None:
+            return
+        if ref.cluster != self.focused_cluster:
+            self.post_message(ClusterFocused(ref.cluster))
+        if ref.node is not None:
+            self.post_message(NodeChosen(ref.cluster, ref.node))

@@ -1,0 +1,109 @@
+"""The header line: cluster in focus, what it serves, read-only mark, age of the data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from sparktui.engine.status import ClusterHealth
+from sparktui.i18n import _
+from sparktui.tui.state import human_duration, serving_of
+
+
+@dataclass(frozen=True)
+class HeaderState:
+    cluster: str = ""
+    nodes: int = 0
+    health: ClusterHealth | None = None
+    error: str | None = None  # the last health check failed
+    connected: bool = False
+    watch: bool = False
+    stale_after: float = 30.0
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def describe(state: HeaderState) -> Text:
+    """Left part: ``sparktui  2nodes (2 nodes)  ● serving qwen3 :30000 run 2 wait 0``."""
+    text = Text.assemble((" sparktui ", "bold reverse"), "  ")
+    if state.cluster:
+        text.append(state.cluster, style="bold")
+        text.append(f" ({state.nodes} " + (_("node") if state.nodes == 1 else _("nodes")) + ")",
+                    style="dim")
+        text.append("  ")
+    if not state.connected:
+        text.append("○ " + _("not connected"), style="dim")
+        return text
+    if state.health is None:
+        text.append("○ " + _("checking…"), style="dim")
+        return text
+    serving = serving_of(state.health)
+    if serving.state == "serving":
+        text.append("● " + _("serving") + " ", style="bold green")
+        text.append(serving.model or serving.recipe, style="bold")
+        if serving.port:
+            text.append(f" :{serving.port}")
+        text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
+                    + f" {_num(serving.waiting)}", style="")
+    elif serving.state == "starting":
+        text.append("◐ " + _("starting") + f" {serving.recipe}", style="yellow")
+    elif serving.state == "stopped":
+        text.append("○ " + _("stopped") + f" {serving.recipe}", style="dim")
+    else:
+        text.append("○ " + _("idle"), style="dim")
+    if not state.health.all_reachable:
+        down = sum(1 for n in state.health.nodes if not n.reachable)
+        text.append("  ✖ " + _("{n} unreachable").format(n=down), style="bold red")
+    return text
+
+
+def freshness(state: HeaderState, now: float) -> Text:
+    """Right part: READ-ONLY mark and ``updated 4s ago``."""
+    text = Text()
+    if state.error:
+        text.append("⚠ " + state.error + "  ", style="bold red")
+    if state.health is not None:
+        age = max(0.0, now - state.health.checked_at)
+        style = "bold yellow" if age > state.stale_after else "dim"
+        text.append(_("updated {age} ago").format(age=human_duration(age)), style=style)
+    if state.watch:
+        text.append("  ")
+        text.append(" " + _("READ-ONLY") + " ", style="bold reverse yellow")
+    text.append(" ")
+    return text
+
+
+class StatusHeader(Horizontal):
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.state = HeaderState()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header-left")
+        yield Static(id="header-right")
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick)
+        self._paint()
+
+    def update_state(self, state: HeaderState) -> None:
+        self.state = state
+        self._paint()
+
+    def _tick(self) -> None:
+        if self.state.health is not None:
+            self._paint()
+
+    def _paint(self) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#header-left", Static).update(describe(self.state))
+        self.query_one("#header-right", Static).update(freshness(self.state, self.clock()))

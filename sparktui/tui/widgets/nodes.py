@@ -1,0 +1,141 @@
+"""Nodes pane: one row per node of the cluster in focus, from config and the last health."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.events import Resize
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+from sparktui.config import Cluster, Node
+from sparktui.engine.status import ClusterHealth, NodeHealth
+from sparktui.i18n import _
+from sparktui.tui.messages import NodeChosen
+from sparktui.tui.state import main_workload, strip_ansi, uptime
+
+STATE_STYLES = {"running": "green", "restarting": "yellow", "created": "yellow",
+                "exited": "red", "dead": "bold red"}
+
+
+class NodeTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", _("Details"), id="nodes.select")]
+
+
+def _columns() -> list[str]:
+    return [_("rank"), _("node"), _("role"), _("ssh"), _("fabric"), _("container"),
+            _("uptime"), _("last log")]
+
+
+class NodesPane(Vertical):
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.clock = clock
+        self.cluster: Cluster | None = None
+        self.health: ClusterHealth | None = None
+        self.connected = False
+        self.last_lines: dict[str, str] = {}
+        self._log_column: ColumnKey | None = None
+        self._room = 10
+
+    def compose(self) -> ComposeResult:
+        table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
+        yield table
+
+    @property
+    def table(self) -> NodeTable:
+        return self.query_one(NodeTable)
+
+    def show(self, cluster: Cluster, health: ClusterHealth | None, connected: bool) -> None:
+        if self.cluster is None or cluster.name != self.cluster.name:
+            self.last_lines = {}
+        self.cluster, self.health, self.connected = cluster, health, connected
+        self._fill()
+
+    def set_last_lines(self, lines: dict[str, str]) -> None:
+        """Update only the last-log cells: cheap enough for every log batch."""
+        self.last_lines.update({k: strip_ansi(v) for k, v in lines.items()})
+        if not self.is_mounted or self._log_column is None:
+            return
+        table = self.table
+        for node, text in lines.items():
+            if node in table.rows:
+                table.update_cell(node, self._log_column, self._last_cell(node))
+
+    def current_node(self) -> str | None:
+        if self.cluster is None or not self.table.row_count:
+            return None
+        row = self.table.cursor_row
+        ranked = self.cluster.ranked
+        return ranked[row].name if 0 <= row < len(ranked) else None
+
+    def on_resize(self, event: Resize) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
+        if not self.is_mounted or self.cluster is None:
+            return
+        table = self.table
+        cursor = table.cursor_row
+        rows = [self._row(node) for node in self.cluster.ranked]
+        headers = _columns()
+        widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
+                  for i, h in enumerate(headers[:-1])]
+        # the last log line gets what is left, so nothing spills out of the pane
+        room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        self._room = max(cell_len(headers[-1]), room)
+        table.clear(columns=True)
+        self._log_column = table.add_columns(*headers)[-1]
+        for node, row in zip(self.cluster.ranked, rows, strict=True):
+            table.add_row(*row[:-1], self._last_cell(node.name), key=node.name)
+        if rows:
+            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
+
+    def _row(self, node: Node) -> list[Text]:
+        nh = self._node_health(node.name)
+        work = main_workload(nh) if nh is not None else None
+        ssh = node.ssh_ip if node.ssh_port == 22 else f"{node.ssh_ip}:{node.ssh_port}"
+        if node.local:
+            ssh = _("local")
+        role = Text(work.role if work else "", style="bold" if work and work.role == "head"
+                    else "")
+        return [Text(str(node.rank), justify="right"), Text(node.name, style="bold"), role,
+                Text(ssh), Text(node.fabric_ip), self._state(nh),
+                Text(uptime(work, self.clock()) if work else ""), Text("")]
+
+    def _last_cell(self, node: str) -> Text:
+        text = Text(self.last_lines.get(node, ""), style="dim", no_wrap=True)
+        text.truncate(self._room, overflow="ellipsis")
+        return text
+
+    def _node_health(self, name: str) -> NodeHealth | None:
+        if self.health is None:
+            return None
+        return next((n for n in self.health.nodes if n.node == name), None)
+
+    def _state(self, nh: NodeHealth | None) -> Text:
+        if nh is None:
+            text = _("not connected") if not self.connected else _("checking…")
+            return Text(text, style="dim")
+        if not nh.reachable:
+            return Text(_("unreachable"), style="bold red")
+        work = main_workload(nh)
+        if work is None:
+            return Text(_("none"), style="dim")
+        label = work.state
+        if work.exit_code not in (None, 0) and not work.running:
+            label += f" ({work.exit_code})"
+        return Text(label, style=STATE_STYLES.get(work.state, ""))
+
+    @on(DataTable.RowSelected)
+    def _on_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if self.cluster is not None and event.row_key.value is not None:
+            self.post_message(NodeChosen(self.cluster.name, event.row_key.value))

@@ -1,0 +1,27 @@
+"""Plan preview: the selected recipe's launch plan on the cluster in focus, as text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from sparktui.tui.state import PlanPreview
+
+
+class PlanPane(VerticalScroll):
+    """Scrollable, focusable; the text is never parsed as markup (plans contain ``[...]``)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="plan-text")
+
+    def show(self, preview: PlanPreview) -> None:
+        style = "" if preview.ok else "red"
+        self.query_one("#plan-text", Static).update(Text(preview.text, style=style))
+        self.set_class(not preview.ok, "-error")
+        self.scroll_home(animate=False)
+
+    def show_note(self, note: str) -> None:
+        self.query_one("#plan-text", Static).update(Text(note, style="dim"))
+        self.remove_class("-error")

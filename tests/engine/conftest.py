@@ -1,0 +1,86 @@
+"""Engine tests run sparktui's real asyncssh engine against the sshd test hosts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sparktui.config import LoadedConfig, load_config, load_recipe
+from sparktui.engine.api import Progress
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.hostkeys import init_host_keys
+from sparktui.plan import LaunchPlan, build_plan
+
+
+@dataclass
+class Site:
+    """A started test cluster with a sparktui config whose host keys are recorded."""
+
+    hosts: object
+    root: Path
+    config_path: Path
+    loaded: LoadedConfig
+    recipes: Path
+
+    def recipe(self, name: str, text: str) -> Path:
+        path = self.recipes / name / "recipe.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def plan(self, name: str, cluster: str | None = None) -> LaunchPlan:
+        return build_plan(self.loaded, load_recipe(self.recipes / name / "recipe.toml"), cluster)
+
+    def engine(self) -> ClusterEngine:
+        return ClusterEngine(self.loaded.config)
+
+    def cli(self, *args: str) -> list[str]:
+        return ["--config", str(self.config_path), "--recipes", str(self.recipes), *args]
+
+
+def toy_recipe(engine: str = "vllm", nodes: int = 2, port: int = 30011, extra: str = "",
+               env: str = "") -> str:
+    lines = [f'engine = "{engine}"', 'docker_image = "vllm:test"', 'model = "org/toy"',
+             f"port = {port}", f"required_nodes = {nodes}", f"tensor_parallel_size = {nodes}",
+             'entrypoint = ["vllm", "serve"]' if engine == "vllm"
+             else 'entrypoint = ["python3", "-m", "sglang.launch_server"]', extra]
+    text = "\n".join(line for line in lines if line) + "\n"
+    if env:
+        text += "\n[env]\n" + env + "\n"
+    return text
+
+
+@pytest.fixture
+def site(test_cluster, tmp_path) -> Callable[..., Site]:
+    def make(n: int = 2, extra_toml: str = "") -> Site:
+        hosts = test_cluster(n)
+        config_path = hosts.write_config(tmp_path / "config.toml", extra_toml=extra_toml)
+        # Top-level keys must precede the first table, so they go in front.
+        _prepend_top_level(config_path, "health_timeout_seconds = 2\nconnect_timeout_seconds = 3"
+                           "\ncommand_timeout_seconds = 15\nready_timeout_seconds = 20\n")
+        loaded = load_config(config_path)
+        results = asyncio.run(init_host_keys(loaded.config, loaded.config.clusters[0].nodes))
+        assert all(r.outcome == "new" for r in results), results
+        recipes = tmp_path / "recipes"
+        recipes.mkdir()
+        return Site(hosts, tmp_path, config_path, loaded, recipes)
+    return make
+
+
+def _prepend_top_level(path: Path, text: str) -> None:
+    path.write_text(text + path.read_text())
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Progress] = []
+
+    def __call__(self, event: Progress) -> None:
+        self.events.append(event)
+
+    def steps(self, state: str) -> list[tuple[str | None, str]]:
+        return [(e.node, e.step) for e in self.events if e.state == state]
