@@ -152,13 +152,15 @@ def run_logs(args: argparse.Namespace) -> int:
 
     async def go() -> int:
         engine = ClusterEngine(loaded.config)
-        stream = engine.logs(cluster.name, node=args.node, recipe=args.recipe, tail=args.tail,
-                             follow=args.follow)
+        stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
+                                    tail=args.tail, follow=args.follow)
+        gap = "-- " + _("stream interrupted; reconnecting") + " --"
         try:
-            async for line in stream:
-                text = ("-- " + _("stream interrupted; reconnecting") + " --"
-                        if line.gap and not line.text else line.text)
-                sys.stdout.write(f"{line.node:<{width}} | {text}\n")
+            async for batch in stream:
+                sys.stdout.write("".join(
+                    f"{line.node:<{width}} | {gap if line.gap and not line.text else line.text}\n"
+                    for line in batch))
+                sys.stdout.flush()
         finally:
             await stream.aclose()
             await engine.close()

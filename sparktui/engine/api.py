@@ -52,6 +52,9 @@ class ClusterView(Protocol):
     def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
              tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]: ...
 
+    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[list[LogLine]]: ...
+
     async def close(self) -> None: ...
 
 

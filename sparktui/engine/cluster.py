@@ -69,12 +69,24 @@ class ClusterEngine:
 
     async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
+        """Line by line; ``log_batches`` is the fast path for screens and files."""
+        batches = self.log_batches(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
+        try:
+            async for batch in batches:
+                for line in batch:
+                    yield line
+        finally:
+            await batches.aclose()
+
+    async def log_batches(self, cluster: str, *, node: str | None = None,
+                          recipe: str | None = None, tail: int = 200,
+                          follow: bool = True) -> AsyncIterator[list[LogLine]]:
         health = await self.health(cluster)
         wanted = [w for w in health.workloads
                   if (node is None or w.node == node) and (recipe is None or w.recipe == recipe)]
         for row in health.nodes:
             if not row.reachable and (node is None or row.node == node):
-                yield LogLine(row.node, f"unreachable: {row.error}", gap=True)
+                yield [LogLine(row.node, f"unreachable: {row.error}", gap=True)]
         by_name = {n.name: n for n in self._nodes(cluster)}
         streams = []
         for workload in wanted:
@@ -84,8 +96,8 @@ class ClusterEngine:
             transport = self.transport(target)
             streams.append(node_logs(transport, workload, tail=tail, follow=follow,
                                      is_running=_still_running(transport, workload)))
-        async for line in merge(streams):
-            yield line
+        async for batch in merge(streams):
+            yield batch
 
     # -- acting --------------------------------------------------------------------
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
@@ -184,6 +196,11 @@ class ClusterWatcher:
     def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
              tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
         return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
+
+    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[list[LogLine]]:
+        return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
+                                        follow=follow)
 
     async def close(self) -> None:
         await self._engine.close()

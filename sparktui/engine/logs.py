@@ -15,7 +15,6 @@ from sparktui.engine.status import LogLine, Workload
 from sparktui.engine.transport import NodeError, Transport
 
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
-BATCH = 512
 
 
 def logs_command(workload: Workload, tail: int, follow: bool) -> str:
@@ -34,8 +33,8 @@ def logs_command(workload: Workload, tail: int, follow: bool) -> str:
 
 
 async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,
-                    follow: bool = True, is_running=None) -> AsyncIterator[LogLine]:
-    """Lines of one workload; with ``follow``, reconnects until the workload ends."""
+                    follow: bool = True, is_running=None) -> AsyncIterator[list[LogLine]]:
+    """Batches of one workload's lines; with ``follow``, reconnects until it ends."""
     node = transport.node.name
     attempt = 0
     first = True
@@ -48,9 +47,9 @@ async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200
             stream = None
         if stream is not None:
             try:
-                async for text in stream.lines():
+                async for texts in stream.chunks():
                     got_lines = True
-                    yield LogLine(node, text)
+                    yield [LogLine(node, text) for text in texts]
             except (OSError, NodeError, ConnectionError):
                 pass
             finally:
@@ -62,17 +61,18 @@ async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200
             return
         if got_lines:
             attempt = 0
-        yield LogLine(node, "", gap=True)
+        yield [LogLine(node, "", gap=True)]
         await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
         attempt += 1
 
 
-async def merge(iterators: list[AsyncIterator[LogLine]]) -> AsyncIterator[LogLine]:
-    """Interleave several node streams as lines arrive; closing this closes them all."""
-    queue: asyncio.Queue = asyncio.Queue(maxsize=BATCH * 8)
+async def merge(iterators: list[AsyncIterator[list[LogLine]]]
+                ) -> AsyncIterator[list[LogLine]]:
+    """Interleave several node streams batch by batch; closing this closes them all."""
+    queue: asyncio.Queue = asyncio.Queue(maxsize=64)
     done = object()
 
-    async def pump(iterator: AsyncIterator[LogLine]) -> None:
+    async def pump(iterator: AsyncIterator[list[LogLine]]) -> None:
         try:
             async for line in iterator:
                 await queue.put(line)
