@@ -11,10 +11,10 @@ from conftest import Recorder, toy_recipe
 
 from sparktui.cli import main
 
-
 KILL_NODE_LOGS = (
     "for p in $(pgrep -f '[d]ocker logs'); do "
-    "tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx \"SPARKTUI_NODE_NAME=$SPARKTUI_NODE_NAME\""
+    "tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null"
+    " | grep -qx \"SPARKTUI_NODE_NAME=$SPARKTUI_NODE_NAME\""
     " && kill $p; done; true"
 )
 
