@@ -13,19 +13,19 @@ from collections.abc import AsyncIterator
 
 from sparktui.engine.status import LogLine, Workload
 from sparktui.engine.transport import NodeError, Transport
+from sparktui.plan.container import tmux_log_path
 
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def logs_command(workload: Workload, tail: int, follow: bool) -> str:
     if workload.runtime == "tmux":
-        capture = shlex.join(["tmux", "capture-pane", "-p", "-J", "-t", workload.name,
-                              "-S", f"-{max(tail, 0)}"])
+        path = tmux_log_path(workload.name)
         if not follow:
-            return capture
-        log = f"/tmp/{workload.name}.log"
-        pipe = shlex.join(["tmux", "pipe-pane", "-t", workload.name, f"cat >> {log}"])
-        return f"{capture}; touch {log}; {pipe}; exec tail -n 0 -F {shlex.quote(log)}"
+            return f"exec tail -n {max(tail, 0)} {path}"
+        # --pid ends the follow when the session's process ends, like `docker logs -f`.
+        pane = shlex.join(["tmux", "display-message", "-p", "-t", workload.name, "#{pane_pid}"])
+        return f'pid=$({pane}) && exec tail -n {max(tail, 0)} -F --pid="$pid" {path}'
     argv = ["docker", "logs", "--tail", str(tail)]
     if follow:
         argv.append("--follow")

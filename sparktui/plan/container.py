@@ -113,4 +113,15 @@ def tmux_new_session(*, name: str, labels: dict[str, str], env: dict[str, str],
     labelled = {f"SPARKTUI_LABEL_{k.upper()}": v for k, v in labels.items()}
     for key, value in {**labelled, **env}.items():
         argv += ["-e", f"{key}={value}"]
-    return [*argv, "--", *command.wrapped]
+    # A lone ";" separates tmux commands: the pane's output is copied to a log file
+    # from its first line, so `sparktui logs` reads tmux runs like containers.
+    pipe = f"mkdir -p {TMUX_LOG_DIR} && cat > {tmux_log_path(name)}"
+    return [*argv, "--", *command.wrapped, ";", "pipe-pane", "-t", name, pipe]
+
+
+TMUX_LOG_DIR = '"$HOME/.cache/sparktui"'
+
+
+def tmux_log_path(name: str) -> str:
+    """Shell word for the session's log file (``name`` is a sanitized container name)."""
+    return f'"$HOME/.cache/sparktui/{name}.log"'

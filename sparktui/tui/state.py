@@ -64,11 +64,13 @@ def scan_recipes(directory: Path) -> tuple[list[RecipeEntry], list[Problem]]:
 def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) -> PlanPreview:
     """``render(plan, "text")`` for the recipe on the cluster, or why it cannot run there."""
     if entry.loaded is None:
-        return PlanPreview(render_problems(entry.problems), ok=False)
+        return PlanPreview(_("{recipe} does not load:").format(recipe=entry.name) + "\n"
+                           + render_problems(entry.problems), ok=False)
     try:
         plan = build_plan(config, entry.loaded, cluster)
     except SparkError as exc:
-        return PlanPreview(render_problems(exc.problems), ok=False)
+        return PlanPreview(_("No plan for {recipe} on {cluster}:").format(
+            recipe=entry.name, cluster=cluster) + "\n" + render_problems(exc.problems), ok=False)
     return PlanPreview(render(plan, "text"), ok=True)
 
 

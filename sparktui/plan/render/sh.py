@@ -32,10 +32,14 @@ def _ssh(node: NodePlan, user: str, key: str | None, known_hosts: str | None) ->
 
 
 def _on(node: NodePlan, prefix: str, remote_command: str) -> str:
-    """Run a shell command line on the node (locally for the built-in local node)."""
+    """Run a shell command line on the node (locally for the built-in local node).
+
+    stdin is /dev/null: ssh reads its stdin, and in ``plan -f sh | sh`` that is the
+    rest of this script, which would vanish into the first remote command.
+    """
     if node.local:
-        return f"sh -c {shlex.quote(remote_command)}"
-    return f"{prefix} {shlex.quote(remote_command)}"
+        return f"sh -c {shlex.quote(remote_command)} </dev/null"
+    return f"{prefix} {shlex.quote(remote_command)} </dev/null"
 
 
 def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str]) -> str:

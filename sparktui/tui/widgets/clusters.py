@@ -95,9 +95,8 @@ class ClustersPane(Vertical):
     def _cluster_label(self, cluster: Cluster) -> Text:
         focused = cluster.name == self.focused_cluster
         health = self.health.get(cluster.name)
-        text = Text("▶ " if focused else "  ", style="bold" if focused else "")
-        text.append(cluster.name, style="bold" if focused else "")
-        text.append(f"  {len(cluster.nodes)}", style="dim")
+        text = Text(cluster.name, style="bold underline" if focused else "")
+        text.append(f" · {len(cluster.nodes)}", style="dim")
         if health is not None and health.serving:
             text.append("  " + _("serving"), style="green")
         return text

@@ -38,11 +38,9 @@ def describe(state: HeaderState) -> Text:
         text.append(f" ({state.nodes} " + (_("node") if state.nodes == 1 else _("nodes")) + ")",
                     style="dim")
         text.append("  ")
-    if not state.connected:
-        text.append("○ " + _("not connected"), style="dim")
-        return text
     if state.health is None:
-        text.append("○ " + _("checking…"), style="dim")
+        text.append("○ " + (_("checking…") if state.connected else _("not connected")),
+                    style="dim")
         return text
     serving = serving_of(state.health)
     if serving.state == "serving":

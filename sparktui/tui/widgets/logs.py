@@ -108,17 +108,21 @@ class LogsPane(Vertical):
         self._seq = 0
         self._cursor_blink = cursor_blink
         self._highlighter = TagHighlighter()
+        self._empty_text = _("No log lines yet.")
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=_("filter log lines (Enter keeps, Esc clears)"),
-                    id="logs-filter", classes="filter", cursor_blink=self._cursor_blink)
+                    id="logs-filter", classes="filter")
         view = LogView(highlight=True, id="logs-view")
         view.highlighter = self._highlighter
+        yield Static(self._empty_text, id="logs-empty")
         yield view
         yield Static(id="logs-badge")
 
     def on_mount(self) -> None:
-        self.query_one("#logs-filter").display = False
+        box = self.query_one("#logs-filter", Input)
+        box.display = False
+        box.cursor_blink = self._cursor_blink
         self.set_interval(1 / FLUSH_HZ, self.flush)
         self._update_labels()
 
@@ -135,7 +139,15 @@ class LogsPane(Vertical):
             self._highlighter.styles[name] = TAG_STYLES[i % len(TAG_STYLES)]
         self._highlighter.styles[SYSTEM_NODE] = "bold red"
 
+    def set_empty_text(self, text: str) -> None:
+        """What the pane says while no line has arrived."""
+        self._empty_text = text
+        if self.is_mounted:
+            self.query_one("#logs-empty", Static).update(text)
+
     def add_lines(self, lines: Iterable[LogLine]) -> None:
+        if not self.buffers and self.is_mounted:
+            self.query_one("#logs-empty").display = False
         for line in lines:
             self._seq += 1
             entry = Entry(self._seq, line)
@@ -168,6 +180,7 @@ class LogsPane(Vertical):
         self._stale = False
         self.new_while_paused = 0
         self.view.clear()
+        self.query_one("#logs-empty").display = True
         self._update_labels()
 
     def flush(self) -> None:

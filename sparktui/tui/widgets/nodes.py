@@ -121,9 +121,8 @@ class NodesPane(Vertical):
         return next((n for n in self.health.nodes if n.node == name), None)
 
     def _state(self, nh: NodeHealth | None) -> Text:
-        if nh is None:
-            text = _("not connected") if not self.connected else _("checking…")
-            return Text(text, style="dim")
+        if nh is None:  # the header says why: not connected, or checking
+            return Text("-", style="dim")
         if not nh.reachable:
             return Text(_("unreachable"), style="bold red")
         work = main_workload(nh)

@@ -16,12 +16,17 @@ class PlanPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="plan-text")
 
+    text = ""
+    """What the pane shows, as plain text (for tests and a later copy/save)."""
+
     def show(self, preview: PlanPreview) -> None:
+        self.text = preview.text
         style = "" if preview.ok else "red"
         self.query_one("#plan-text", Static).update(Text(preview.text, style=style))
         self.set_class(not preview.ok, "-error")
         self.scroll_home(animate=False)
 
     def show_note(self, note: str) -> None:
+        self.text = note
         self.query_one("#plan-text", Static).update(Text(note, style="dim"))
         self.remove_class("-error")

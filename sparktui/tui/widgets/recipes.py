@@ -25,7 +25,7 @@ def _prompt(entry: RecipeEntry) -> Group | Text:
     if entry.ok:
         return Group(Text(entry.name, style="bold"), Text(entry.summary(), style="dim"))
     lines = [Text.assemble(("⚠ ", "bold red"), (entry.name, "bold red"))]
-    lines += [Text(short_problem(p), style="red") for p in entry.problems[:3]]
+    lines += [Text(short_problem(p), style="italic") for p in entry.problems[:3]]
     return Group(*lines)
 
 
@@ -42,12 +42,13 @@ class RecipesPane(Vertical):
         self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=_("filter recipes"), id="recipes-filter", classes="filter",
-                    cursor_blink=self._cursor_blink)
+        yield Input(placeholder=_("filter recipes"), id="recipes-filter", classes="filter")
         yield RecipeList(id="recipes-list")
 
     def on_mount(self) -> None:
-        self.query_one("#recipes-filter").display = False
+        box = self.query_one("#recipes-filter", Input)
+        box.display = False
+        box.cursor_blink = self._cursor_blink
 
     @property
     def option_list(self) -> RecipeList:

@@ -1,0 +1,321 @@
+"""The dashboard app: owns the config, the engine and the workers that call it.
+
+* ``MUTATING_ACTIONS`` is the one list of actions that change a cluster; ``check_action``
+  refuses them in ``--watch`` mode, so they are not bound, not in the footer, the help or
+  the command palette. The engine a watch app holds has no mutating method either.
+* Workers (``sparktui.tui.workers``) call the engine and post small messages to the
+  dashboard screen, whose handlers update the panes.
+* Build it with :func:`create_app` (tests pass a fixed clock); ``run_app`` is the CLI's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+
+from sparktui.config import LoadedConfig
+from sparktui.engine.api import ClusterControl, ClusterView
+from sparktui.engine.status import LogLine
+from sparktui.errors import SparkError
+from sparktui.i18n import _
+from sparktui.tui import workers
+from sparktui.tui.commands import SparkCommands
+from sparktui.tui.messages import ClusterFocused, LogBatch
+from sparktui.tui.screens.dashboard import DashboardScreen
+from sparktui.tui.screens.error import ConfigErrorScreen
+from sparktui.tui.screens.help import HelpRow, HelpScreen
+from sparktui.tui.widgets.logs import LogsPane
+
+MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power"})
+"""Actions that change a cluster. Never bound in --watch mode."""
+
+DASHBOARD_ACTIONS = frozenset({"filter", "focus_logs", "focus_pane", "details", "refresh",
+                               *MUTATING_ACTIONS})
+WATCH_HIDDEN_PANES = frozenset({"recipes", "plan"})
+LOG_FLUSH_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class TuiOptions:
+    clock: Callable[[], float] = time.time
+    refresh_seconds: float = 5.0
+    cycle_seconds: float = 20.0  # --watch: next cluster after this long
+    health_timeout: float = 20.0
+    log_lines_per_node: int = 5000
+    cursor_blink: bool = True
+    animations: bool = True
+
+
+class SparkApp(App[int]):
+    TITLE = "sparktui"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {SparkCommands}
+    BINDINGS = [
+        Binding("q", "quit", _("Quit"), id="quit"),
+        Binding("question_mark", "help", _("Help"), id="help"),
+        Binding("slash", "filter", _("Filter"), id="filter"),
+        Binding("l", "focus_logs", _("Logs"), id="logs"),
+        Binding("enter", "details", _("Details"), show=False, id="details"),
+        Binding("r", "refresh", _("Refresh"), id="refresh"),
+        Binding("s", "serve", _("Serve"), id="serve"),
+        Binding("x", "stop", _("Stop"), id="stop"),
+        Binding("e", "exec", _("Exec"), id="exec"),
+        Binding("t", "tmux", _("Tmux"), id="tmux"),
+        Binding("p", "power", _("Power"), id="power"),
+        Binding("colon", "command_palette", _("Commands"), show=False, id="palette"),
+        *(Binding(str(i), f"focus_pane('{name}')", title, show=False, id=f"pane.{name}")
+          for i, (name, title) in enumerate((
+              ("clusters", _("Go to clusters")), ("recipes", _("Go to recipes")),
+              ("nodes", _("Go to nodes")), ("plan", _("Go to plan")),
+              ("logs", _("Go to logs")), ("services", _("Go to services"))), 1)),
+    ]
+
+    def __init__(self, config: LoadedConfig | SparkError, recipes_dir: Path,
+                 engine: ClusterView | ClusterControl | None, *, watch: bool = False,
+                 options: TuiOptions | None = None,
+                 reload_config: Callable[[], LoadedConfig] | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.recipes_dir = recipes_dir
+        self.watch = watch
+        self.options = options or TuiOptions()
+        self.engine: ClusterView | None = workers.for_mode(engine, watch)
+        self.cluster = ""
+        self.action_log: list[str] = []
+        self.dashboard: DashboardScreen | None = None
+        self._reload_config = reload_config
+        self._refresh_timer: Timer | None = None
+        self._log_inbox: list[LogLine] = []
+        if not self.options.animations:
+            self.animation_level = "none"
+
+    # -- screens ----------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        if isinstance(self.config, SparkError):
+            return ConfigErrorScreen(self.config.problems,
+                                     self.reload_config if self._reload_config else None)
+        self.dashboard = self._new_dashboard(self.config)
+        return self.dashboard
+
+    def _new_dashboard(self, config: LoadedConfig) -> DashboardScreen:
+        opts = self.options
+        return DashboardScreen(config, self.recipes_dir, watch=self.watch,
+                               connected=self.engine is not None, clock=opts.clock,
+                               log_lines_per_node=opts.log_lines_per_node,
+                               cursor_blink=opts.cursor_blink,
+                               stale_after=3 * opts.refresh_seconds + opts.health_timeout)
+
+    def reload_config(self) -> None:
+        assert self._reload_config is not None
+        try:
+            self.config = self._reload_config()
+        except SparkError as exc:
+            self.config = exc
+            self.switch_screen(ConfigErrorScreen(exc.problems, self.reload_config))
+            self.notify(_("the config still has problems"), severity="error")
+            return
+        self.dashboard = self._new_dashboard(self.config)
+        self.switch_screen(self.dashboard)
+
+    def on_mount(self) -> None:
+        if self.engine is not None:
+            self.set_interval(LOG_FLUSH_SECONDS, self._drain_logs)
+        if self.watch:
+            self.set_interval(self.options.cycle_seconds, self._cycle_cluster)
+
+    async def on_unmount(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()
+
+    def cluster_names(self) -> list[str]:
+        return [c.name for c in self.dashboard.clusters] if self.dashboard else []
+
+    # -- safety: one place decides what may run -----------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in MUTATING_ACTIONS and self.watch:
+            return False
+        if action in DASHBOARD_ACTIONS and (self.dashboard is None
+                                            or self.dashboard not in self.screen_stack):
+            return False
+        if action == "focus_pane" and self.watch and parameters and \
+                parameters[0] in WATCH_HIDDEN_PANES:
+            return False
+        return True
+
+    # -- the cluster in focus and the workers ----------------------------------------------------
+
+    @on(ClusterFocused)
+    def _on_cluster_focused(self, message: ClusterFocused) -> None:
+        self.focus_cluster(message.cluster)
+
+    def focus_cluster(self, name: str) -> None:
+        """Show a cluster and point the workers at it."""
+        if self.dashboard is None:
+            return
+        self.cluster = name
+        self.dashboard.show_cluster(name)
+        self.dashboard.clusters_pane.select_cluster_line(name)
+        if self.engine is None:
+            return
+        self._log_inbox = inbox = []
+        self.run_worker(workers.follow_logs(self.engine, name, inbox.append), group="logs",
+                        exclusive=True, exit_on_error=False)
+        self.refresh_now()
+
+    def refresh_now(self) -> None:
+        if self.engine is None or not self.cluster:
+            return
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+        self.run_worker(self._refresh(self.engine, self.cluster), group="health",
+                        exclusive=True, exit_on_error=False)
+
+    async def _refresh(self, engine: ClusterView, cluster: str) -> None:
+        """One check, then the next is armed: refreshes never overlap."""
+        message = await workers.fetch_health(engine, cluster, self.options.health_timeout)
+        self._deliver(message)
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+        self._refresh_timer = self.set_timer(self.options.refresh_seconds, self._refresh_due)
+
+    def _refresh_due(self) -> None:
+        if self.screen.is_modal:  # nothing redraws under a modal; check again later
+            self._refresh_timer = self.set_timer(self.options.refresh_seconds,
+                                                 self._refresh_due)
+            return
+        self.refresh_now()
+
+    def _drain_logs(self) -> None:
+        if self._log_inbox:
+            lines = self._log_inbox[:]
+            self._log_inbox.clear()
+            self._deliver(LogBatch(self.cluster, lines))
+
+    def _deliver(self, message: Message) -> None:
+        if self.dashboard is not None:
+            self.dashboard.post_message(message)
+
+    def _cycle_cluster(self) -> None:
+        names = self.cluster_names()
+        if len(names) < 2 or self.screen.is_modal:
+            return
+        at = names.index(self.cluster) if self.cluster in names else -1
+        self.focus_cluster(names[(at + 1) % len(names)])
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.help_rows(), read_only=self.watch))
+
+    def action_filter(self) -> None:
+        if self.dashboard is not None:
+            self.dashboard.open_filter()
+
+    def action_focus_logs(self) -> None:
+        self.action_focus_pane("logs")
+
+    def action_focus_pane(self, name: str) -> None:
+        if self.dashboard is not None:
+            self.dashboard.focus_pane(name)
+
+    def action_details(self) -> None:
+        if self.dashboard is not None:
+            self.dashboard.show_details()
+
+    def action_refresh(self) -> None:
+        self.action_log.append("refresh")
+        if self.dashboard is not None:
+            self.dashboard.reload_recipes()
+        if self.engine is None:
+            self.notify(_("recipes reloaded; not connected to the cluster"), timeout=3)
+        else:
+            self.refresh_now()
+
+    def action_serve(self) -> None:
+        preview = self.dashboard.current_preview() if self.dashboard else None
+        if preview is None or not preview.ok:
+            self.notify(_("pick a recipe whose plan fits this cluster"), severity="warning")
+            return
+        self._mutating("serve")
+
+    def action_stop(self) -> None:
+        self._mutating("stop")
+
+    def action_exec(self) -> None:
+        self._mutating("exec")
+
+    def action_tmux(self) -> None:
+        self._mutating("tmux")
+
+    def action_power(self) -> None:
+        self._mutating("power")
+
+    def _mutating(self, action: str) -> None:
+        """Every mutating action passes here; watch mode never gets this far."""
+        if self.watch or action not in MUTATING_ACTIONS:
+            self.action_log.append(f"refused:{action}")
+            return
+        self.action_log.append(action)
+        if workers.control_of(self.engine) is None:
+            self.notify(_("{action} needs a connected engine").format(action=action),
+                        severity="warning")
+            return
+        # Confirmation modal, fresh health and progress arrive with the engine wiring.
+        self.notify(_("{action} is not wired into the dashboard yet").format(action=action),
+                    severity="warning")
+
+    def help_rows(self) -> list[HelpRow]:
+        rows: list[HelpRow] = []
+        for group, bindings, check in (
+                (_("Dashboard"), self.BINDINGS, True),
+                (_("Logs pane"), LogsPane.BINDINGS, False)):
+            for binding in bindings:
+                assert isinstance(binding, Binding)
+                if check and self._binding_state(binding) is False:
+                    continue
+                rows.append((group, self.get_key_display(binding), binding.description))
+        rows.append((_("More"), "space", _("fold or unfold a cluster")))
+        rows.append((_("More"), self.get_key_display(Binding("ctrl+p", "")),
+                     _("command palette")))
+        return rows
+
+    def _binding_state(self, binding: Binding) -> bool | None:
+        return self._check_action_state(binding.action, self)
+
+
+def create_app(config: LoadedConfig | SparkError, recipes_dir: Path,
+               engine: ClusterView | ClusterControl | None, watch: bool, *,
+               options: TuiOptions | None = None,
+               reload_config: Callable[[], LoadedConfig] | None = None) -> SparkApp:
+    """The app from plain values; tests pass a fixed ``options.clock``."""
+    return SparkApp(config, recipes_dir, engine, watch=watch, options=options,
+                    reload_config=reload_config)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """The CLI's entry: load config and recipes like every command does, then run."""
+    from sparktui.cli.context import config_from, recipes_dir_from
+
+    def load() -> LoadedConfig:
+        return config_from(args)
+
+    try:
+        config: LoadedConfig | SparkError = load()
+    except SparkError as exc:
+        config = exc
+    app = create_app(config, recipes_dir_from(args), engine=None, watch=bool(args.watch),
+                     reload_config=load)
+    app.run()
+    return app.return_code or 0

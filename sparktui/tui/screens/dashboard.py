@@ -1,0 +1,259 @@
+"""The dashboard: panes for clusters, recipes, nodes, plan, logs and services.
+
+This screen owns what is shown (health per cluster, the selected recipe) and updates
+its panes from messages: ``HealthUpdated``/``HealthFailed``/``LogBatch`` from the app's
+workers, and the operator's choices from the panes. It never calls the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from sparktui.config import Cluster, LoadedConfig
+from sparktui.engine.status import ClusterHealth
+from sparktui.i18n import _
+from sparktui.tui.messages import (
+    ClusterFocused,
+    HealthFailed,
+    HealthUpdated,
+    LogBatch,
+    NodeChosen,
+    RecipeChosen,
+    RecipeHighlighted,
+)
+from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
+from sparktui.tui.state import PlanPreview, RecipeEntry, plan_preview, scan_recipes
+from sparktui.tui.widgets.clusters import ClustersPane
+from sparktui.tui.widgets.header import HeaderState, StatusHeader
+from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.widgets.nodes import NodesPane
+from sparktui.tui.widgets.plan import PlanPane
+from sparktui.tui.widgets.recipes import RecipesPane
+from sparktui.tui.widgets.services import ServicesPane
+
+TABS = {"plan": "tab-plan", "logs": "tab-logs", "services": "tab-services"}
+
+
+class DashboardScreen(Screen[None]):
+    def __init__(self, config: LoadedConfig, recipes_dir: Path, *, watch: bool, connected: bool,
+                 clock: Callable[[], float], log_lines_per_node: int, cursor_blink: bool,
+                 stale_after: float) -> None:
+        super().__init__(classes="-watch" if watch else "")
+        self.config = config
+        self.recipes_dir = recipes_dir
+        self.watch = watch
+        self.connected = connected
+        self.clock = clock
+        self.stale_after = stale_after
+        self.clusters: list[Cluster] = list(config.config.clusters)
+        self.cluster = self.clusters[0].name if self.clusters else ""
+        self.health: dict[str, ClusterHealth] = {}
+        self.health_error: dict[str, str] = {}
+        self.recipe: str | None = None
+        self._log_lines_per_node = log_lines_per_node
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(self.clock, id="header")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield ClustersPane(self.clusters, id="clusters", classes="pane")
+                yield RecipesPane(cursor_blink=self._cursor_blink, id="recipes", classes="pane")
+            with Vertical(id="main"):
+                yield NodesPane(self.clock, id="nodes", classes="pane")
+                with TabbedContent(id="tabs", initial="tab-logs" if self.watch else "tab-plan"):
+                    with TabPane(_("4 Plan"), id="tab-plan"):
+                        yield PlanPane(id="plan", classes="pane")
+                    with TabPane(_("5 Logs"), id="tab-logs"):
+                        yield LogsPane(self._log_lines_per_node, cursor_blink=self._cursor_blink,
+                                       id="logs", classes="pane")
+                    with TabPane(_("6 Services"), id="tab-services"):
+                        yield ServicesPane(id="services", classes="pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#clusters").border_title = _("1 Clusters")
+        self.query_one("#recipes").border_title = _("2 Recipes")
+        self.query_one("#nodes").border_title = _("3 Nodes")
+        self.query_one("#logs").border_title = _("Logs")
+        if self.watch:
+            self.query_one(TabbedContent).hide_tab("tab-plan")
+        if not self.connected:
+            self.logs.set_empty_text(_("Not connected. The logs of the cluster's sparktui "
+                                       "containers stream here once the dashboard is "
+                                       "connected to the cluster."))
+        self.reload_recipes()
+        self.show_cluster(self.cluster)
+        self.focus_pane("clusters" if self.watch else "recipes")
+        if self.cluster:
+            self.post_message(ClusterFocused(self.cluster))  # the app starts its workers
+
+    # -- panes ------------------------------------------------------------------------------
+
+    @property
+    def logs(self) -> LogsPane:
+        return self.query_one(LogsPane)
+
+    @property
+    def nodes(self) -> NodesPane:
+        return self.query_one(NodesPane)
+
+    @property
+    def clusters_pane(self) -> ClustersPane:
+        return self.query_one(ClustersPane)
+
+    @property
+    def recipes(self) -> RecipesPane:
+        return self.query_one(RecipesPane)
+
+    @property
+    def plan(self) -> PlanPane:
+        return self.query_one(PlanPane)
+
+    def cluster_config(self, name: str) -> Cluster | None:
+        return next((c for c in self.clusters if c.name == name), None)
+
+    # -- what the app tells the screen -----------------------------------------------------
+
+    def show_cluster(self, name: str) -> None:
+        cluster = self.cluster_config(name)
+        if cluster is None:
+            return
+        changed = name != self.cluster or not self.logs.node_order
+        self.cluster = name
+        self.clusters_pane.set_focused(name)
+        self.nodes.show(cluster, self.health.get(name), self.connected)
+        if changed:
+            self.logs.clear()
+            self.logs.set_nodes(n.name for n in cluster.ranked)
+        self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=name)
+        self._paint_header()
+        self._preview()
+
+    def reload_recipes(self) -> None:
+        entries, problems = scan_recipes(self.recipes_dir)
+        self.recipes.set_entries(entries, problems)
+        self.recipe = self.recipes.selected
+        self._preview()
+
+    def selected_entry(self) -> RecipeEntry | None:
+        return self.recipes.entry(self.recipe)
+
+    def current_preview(self) -> PlanPreview | None:
+        entry = self.selected_entry()
+        return plan_preview(self.config, entry, self.cluster) if entry is not None else None
+
+    def focus_pane(self, name: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        if name in TABS:
+            tabs.active = TABS[name]
+        target: Widget = {
+            "clusters": lambda: self.clusters_pane.tree,
+            "recipes": lambda: self.recipes.option_list,
+            "nodes": lambda: self.nodes.table,
+            "plan": lambda: self.plan,
+            "logs": lambda: self.logs.view,
+            "services": lambda: self.query_one(ServicesPane),
+        }[name]()
+        target.focus()
+
+    def open_filter(self) -> None:
+        """``/``: the logs filter when the logs are in view and focused, else the recipes'."""
+        focused = self.focused
+        in_logs = focused is not None and self.logs in focused.ancestors_with_self
+        if self.watch or in_logs:
+            self.focus_pane("logs")
+            self.logs.open_filter()
+        else:
+            self.recipes.open_filter()
+
+    def show_details(self) -> None:
+        """``enter`` outside a list: details of what the focused pane points at."""
+        focused = self.focused
+        if focused is self.nodes.table and (node := self.nodes.current_node()):
+            self._node_details(self.cluster, node)
+        elif focused is self.recipes.option_list and (entry := self.selected_entry()):
+            self.app.push_screen(DetailsScreen(entry.name, recipe_details(entry)))
+        elif focused is self.clusters_pane.tree and (ref := self.clusters_pane.current()):
+            if ref.node is not None:
+                self._node_details(ref.cluster, ref.node)
+
+    # -- messages ---------------------------------------------------------------------------
+
+    @on(HealthUpdated)
+    def _on_health(self, message: HealthUpdated) -> None:
+        health = message.health
+        self.health[health.cluster] = health
+        self.health_error.pop(health.cluster, None)
+        self.clusters_pane.set_health(health)
+        if health.cluster == self.cluster and (cluster := self.cluster_config(self.cluster)):
+            self.nodes.show(cluster, health, self.connected)
+            self._paint_header()
+
+    @on(HealthFailed)
+    def _on_health_failed(self, message: HealthFailed) -> None:
+        self.health_error[message.cluster] = message.error
+        if message.cluster == self.cluster:
+            self._paint_header()
+
+    @on(LogBatch)
+    def _on_log_batch(self, message: LogBatch) -> None:
+        if message.cluster != self.cluster:
+            return
+        self.logs.add_lines(message.lines)
+        last = {line.node: line.text for line in message.lines if line.node and not line.gap}
+        self.nodes.set_last_lines(last)
+
+    @on(RecipeHighlighted)
+    def _on_recipe_highlighted(self, message: RecipeHighlighted) -> None:
+        self.recipe = message.name
+        self._preview()
+
+    @on(RecipeChosen)
+    def _on_recipe_chosen(self, message: RecipeChosen) -> None:
+        self.recipe = message.name
+        self._preview()
+        self.focus_pane("plan")
+
+    @on(NodeChosen)
+    def _on_node_chosen(self, message: NodeChosen) -> None:
+        self._node_details(message.cluster, message.node)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _node_details(self, cluster_name: str, node_name: str) -> None:
+        cluster = self.cluster_config(cluster_name)
+        node = next((n for n in cluster.nodes if n.name == node_name), None) if cluster else None
+        if node is None:
+            return
+        health = self.health.get(cluster_name)
+        nh = next((n for n in health.nodes if n.node == node_name), None) if health else None
+        body = node_details(self.config.config, cluster_name, node, nh)
+        self.app.push_screen(DetailsScreen(f"{node_name} · {cluster_name}", body))
+
+    def _paint_header(self) -> None:
+        cluster = self.cluster_config(self.cluster)
+        self.query_one(StatusHeader).update_state(HeaderState(
+            cluster=self.cluster, nodes=len(cluster.nodes) if cluster else 0,
+            health=self.health.get(self.cluster), error=self.health_error.get(self.cluster),
+            connected=self.connected, watch=self.watch, stale_after=self.stale_after))
+
+    def _preview(self) -> None:
+        if self.watch:
+            return
+        preview = self.current_preview()
+        if preview is None:
+            self.plan.border_title = _("Plan")
+            self.plan.show_note(_("Pick a recipe to see its launch plan."))
+        else:
+            self.plan.border_title = _("{recipe} on {cluster}").format(recipe=self.recipe,
+                                                                      cluster=self.cluster)
+            self.plan.show(preview)

@@ -1,0 +1,76 @@
+"""The tmux runtime: the engine runs in a tmux session on each host, no container."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+import sys
+import time
+from pathlib import Path
+
+from sparktui.cli import main
+
+FAKE_ENGINE = Path(__file__).resolve().parents[1] / "hosts" / "standin" / "fake_engine.py"
+
+# A host-installed `vllm` for the test nodes: the head serves the fake engine's API on
+# its --port; a --headless worker just prints and waits, like a real worker.
+VLLM = f"""#!{sys.executable}
+import os, sys, time
+args = sys.argv[1:]
+model = args[1] if len(args) > 1 else "model"
+print("INFO vllm stand-in starting on", os.environ.get("SPARKTUI_NODE_NAME"),
+      "VLLM_HOST_IP=" + os.environ.get("VLLM_HOST_IP", ""), flush=True)
+if "--headless" in args:
+    while True:
+        print("INFO worker alive", flush=True)
+        time.sleep(0.5)
+port = args[args.index("--port") + 1]
+os.execv(sys.executable, [sys.executable, {str(FAKE_ENGINE)!r}, "--model", model,
+                          "--port", port])
+"""
+
+
+def test_tmux_runtime_serve_health_logs_stop(site, tmp_path, capsys):
+    s = site(2)
+    vllm = tmp_path / "vllm"
+    vllm.write_text(VLLM)
+    vllm.chmod(vllm.stat().st_mode | stat.S_IEXEC)
+    s.recipe("host", "\n".join([
+        'engine = "vllm"', 'runtime = "tmux"', 'docker_image = "host"', 'model = "org/toy"',
+        "port = 30021", "required_nodes = 2", "tensor_parallel_size = 2",
+        f'entrypoint = ["{vllm}", "serve"]']) + "\n")
+    assert main(s.cli("serve", "host")) == 0, capsys.readouterr().err
+    for node in ("node1", "node2"):
+        sessions = s.hosts.ssh(node, "tmux ls -F '#{session_name}'").stdout.split()
+        assert sessions == ["sparktui-host"]
+        assert s.hosts.recorded_docker(node) == []
+        env = s.hosts.ssh(node, "tmux show-environment -t sparktui-host VLLM_HOST_IP").stdout
+        assert env.strip() == f"VLLM_HOST_IP={s.hosts.node(node).addr}"
+
+    async def look():
+        e = s.engine()
+        try:
+            health = await e.health("test")
+            lines = []
+            stream = e.logs("test", tail=50, follow=True)
+            async for line in stream:
+                lines.append(line)
+                if {x.node for x in lines if "stand-in starting" in x.text} == {"node1", "node2"}:
+                    break
+            await stream.aclose()
+            return health, lines
+        finally:
+            await e.close()
+
+    health, lines = asyncio.run(asyncio.wait_for(look(), 30))
+    assert {w.runtime for w in health.workloads} == {"tmux"}
+    assert {(w.node, w.role) for w in health.workloads} == {("node1", "head"),
+                                                            ("node2", "worker")}
+    assert health.serving and health.nodes[0].engine.models == ["org/toy"]
+    assert any("VLLM_HOST_IP=" in x.text for x in lines)
+
+    assert main(s.cli("stop", "--yes")) == 0
+    time.sleep(0.2)
+    for node in ("node1", "node2"):
+        out = s.hosts.ssh(node, "tmux ls 2>/dev/null; true").stdout
+        assert "sparktui-host" not in out
