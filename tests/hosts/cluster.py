@@ -1,0 +1,276 @@
+"""A simulated cluster of DGX Spark nodes: one real sshd per node on loopback."""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import procs
+from .sshd import SSHD, HostStartError, Node, free_port, keygen
+
+STANDIN_SRC = Path(__file__).resolve().parent / "standin"
+KEEP_ENV = "SPARKTUI_KEEP_TEST_HOSTS"  # set to 1 to keep the temp dir for debugging
+
+_rng = random.SystemRandom()
+_blocks_in_use: set[tuple[int, int]] = set()
+_reaped = False
+
+
+def reap_stale_clusters() -> None:
+    """Clean up clusters whose owning test process died without stop() (e.g. SIGKILL):
+    kill what still runs on them and remove their temp dir. Clusters of live test runs
+    are left alone."""
+    for owner_file in Path("/tmp").glob("sparktui-hosts-*/owner.json"):
+        try:
+            owner = json.loads(owner_file.read_text())
+        except (OSError, ValueError):
+            continue
+        if procs.start_time(owner.get("pid", 0)) == owner.get("start"):
+            continue
+        procs.kill_env_matching("SPARKTUI_NODE_STATE", str(owner_file.parent))
+        shutil.rmtree(owner_file.parent, ignore_errors=True)
+
+
+def _pick_block() -> tuple[int, int]:
+    """A random 127.A.B.0/24 block (A in 100-250) not used by this process yet."""
+    while True:
+        block = (_rng.randint(100, 250), _rng.randint(1, 250))
+        if block not in _blocks_in_use:
+            _blocks_in_use.add(block)
+            return block
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+class TestCluster:
+    """N simulated nodes (node1..nodeN) sharing one user key and one stand-in bin dir."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, n: int = 2, *, images: Any = None) -> None:
+        if not 1 <= n <= 200:
+            raise ValueError("n must be within 1..200")
+        require_sshd()
+        global _reaped
+        if not _reaped:
+            _reaped = True
+            reap_stale_clusters()
+        self.images = images
+        self.root = Path(tempfile.mkdtemp(prefix="sparktui-hosts-", dir="/tmp"))
+        self.user = getpass.getuser()
+        self.key_path = self.root / "id_ed25519"
+        self.authorized_keys = self.root / "authorized_keys"
+        self.known_hosts_path = self.root / "known_hosts"
+        self.bin_dir = self.root / "bin"
+        self._stopped = False
+        self._block = _pick_block()
+        owner = {"pid": os.getpid(), "start": procs.start_time(os.getpid())}
+        (self.root / "owner.json").write_text(json.dumps(owner))
+        keygen(self.key_path, "sparktui-test-user")
+        shutil.copy(self.key_path.with_name("id_ed25519.pub"), self.authorized_keys)
+        self._install_standins()
+        a, b = self._block
+        self.nodes = [Node(self, i, f"127.{a}.{b}.{10 + i}") for i in range(1, n + 1)]
+        for node in self.nodes:
+            node.set_images(self._images_for_node())
+
+    def __repr__(self) -> str:
+        return f"<TestCluster {[n.name for n in self.nodes]} in {self.root}>"
+
+    def __enter__(self) -> TestCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def node(self, name: str) -> Node:
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        raise KeyError(name)
+
+    __getitem__ = node
+
+    def _images_for_node(self) -> dict[str, str | None] | None:
+        if self.images is None:
+            return None
+        if isinstance(self.images, dict):
+            return dict(self.images)
+        return dict.fromkeys(self.images)
+
+    def _install_standins(self) -> None:
+        self.bin_dir.mkdir()
+        for src in STANDIN_SRC.iterdir():
+            if src.name.startswith(".") or src.name == "__pycache__" or not src.is_file():
+                continue
+            text = src.read_text()
+            if not src.name.endswith(".py") and text.startswith("#!"):
+                # run the stand-ins with this interpreter (has the right Python version)
+                text = f"#!{sys.executable}\n" + text.split("\n", 1)[1]
+            dst = self.bin_dir / src.name
+            dst.write_text(text)
+            dst.chmod(0o755)
+        (self.bin_dir / "pkill").symlink_to("pgrep")  # node-scoped pkill (see standin/pgrep)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, timeout: float = 10.0) -> TestCluster:
+        """Start every node's sshd (in parallel) and wait until each sends its banner."""
+        for node in self.nodes:
+            if not node.running:
+                node.port = node.port or free_port(node.addr)
+                node._spawn()
+        for node in self.nodes:
+            try:
+                node.wait_ready(timeout)
+            except HostStartError:
+                node.kill()
+                node.start(timeout)  # retries with another port if it was taken
+        return self
+
+    def stop(self) -> None:
+        """Kill every process of this cluster and remove its temp dir (idempotent)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        for node in self.nodes:
+            with contextlib.suppress(Exception):
+                node.stop()
+        procs.kill_env_matching("SPARKTUI_NODE_STATE", str(self.root))
+        if os.environ.get(KEEP_ENV) != "1":
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def reset(self) -> None:
+        """Back to a fresh state: sshd up and answering, no containers, no recorded
+        calls, no engine/gpu overrides, default images, empty known_hosts file."""
+        for node in self.nodes:
+            node.resume()
+            node.stop_workloads()
+            for p in list(node.state_dir.glob("*.json*")) + list(
+                (node.state_dir / "containers").iterdir()
+            ):
+                p.unlink(missing_ok=True)
+            node.set_images(self._images_for_node())
+        self.known_hosts_path.unlink(missing_ok=True)
+        self.start()
+
+    # ------------------------------------------------------------------ config files
+    def known_hosts_lines(self, nodes: list[Node] | None = None) -> list[str]:
+        return [n.known_hosts_line() for n in (nodes or self.nodes)]
+
+    def write_known_hosts(self, path: str | os.PathLike | None = None) -> Path:
+        """Write every node's current known_hosts line (default: known_hosts_path)."""
+        target = Path(path) if path else self.known_hosts_path
+        target.write_text("".join(line + "\n" for line in self.known_hosts_lines()))
+        return target
+
+    def write_config(
+        self,
+        path: str | os.PathLike,
+        cluster_name: str = "test",
+        nccl: bool = True,
+        extra_toml: str = "",
+        prefill_known_hosts: bool = False,
+    ) -> Path:
+        """Write a sparktui config.toml describing this cluster; returns the path."""
+        if prefill_known_hosts:
+            self.write_known_hosts()
+        lines = [
+            f"ssh_user = {_toml_str(self.user)}",
+            f"ssh_key_path = {_toml_str(str(self.key_path))}",
+            f"known_hosts_path = {_toml_str(str(self.known_hosts_path))}",
+            "",
+            "[[clusters]]",
+            f"name = {_toml_str(cluster_name)}",
+            f"master_ib_ip = {_toml_str(self.nodes[0].addr)}",
+            "nodes = [",
+        ]
+        for rank, n in enumerate(self.nodes):
+            lines.append(
+                f"  {{ name = {_toml_str(n.name)}, ssh_ip = {_toml_str(n.addr)}, "
+                f"ssh_port = {n.port}, ib_ip = {_toml_str(n.addr)}, rank = {rank} }},"
+            )
+        lines.append("]")
+        if nccl:
+            lines += [
+                "",
+                f"[nccl.{_toml_str(cluster_name)}]",
+                'ib_hca = "rocep1s0f0"',
+                'socket_ifname = "lo"',
+                "ib_gid_index = 3",
+                "ib_disable = 0",
+            ]
+        text = "\n".join(lines) + "\n"
+        if extra_toml:
+            text += "\n" + extra_toml.strip("\n") + "\n"
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        return target
+
+    # ------------------------------------------------------------------ helpers
+    def recorded_docker(self, node: Node | str) -> list[list[str]]:
+        node = self.node(node) if isinstance(node, str) else node
+        return node.recorded_docker()
+
+    def ssh_argv(self, node: Node | str, command: str | None = None) -> list[str]:
+        """OpenSSH client argv for node with strict host key checking against a
+        known_hosts file written from the nodes' current keys."""
+        node = self.node(node) if isinstance(node, str) else node
+        kh = self.root / "ssh_client_known_hosts"
+        kh.write_text("".join(line + "\n" for line in self.known_hosts_lines()))
+        argv = [
+            "ssh", "-i", str(self.key_path), "-p", str(node.port),
+            "-o", f"UserKnownHostsFile={kh}", "-o", "GlobalKnownHostsFile=/dev/null",
+            "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
+            "-o", "IdentitiesOnly=yes", "-o", "ConnectTimeout=5", "-o", "LogLevel=ERROR",
+            "-F", "/dev/null", f"{self.user}@{node.addr}",
+        ]  # fmt: skip
+        return [*argv, command] if command is not None else argv
+
+    def ssh(
+        self, node: Node | str, command: str, timeout: float = 30, **kw: Any
+    ) -> subprocess.CompletedProcess:
+        """Run command on node with the OpenSSH client; returns CompletedProcess (text)."""
+        if "input" not in kw:
+            kw.setdefault("stdin", subprocess.DEVNULL)
+        return subprocess.run(
+            self.ssh_argv(node, command), capture_output=True, text=True, timeout=timeout, **kw
+        )
+
+    async def connect(self, node: Node | str, **kw: Any):
+        """asyncssh connection to node (strict host key checking, the cluster's key)."""
+        import asyncssh
+
+        node = self.node(node) if isinstance(node, str) else node
+        known = asyncssh.import_known_hosts("\n".join(self.known_hosts_lines()))
+        kw.setdefault("known_hosts", known)
+        kw.setdefault("client_keys", [str(self.key_path)])
+        kw.setdefault("username", self.user)
+        kw.setdefault("connect_timeout", 5)
+        return await asyncssh.connect(node.addr, node.port, **kw)
+
+
+def require_sshd() -> None:
+    """pytest.skip when OpenSSH's sshd/ssh-keygen are missing (pytest.fail under CI=true)."""
+    missing = [p for p in (SSHD,) if not os.path.exists(p)]
+    missing += [p for p in ("ssh-keygen", "ssh") if shutil.which(p) is None]
+    if not missing:
+        return
+    import pytest
+
+    reason = f"OpenSSH not installed ({', '.join(missing)} missing): apt-get install openssh-server"
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)

@@ -1,0 +1,383 @@
+"""One simulated node: a real OpenSSH sshd on its own loopback address, plus its state."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from . import procs
+
+SSHD = "/usr/sbin/sshd"
+SSH_KEYGEN = "ssh-keygen"
+
+
+class HostStartError(RuntimeError):
+    pass
+
+
+def keygen(path: Path, comment: str) -> None:
+    for p in (path, path.with_name(path.name + ".pub")):
+        p.unlink(missing_ok=True)
+    subprocess.run(
+        [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
+
+
+def free_port(addr: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((addr, 0))
+        return s.getsockname()[1]
+
+
+def image_id_for(ref: str) -> str:
+    return "sha256:" + hashlib.sha256(ref.encode()).hexdigest()
+
+
+def normalize_ref(ref: str) -> str:
+    last = ref.rsplit("/", 1)[-1]
+    return ref if ("@" in ref or ":" in last) else ref + ":latest"
+
+
+class Node:
+    """A simulated DGX Spark node (see README.md for the API)."""
+
+    __test__ = False
+
+    def __init__(self, cluster: Any, index: int, addr: str) -> None:
+        self.cluster = cluster
+        self.index = index
+        self.name = f"node{index}"
+        self.addr = addr
+        self.port = 0
+        self.state_dir = Path(cluster.root) / self.name
+        self.home = self.state_dir / "home"
+        self.host_key_path = self.state_dir / "ssh_host_ed25519_key"
+        self.config_path = self.state_dir / "sshd_config"
+        self.log_path = self.state_dir / "sshd.log"
+        self.proc: subprocess.Popen | None = None
+        self._stopped: list[int] = []
+        self._orphans: list[tuple[int, str | None]] = []
+        for d in (self.home, self.state_dir / "tmux", self.state_dir / "containers"):
+            d.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.state_dir / "tmux", 0o700)
+        keygen(self.host_key_path, f"{self.name}-host")
+        self._write_home()
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name} {self.addr}:{self.port}>"
+
+    # ------------------------------------------------------------------ environment
+    @property
+    def path_env(self) -> str:
+        return f"{self.cluster.bin_dir}:/usr/local/bin:/usr/bin:/bin"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Variables every SSH session on this node gets (via sshd SetEnv)."""
+        return {
+            "PATH": self.path_env,
+            "HOME": str(self.home),
+            "SPARKTUI_NODE_STATE": str(self.state_dir),
+            "SPARKTUI_NODE_ADDR": self.addr,
+            "SPARKTUI_NODE_NAME": self.name,
+            "TMUX_TMPDIR": str(self.state_dir / "tmux"),
+        }
+
+    def _write_home(self) -> None:
+        # Login shells (interactive `ssh host`, tmux windows) run /etc/profile, which on
+        # Debian resets PATH; the per-node ~/.bash_profile and ~/.profile put it back.
+        pw_dir = pwd.getpwuid(os.getuid()).pw_dir
+        rc = f'case "$PWD" in "{pw_dir}") cd "$HOME" ;; esac\n'
+        profile = f'PATH="{self.path_env}"; export PATH\n'
+        (self.home / ".bashrc").write_text(f"# sparktui test host {self.name}\n{rc}")
+        (self.home / ".bash_profile").write_text(profile + '[ -f ~/.bashrc ] && . ~/.bashrc\n')
+        (self.home / ".profile").write_text(profile + rc)
+
+    def _write_sshd_config(self) -> None:
+        setenv = " ".join(f'"{k}={v}"' for k, v in self.env.items())
+        self.config_path.write_text(
+            "\n".join(
+                [
+                    f"ListenAddress {self.addr}:{self.port}",
+                    f"HostKey {self.host_key_path}",
+                    f"PidFile {self.state_dir / 'sshd.pid'}",
+                    f"AuthorizedKeysFile {self.cluster.authorized_keys}",
+                    "PubkeyAuthentication yes",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "UsePAM no",
+                    "StrictModes no",
+                    "PermitRootLogin prohibit-password",
+                    "PermitUserRC no",
+                    "AllowTcpForwarding yes",
+                    "X11Forwarding no",
+                    "PrintMotd no",
+                    "PrintLastLog no",
+                    "UseDNS no",
+                    "AcceptEnv LANG LC_*",
+                    "Subsystem sftp internal-sftp",
+                    "LogLevel ERROR",
+                    f"SetEnv {setenv}",
+                    "",
+                ]
+            )
+        )
+
+    # ------------------------------------------------------------------ keys
+    @property
+    def host_key_pub(self) -> str:
+        """The public host key line ("ssh-ed25519 AAAA... comment")."""
+        return self.host_key_path.with_name(self.host_key_path.name + ".pub").read_text().strip()
+
+    def known_hosts_line(self) -> str:
+        kind, blob = self.host_key_pub.split()[:2]
+        return f"[{self.addr}]:{self.port} {kind} {blob}"
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start sshd (same host key, same port once chosen); no-op if running."""
+        if self.running:
+            return
+        last_err = ""
+        for attempt in range(3):
+            if not self.port or attempt:
+                self.port = free_port(self.addr)
+            self._spawn()
+            try:
+                self.wait_ready(timeout)
+                return
+            except HostStartError as e:
+                last_err = str(e)
+                self._kill_listener()
+                if "Address already in use" not in last_err:
+                    break
+        raise HostStartError(last_err)
+
+    def _spawn(self) -> None:
+        if os.geteuid() == 0:
+            os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
+        self._write_sshd_config()
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [SSHD, "-D", "-e", "-f", str(self.config_path)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                preexec_fn=procs.die_with_parent_preexec(),
+            )
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Poll until sshd sends its banner; raise HostStartError with its log if not."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc is None or self.proc.poll() is not None:
+                break
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection((self.addr, self.port), timeout=0.5) as s,
+            ):
+                if s.recv(64).startswith(b"SSH-"):
+                    s.sendall(b"SSH-2.0-sparktui-probe\r\n")  # polite: quiet sshd log
+                    return
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        log = self.log_path.read_text(errors="replace")[-2000:]
+        rc = None if self.proc is None else self.proc.poll()
+        raise HostStartError(
+            f"sshd for {self.name} on {self.addr}:{self.port} did not come up (rc={rc}):\n{log}"
+        )
+
+    def _kill_listener(self, connections: bool = True) -> None:
+        if self.proc is None:
+            return
+        pids = [self.proc.pid]
+        if connections:
+            pids += procs.descendants(self.proc.pid)
+        else:  # connections live on; remember them so that stop() can end them
+            self._orphans += [(p, procs.start_time(p)) for p in procs.descendants(self.proc.pid)]
+        procs.signal_pids(pids, signal.SIGKILL)
+        procs.signal_pids(pids, signal.SIGCONT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+        procs.wait_dead(pids, 5)
+        self._stopped = []
+
+    def kill(self, connections: bool = True) -> None:
+        """Stop sshd: new connections are refused. With connections=True (default) the
+        established SSH connections (and their sessions' processes) die too, as when a
+        node goes away; with False only the listener stops (like `systemctl stop ssh`)."""
+        self._kill_listener(connections)
+        self.proc = None
+
+    def hang(self) -> None:
+        """SIGSTOP sshd and all its descendants: TCP connects succeed, nothing answers."""
+        if self.proc is not None:
+            self._stopped = procs.signal_tree(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.proc is not None:
+            procs.signal_pids(self._stopped, signal.SIGCONT)
+            procs.signal_tree(self.proc.pid, signal.SIGCONT)
+        self._stopped = []
+
+    def rotate_host_key(self) -> None:
+        """Restart sshd with a fresh host key (same address and port)."""
+        self.kill()
+        keygen(self.host_key_path, f"{self.name}-host-rotated")
+        self.start()
+
+    # ------------------------------------------------------------------ stand-in state
+    def _read_json(self, name: str, default: Any) -> Any:
+        try:
+            return json.loads((self.state_dir / name).read_text())
+        except (OSError, ValueError):
+            return default
+
+    def _write_json(self, name: str, data: Any) -> None:
+        tmp = self.state_dir / f".{name}.tmp"
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, self.state_dir / name)
+
+    def set_images(self, images: dict[str, str | None] | None) -> None:
+        """None: every image is present (permissive). Otherwise exactly these refs."""
+        marker = self.state_dir / "images-any"
+        if images is None:
+            marker.touch()
+            self._write_json("images.json", {})
+        else:
+            marker.unlink(missing_ok=True)
+            self._write_json(
+                "images.json",
+                {normalize_ref(r): i or image_id_for(normalize_ref(r)) for r, i in images.items()},
+            )
+
+    def add_image(self, ref: str, image_id: str | None = None) -> str:
+        ref = normalize_ref(ref)
+        images = self._read_json("images.json", {})
+        images[ref] = image_id or image_id_for(ref)
+        self._write_json("images.json", images)
+        return images[ref]
+
+    def remove_image(self, ref: str) -> None:
+        ref = normalize_ref(ref)
+        images = self._read_json("images.json", {})
+        if (self.state_dir / "images-any").exists():
+            images[ref] = None  # tombstone: absent even in permissive mode
+        else:
+            images.pop(ref, None)
+        self._write_json("images.json", images)
+
+    def set_engine(self, **values: Any) -> None:
+        """Merge values into engine.json (running, waiting, kv, prompt_tps, gen_tps,
+        rps, ttft, tpot, max_model_len); the fake engine re-reads it on each request."""
+        data = self._read_json("engine.json", {})
+        data.update(values)
+        self._write_json("engine.json", data)
+
+    def set_gpu(self, **values: Any) -> None:
+        """Merge into gpu.json: nvidia-smi field names (e.g. **{"utilization.gpu": 90})
+        or fail=True to make nvidia-smi exit 9."""
+        data = self._read_json("gpu.json", {})
+        data.update(values)
+        self._write_json("gpu.json", data)
+
+    def _jsonl(self, name: str) -> list[list[str]]:
+        try:
+            lines = (self.state_dir / name).read_text().splitlines()
+        except OSError:
+            return []
+        return [json.loads(line)["argv"] for line in lines if line.strip()]
+
+    def recorded_docker(self) -> list[list[str]]:
+        """Every docker invocation on this node, as argv lists starting with "docker"."""
+        return self._jsonl("docker-argv.jsonl")
+
+    def recorded_sudo(self) -> list[list[str]]:
+        return self._jsonl("sudo-argv.jsonl")
+
+    def containers(self) -> dict[str, dict]:
+        """Raw container records (containers/<name>.json) keyed by name."""
+        out = {}
+        for p in sorted((self.state_dir / "containers").glob("*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                out[p.stem] = json.loads(p.read_text())
+        return out
+
+    def processes(self, pattern: str = "") -> list[tuple[int, str]]:
+        """(pid, cmdline) of live processes started on this node (through its sshd, its
+        containers, its tmux server) whose command line matches the regex pattern.
+        All nodes share this machine's process table: use this (or the node-scoped
+        pgrep/pkill stand-ins over SSH) rather than a machine-wide pgrep."""
+        rx = re.compile(pattern)
+        out = []
+        for pid in procs.pids_with_env("SPARKTUI_NODE_STATE", str(self.state_dir)):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if procs.is_alive(pid) and rx.search(cmd.strip()):
+                out.append((pid, cmd.strip()))
+        return out
+
+    def run_standin(self, prog: str, *args: str, timeout: float = 30, **kw: Any):
+        """Run a stand-in (docker, nvidia-smi, sudo) locally with this node's env,
+        e.g. to pre-start a container as if left over from an earlier session."""
+        env = {**os.environ, **self.env}
+        return subprocess.run(
+            [str(self.cluster.bin_dir / prog), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=self.home,
+            **kw,
+        )
+
+    # ------------------------------------------------------------------ cleanup
+    def stop_workloads(self) -> None:
+        """Kill this node's containers and tmux server."""
+        self.resume()
+        for rec in self.containers().values():
+            pid = rec.get("pid")
+            if pid and procs.is_alive(pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+        if shutil.which("tmux"):
+            subprocess.run(
+                ["tmux", "-L", "default", "kill-server"],
+                env={**os.environ, "TMUX_TMPDIR": str(self.state_dir / "tmux")},
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=10,
+                check=False,
+            )
+        procs.kill_env_matching("SPARKTUI_NODE_STATE", str(self.state_dir))
+
+    def stop(self) -> None:
+        self.kill(connections=True)
+        orphans = [p for p, t in self._orphans if procs.start_time(p) == t]
+        procs.signal_pids(orphans, signal.SIGKILL)
+        self._orphans = []
+        self.stop_workloads()
+
+
+__all__ = ["SSHD", "HostStartError", "Node", "image_id_for", "keygen", "normalize_ref"]

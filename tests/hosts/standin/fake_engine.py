@@ -1,0 +1,284 @@
+"""Fake OpenAI-compatible inference engine (vLLM/SGLang look-alike), stdlib only.
+
+Values come from $SPARKTUI_NODE_STATE/engine.json, re-read on every request:
+  running, waiting, kv (0..1), prompt_tps, gen_tps, rps (requests/s, default 1 when
+  any token rate is set), ttft, tpot (seconds), max_model_len.
+Counters advance at the given rates over real time; every TTFT/TPOT observation is
+exactly ttft/tpot, so sum/count (mean) equals the set value and histogram quantiles land
+in the bucket holding it.
+
+Run standalone: python fake_engine.py --host 127.0.0.1 --port 8000 --model m [--sglang]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
+                5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0]
+TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0,
+                7.5, 10.0, 20.0, 40.0, 80.0]
+
+
+class Histogram:
+    def __init__(self, buckets: list[float]) -> None:
+        self.buckets = buckets
+        self.counts = [0] * len(buckets)
+        self.count = 0
+        self.sum = 0.0
+        self.pending = 0.0  # fractional observations not yet recorded
+
+    def observe(self, value: float, n: int = 1) -> None:
+        for i, le in enumerate(self.buckets):
+            if value <= le:
+                self.counts[i] += n
+        self.count += n
+        self.sum += value * n
+
+    def add_rate(self, value: float, expected: float) -> None:
+        self.pending += expected
+        whole = math.floor(self.pending)
+        if whole > 0 and value > 0:
+            self.observe(value, whole)
+            self.pending -= whole
+
+
+class EngineState:
+    def __init__(self, model: str, kind: str = "vllm", state_dir: str | None = None,
+                 ready_at: float = 0.0, max_model_len: int = 131072) -> None:
+        self.model = model
+        self.kind = kind
+        self.control = Path(state_dir or os.environ.get("SPARKTUI_NODE_STATE", ".")) / "engine.json"
+        self.ready_at = ready_at
+        self.max_model_len = max_model_len
+        self.lock = threading.Lock()
+        self.prompt = self.gen = self.success = 0.0
+        self.ttft = Histogram(TTFT_BUCKETS)
+        self.tpot = Histogram(TPOT_BUCKETS)
+        self.values: dict = {}
+        self.last = time.monotonic()
+        self.advance()
+
+    def read_control(self) -> dict:
+        try:
+            data = json.loads(self.control.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def advance(self) -> dict:
+        """Integrate counters at the rates in effect since the last call; re-read control."""
+        with self.lock:
+            now = time.monotonic()
+            dt, self.last = now - self.last, now
+            v = self.values
+            self.prompt += float(v.get("prompt_tps", 0)) * dt
+            self.gen += float(v.get("gen_tps", 0)) * dt
+            rps = self._rps(v)
+            self.success += rps * dt
+            self.ttft.add_rate(float(v.get("ttft", 0.1)), rps * dt)
+            self.tpot.add_rate(float(v.get("tpot", 0.02)), float(v.get("gen_tps", 0)) * dt)
+            self.values = self.read_control()
+            return dict(self.values)
+
+    @staticmethod
+    def _rps(v: dict) -> float:
+        default = 1.0 if (v.get("gen_tps") or v.get("prompt_tps")) else 0.0
+        return float(v.get("rps", default))
+
+    def ready(self) -> bool:
+        return time.time() >= self.ready_at
+
+    def record_request(self, prompt_tokens: int, gen_tokens: int) -> None:
+        with self.lock:
+            self.prompt += prompt_tokens
+            self.gen += gen_tokens
+            self.success += 1
+            self.ttft.observe(float(self.values.get("ttft", 0.1)))
+
+    def metrics(self) -> str:
+        v = self.advance()
+        lab = f'model_name="{self.model}"'
+        out: list[str] = []
+
+        def metric(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> None:
+            out.append(f"# HELP {name} {help_}")
+            out.append(f"# TYPE {name} {kind}")
+            out.extend(f"{name}{s} {float(x)!r}" for s, x in samples)
+
+        def hist(name: str, help_: str, h: Histogram) -> None:
+            out.append(f"# HELP {name} {help_}")
+            out.append(f"# TYPE {name} histogram")
+            for le, c in zip(h.buckets, h.counts, strict=True):
+                out.append(f'{name}_bucket{{le="{le}",{lab}}} {float(c)!r}')
+            out.append(f'{name}_bucket{{le="+Inf",{lab}}} {float(h.count)!r}')
+            out.append(f"{name}_count{{{lab}}} {float(h.count)!r}")
+            out.append(f"{name}_sum{{{lab}}} {h.sum!r}")
+
+        running, waiting, kv = v.get("running", 0), v.get("waiting", 0), v.get("kv", 0.0)
+        with self.lock:
+            metric("vllm:num_requests_running", "gauge",
+                   "Number of requests in model execution batches.", [(f"{{{lab}}}", running)])
+            metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be "
+                   "processed.", [(f"{{{lab}}}", waiting)])
+            metric("vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 "
+                   "percent usage.", [(f"{{{lab}}}", kv)])
+            metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent "
+                   "usage.", [(f"{{{lab}}}", kv)])
+            metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.",
+                   [(f"{{{lab}}}", self.prompt)])
+            metric("vllm:generation_tokens_total", "counter", "Number of generation tokens "
+                   "processed.", [(f"{{{lab}}}", self.gen)])
+            metric("vllm:request_success_total", "counter", "Count of successfully processed "
+                   "requests.", [(f'{{finished_reason="stop",{lab}}}', self.success),
+                                 (f'{{finished_reason="length",{lab}}}', 0)])
+            hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in "
+                 "seconds.", self.ttft)
+            hist("vllm:time_per_output_token_seconds", "Histogram of time per output token in "
+                 "seconds.", self.tpot)
+            if self.kind == "sglang":
+                metric("sglang:num_running_reqs", "gauge", "The number of running requests.",
+                       [(f"{{{lab}}}", running)])
+                metric("sglang:num_queue_reqs", "gauge", "The number of requests in the "
+                       "waiting queue.", [(f"{{{lab}}}", waiting)])
+                metric("sglang:token_usage", "gauge", "The token usage.", [(f"{{{lab}}}", kv)])
+                metric("sglang:gen_throughput", "gauge", "The generation throughput "
+                       "(token/s).", [(f"{{{lab}}}", v.get("gen_tps", 0))])
+                metric("sglang:prompt_tokens_total", "counter", "Number of prefill tokens "
+                       "processed.", [(f"{{{lab}}}", self.prompt)])
+                metric("sglang:generation_tokens_total", "counter", "Number of generation "
+                       "tokens processed.", [(f"{{{lab}}}", self.gen)])
+                hist("sglang:time_to_first_token_seconds", "Histogram of time to first token "
+                     "in seconds.", self.ttft)
+        return "\n".join(out) + "\n"
+
+
+def make_handler(state: EngineState, log: Callable[[str], None]):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "uvicorn"
+        sys_version = ""
+
+        def log_message(self, format: str, *args) -> None:
+            pass
+
+        def _send(self, code: int, body: bytes, ctype: str = "application/json") -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            if os.environ.get("STANDIN_ACCESS_LOG", "1") != "0":
+                phrase = self.responses.get(code, ("",))[0]
+                log(f'INFO:     {self.client_address[0]}:{self.client_address[1]} - '
+                    f'"{self.command} {self.path} HTTP/1.1" {code} {phrase}')
+
+        def _json(self, code: int, obj) -> None:
+            self._send(code, json.dumps(obj).encode())
+
+        def _not_ready(self) -> bool:
+            if state.ready():
+                return False
+            self._json(503, {"object": "error", "message": "Model is loading", "code": 503})
+            return True
+
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0]
+            if path == "/metrics":
+                self._send(200, state.metrics().encode(), "text/plain; version=0.0.4")
+            elif path in ("/health", "/ping"):
+                if not self._not_ready():
+                    self._send(200, b"")
+            elif path == "/v1/models":
+                if not self._not_ready():
+                    owner = "sglang" if state.kind == "sglang" else "vllm"
+                    self._json(200, {"object": "list", "data": [{
+                        "id": state.model, "object": "model", "created": int(time.time()),
+                        "owned_by": owner, "root": state.model, "parent": None,
+                        "max_model_len": state.max_model_len}]})
+            elif path == "/version":
+                self._json(200, {"version": "0.10.1.1"})
+            else:
+                self._json(404, {"detail": "Not Found"})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                req = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                self._json(400, {"object": "error", "message": "invalid JSON", "code": 400})
+                return
+            path = self.path.split("?")[0]
+            if path not in ("/v1/completions", "/v1/chat/completions"):
+                self._json(404, {"detail": "Not Found"})
+                return
+            if self._not_ready():
+                return
+            chat = path.endswith("chat/completions")
+            text = req.get("prompt") if not chat else json.dumps(req.get("messages", ""))
+            n_prompt = max(1, len(str(text).split()))
+            state.record_request(n_prompt, 1)
+            rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex
+            choice = ({"index": 0, "message": {"role": "assistant", "content": "Hello"},
+                       "finish_reason": "length"} if chat else
+                      {"index": 0, "text": " Hello", "logprobs": None, "finish_reason": "length"})
+            usage = {"prompt_tokens": n_prompt, "completion_tokens": 1,
+                     "total_tokens": n_prompt + 1}
+            obj = {"id": rid, "object": "chat.completion" if chat else "text_completion",
+                   "created": int(time.time()), "model": state.model, "choices": [choice],
+                   "usage": usage}
+            if not req.get("stream"):
+                self._json(200, obj)
+                return
+            if chat:
+                choice["delta"] = choice.pop("message")
+            obj["object"] = "chat.completion.chunk" if chat else "text_completion"
+            body = f"data: {json.dumps(obj)}\n\ndata: [DONE]\n\n".encode()
+            self._send(200, body, "text/event-stream")
+
+        do_HEAD = do_GET
+
+    return Handler
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def serve(host: str, port: int, state: EngineState, log: Callable[[str], None] = print
+          ) -> Server:
+    """Bind (raises OSError if the port is taken) and serve in a daemon thread."""
+    server = Server((host, port), make_handler(state, log))
+    threading.Thread(target=server.serve_forever, daemon=True, name="fake-engine").start()
+    return server
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--host", default=os.environ.get("SPARKTUI_NODE_ADDR", "127.0.0.1"))
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--model", default="standin-model")
+    ap.add_argument("--sglang", action="store_true")
+    ap.add_argument("--state-dir")
+    ap.add_argument("--ready-after", type=float, default=0.0)
+    a = ap.parse_args()
+    st = EngineState(a.model, "sglang" if a.sglang else "vllm", a.state_dir,
+                     time.time() + a.ready_after)
+    serve(a.host, a.port, st, lambda line: print(line, flush=True))
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
