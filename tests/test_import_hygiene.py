@@ -1,0 +1,155 @@
+"""The headless path stays headless, and every layer imports only the layers above it.
+
+Like Harlequin's ``hsql`` test: run ``plan`` in a fresh interpreter and look at
+``sys.modules``. Then read every source file's imports (lazy ones inside functions
+included) and check the direction of the flow: config -> plan -> engine -> tui/cli.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from plan_support import EXAMPLE_CONFIG, RECIPES, REPO, subprocess_env
+
+PACKAGE = REPO / "sparktui"
+
+
+def modules_after(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; it leaves its result in ``result``."""
+    wrapper = code + "\nimport json, sys\nprint(json.dumps({'result': result, " \
+                     "'modules': sorted(sys.modules)}))\n"
+    proc = subprocess.run([sys.executable, "-c", wrapper], cwd=REPO, env=subprocess_env(),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def _loaded(modules: list[str], name: str) -> list[str]:
+    return [m for m in modules if m == name or m.startswith(name + ".")]
+
+
+def test_plan_command_never_imports_textual() -> None:
+    data = modules_after(f"""
+import io, contextlib
+import sparktui.cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = sparktui.cli.main(["--config", {str(EXAMPLE_CONFIG)!r}, "--recipes",
+                              {str(RECIPES)!r}, "plan", "glm-4.5-air-mtp", "-f", "json"])
+result = [code, json.loads(out.getvalue())["recipe"]] if code == 0 else [code, None]
+""".replace("json.loads", "__import__('json').loads"))
+    assert data["result"] == [0, "glm-4.5-air-mtp"]
+    modules = data["modules"]
+    assert "sparktui.plan" in modules  # the plan really was built
+    assert _loaded(modules, "textual") == []
+    assert _loaded(modules, "sparktui.tui") == []
+
+
+def test_plan_text_and_sh_never_import_textual() -> None:
+    data = modules_after(f"""
+import io, contextlib
+import sparktui.cli
+codes = []
+for fmt in ("text", "sh"):
+    with contextlib.redirect_stdout(io.StringIO()):
+        codes.append(sparktui.cli.main(["--config", {str(EXAMPLE_CONFIG)!r}, "--recipes",
+                                        {str(RECIPES)!r}, "plan", "qwen3-235b-2node", "-f", fmt]))
+result = codes
+""")
+    assert data["result"] == [0, 0]
+    assert _loaded(data["modules"], "textual") == []
+
+
+@pytest.mark.parametrize("package", ["sparktui.config", "sparktui.plan",
+                                     "sparktui.plan.render", "sparktui.plan.hf"])
+def test_pure_layers_import_no_side_effects(package: str) -> None:
+    data = modules_after(f"import {package}\nresult = {package!r}")
+    modules = data["modules"]
+    assert package in modules
+    for forbidden in ("asyncssh", "textual", "sparktui.engine", "sparktui.tui", "httpx"):
+        assert _loaded(modules, forbidden) == [], forbidden
+
+
+# -- static: the direction of imports, file by file ------------------------------------------
+
+LAYERS = ("config", "plan", "engine", "tui", "cli")
+FORBIDDEN = {
+    "config": {"plan", "engine", "tui", "cli"},
+    "plan": {"engine", "tui", "cli"},
+    "engine": {"tui", "cli"},
+}
+BASE_MODULES = ("errors", "i18n", "resources")  # shared by all; they import no layer
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, text: str | None = None) -> set[str]:
+    """Every module a file imports, anywhere in it, with relative imports resolved."""
+    source = path.read_text(encoding="utf-8") if text is None else text
+    tree = ast.parse(source, filename=str(path))
+    package = module_name(path) if path.name == "__init__.py" else \
+        module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[0] == "sparktui":
+        return parts[1]
+    return None
+
+
+def source_files(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_direction(layer: str) -> None:
+    files = source_files(layer)
+    assert files, f"no sources under sparktui/{layer}"
+    offences = []
+    for path in files:
+        for module in imports_of(path):
+            if layer_of(module) in FORBIDDEN[layer]:
+                offences.append(f"{path.relative_to(REPO)} imports {module}")
+    assert offences == []
+
+
+def test_base_modules_import_no_layer() -> None:
+    for name in BASE_MODULES:
+        path = PACKAGE / f"{name}.py"
+        bad = [m for m in imports_of(path) if layer_of(m) in LAYERS]
+        assert bad == [], f"{name}.py imports {bad}"
+
+
+def test_static_check_sees_relative_and_lazy_imports() -> None:
+    """The checker itself: lazy and relative imports of forbidden layers are caught."""
+    pretend = PACKAGE / "plan" / "render" / "probe.py"
+    source = "def f():\n    from ...engine import transport\n    import sparktui.tui.app\n"
+    found = imports_of(pretend, source)
+    assert "sparktui.engine.transport" in found
+    assert "sparktui.tui.app" in found
+    assert {layer_of(m) for m in found} & FORBIDDEN["plan"] == {"engine", "tui"}
