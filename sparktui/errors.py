@@ -35,6 +35,7 @@ MESSAGES: dict[str, str] = {
     "mods_script": N_("mods run inside the container: use a command, not a host script"),
     "recipe_name_key": N_("'name' comes from the recipe's folder and cannot be set here"),
     "mount_alias_and_repo": N_("a mount takes either alias/host or repo, not both"),
+    "mount_host_relative": N_("mount host path '{host}' must be absolute or start with ~/"),
     "mount_no_source": N_("a mount needs 'alias', 'host' or 'repo'"),
     "mount_repo_fields": N_("'{field}' does not apply to an HF repo reference (repo/subfolder/container)"),
     "mount_unknown_alias": N_("mount alias '{alias}' is not in [mount_aliases] and the mount has no 'host'"),

@@ -221,3 +221,20 @@ def test_mods_run_on_every_node(tmp_path: Path) -> None:
         assert "pip install x" in script
         assert script.splitlines()[-1].startswith("exec vllm serve org/model")
     assert "--headless" in script_of(plan.nodes[1].launch)
+
+
+def test_relative_mount_host_is_an_error_naming_the_line(tmp_path):
+    from sparktui.config import load_config as _load_config
+    from sparktui.config import load_recipe as _load_recipe
+    from sparktui.errors import SparkError
+    from sparktui.plan import build_plan
+
+    recipe = tmp_path / "rel" / "recipe.toml"
+    recipe.parent.mkdir()
+    text = ('engine = "vllm"\ndocker_image = "i"\nmodel = "m"\n\n[[extra_mounts]]\n'
+            'host = "data/cache"\ncontainer = "/c"\n')
+    recipe.write_text(text)
+    with pytest.raises(SparkError) as err:
+        build_plan(_load_config(None), _load_recipe(recipe))
+    message = err.value.render()
+    assert f"{recipe}:6: extra_mounts[0].host" in message and "data/cache" in message

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
 from plan_support import DUO, VLLM_MIN, make_plan
 
 from sparktui.plan import HfRef
@@ -282,3 +283,18 @@ def test_tmux_default_entrypoint_and_mods(tmp_path: Path) -> None:
     command, _ = split_tmux(launch[launch.index("--") + 1:])
     assert len(command) == 3 and command[:2] == ["sh", "-c"]
     assert command[2].splitlines()[-1].startswith("exec vllm serve")
+
+
+@pytest.mark.parametrize("arg", ["--master_addr=1.2.3.4", "--master-a", "--tensor_parallel_size",
+                                 "--node-r=1", "--headl"])
+def test_underscored_and_abbreviated_owned_flags_are_refused(arg):
+    from sparktui.plan.engines import engine_for
+
+    assert engine_for("vllm").owned_flag_in(arg) is not None
+
+
+@pytest.mark.parametrize("arg", ["--max-model-len", "--served-model-name", "-q", "--h", "--"])
+def test_other_flags_pass(arg):
+    from sparktui.plan.engines import engine_for
+
+    assert engine_for("vllm").owned_flag_in(arg) is None

@@ -123,7 +123,13 @@ def _mounts(cfg: Config, rec: Recipe, source: SourceRef) -> tuple[list[MountPlan
             problems.append(source.problem("mount_unknown_alias", ("extra_mounts", i, "alias"),
                                            alias=mount.alias))
             continue
-        mounts.append(MountPlan(cfg.expand_home(host), mount.container, bool(mount.read_only)))
+        host = cfg.expand_home(host)
+        if not host.startswith("/"):
+            # docker would take a relative path for a named volume and fail at start.
+            problems.append(source.problem("mount_host_relative",
+                                           ("extra_mounts", i, "host"), host=host))
+            continue
+        mounts.append(MountPlan(host, mount.container, bool(mount.read_only)))
         if mount.env:
             injected[mount.env] = mount.container
     if problems:

@@ -53,8 +53,10 @@ def _by_name(config: Config, name: str) -> Cluster:
 
 
 def _auto(config: Config, recipe: Recipe) -> Cluster:
+    # Only a multi-node run needs the fabric settings of an [nccl] entry.
     fitting = [c for c in config.clusters
-               if c.name in config.nccl and len(c.nodes) >= nodes_needed(recipe, c)]
+               if len(c.nodes) >= (need := nodes_needed(recipe, c))
+               and (need == 1 or c.name in config.nccl)]
     if not fitting:
         # The smallest requirement over all clusters is what to report.
         need = min(nodes_needed(recipe, c) for c in config.clusters)

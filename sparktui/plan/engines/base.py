@@ -49,5 +49,13 @@ class Engine:
         return [*entrypoint, *self.model_args(ctx.recipe), *self.flags(ctx), *ctx.recipe.args]
 
     def owned_flag_in(self, arg: str) -> str | None:
+        """The owned flag ``arg`` sets, also when spelled with ``_`` or abbreviated,
+        both of which the engines' argument parsers accept."""
         flag = arg.split("=", 1)[0]
-        return flag if flag in self.owned_flags else None
+        if flag in self.owned_flags:
+            return flag
+        if not flag.startswith("--") or len(flag) < 4:
+            return None
+        dashed = "--" + flag[2:].replace("_", "-")
+        matches = sorted(f for f in self.owned_flags if f.startswith(dashed))
+        return matches[0] if matches else None

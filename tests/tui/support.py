@@ -1,0 +1,132 @@
+"""Deterministic dashboards: the example config, the shipped recipes, a fixed clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sparktui.config import LoadedConfig, load_config
+from sparktui.engine.status import (
+    ClusterHealth,
+    EngineStatus,
+    LogLine,
+    NodeHealth,
+    Workload,
+)
+from sparktui.errors import SparkError
+from sparktui.tui.app import SparkApp, TuiOptions, create_app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_CONFIG = REPO / "examples" / "config.toml"
+RECIPES = REPO / "recipes"
+NOW = 1_750_000_000.0  # 2025-06-15T15:06:40Z
+
+
+def fixed_clock() -> float:
+    return NOW
+
+
+def make_app(*, watch: bool = False, config: LoadedConfig | SparkError | None = None,
+             recipes_dir: Path = RECIPES, engine=None, **options) -> SparkApp:
+    loaded = load_config(EXAMPLE_CONFIG) if config is None else config
+    opts = TuiOptions(clock=fixed_clock, cursor_blink=False, animations=False, **options)
+    return create_app(loaded, recipes_dir, engine, watch, options=opts)
+
+
+def serving_health(cluster: str = "2nodes") -> ClusterHealth:
+    """spark1 heads qwen3-235b-2node (ready, 2 running, 1 waiting), spark2 is its worker."""
+    def work(node: str, rank: int, role: str) -> Workload:
+        return Workload(name="sparktui-qwen3-235b-2node", recipe="qwen3-235b-2node",
+                        cluster=cluster, node=node, rank=rank, role=role, runtime="docker",
+                        state="running", status="Up 2 hours", port=30000,
+                        image="nvcr.io/nvidia/vllm:25.10-py3",
+                        started_at="2025-06-15T12:51:40.123456789Z")
+    engine = EngineStatus(health_ok=True, ready=True, models=["qwen3-235b"], running=2,
+                          waiting=1, kv_cache=0.31)
+    return ClusterHealth(cluster=cluster, checked_at=NOW - 4, nodes=[
+        NodeHealth("spark1", True, latency_ms=1.2, workloads=[work("spark1", 0, "head")],
+                   engine=engine),
+        NodeHealth("spark2", True, latency_ms=1.4, workloads=[work("spark2", 1, "worker")]),
+    ])
+
+
+def split_health(cluster: str = "2nodes") -> ClusterHealth:
+    """spark1 up with an exited container, spark2 unreachable."""
+    exited = Workload(name="sparktui-qwen3-235b-2node", recipe="qwen3-235b-2node",
+                      cluster=cluster, node="spark1", rank=0, role="head", runtime="docker",
+                      state="exited", status="Exited (137) 5 minutes ago", exit_code=137)
+    return ClusterHealth(cluster=cluster, checked_at=NOW - 4, nodes=[
+        NodeHealth("spark1", True, latency_ms=1.0, workloads=[exited]),
+        NodeHealth("spark2", False, error="ssh: connection refused"),
+    ])
+
+
+def two_node_lines(count: int = 12) -> list[LogLine]:
+    lines = []
+    for i in range(count):
+        node = "spark1" if i % 2 == 0 else "spark2"
+        lines.append(LogLine(node, f"INFO 06-15 15:06:{i:02d} [loader.py:{100 + i}] "
+                                   f"loading safetensors shard {i + 1}/{count}"))
+    lines.insert(5, LogLine("spark2", "\x1b[1;33mWARNING\x1b[0m NCCL_IB_GID_INDEX is set"))
+    lines.append(LogLine("spark1", "", gap=True))
+    lines.append(LogLine("spark1", "INFO Application startup complete."))
+    return lines
+
+
+BROKEN_RECIPE = """\
+description = "a recipe with a typo in its engine"
+engine = "tensorrt"
+docker_image = "nvcr.io/nvidia/vllm:25.10-py3"
+model = "nvidia/Qwen3-235B-A22B-FP4"
+"""
+
+
+class RecordingEngine:
+    """A stand-in engine that records every call. Only the watch-mode and worker tests use
+    it, to prove which engine methods the dashboard calls (and that it never overlaps)."""
+
+    def __init__(self, health_delay: float = 0.0) -> None:
+        self.calls: list[tuple[str, ...]] = []
+        self.health_delay = health_delay
+        self.active = 0
+        self.max_active = 0
+
+    async def health(self, cluster: str) -> ClusterHealth:
+        import asyncio
+
+        self.calls.append(("health", cluster))
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        try:
+            await asyncio.sleep(self.health_delay)
+        finally:
+            self.active -= 1
+        return serving_health(cluster) if cluster == "2nodes" else ClusterHealth(cluster, [], NOW)
+
+    def logs(self, cluster: str, *, node=None, recipe=None, tail=200, follow=True):
+        import asyncio
+
+        self.calls.append(("logs", cluster))
+
+        async def stream():
+            yield LogLine("spark1", f"hello from {cluster}")
+            yield LogLine("spark2", f"hello again from {cluster}")
+            await asyncio.Event().wait()
+
+        return stream()
+
+    async def close(self) -> None:
+        self.calls.append(("close",))
+
+    async def serve(self, plan, progress):
+        self.calls.append(("serve",))
+
+    async def stop(self, cluster, progress, *, recipe=None):
+        self.calls.append(("stop",))
+
+    async def exec(self, cluster, command, *, node=None):
+        self.calls.append(("exec",))
+        return []
+
+    @property
+    def mutating_calls(self) -> list[tuple[str, ...]]:
+        return [c for c in self.calls if c[0] in ("serve", "stop", "exec")]

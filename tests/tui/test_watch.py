@@ -1,0 +1,143 @@
+"""--watch has no path to a mutating action: not bound, not shown, not in the palette."""
+
+from __future__ import annotations
+
+from textual.command import CommandList, CommandPalette
+from textual.screen import ModalScreen
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
+
+from sparktui.tui.app import MUTATING_ACTIONS, SparkApp
+from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.workers import ReadOnlyView
+from tui.support import RecordingEngine, make_app
+
+
+def _every_key(app: SparkApp) -> list[str]:
+    keys = [b.key for b in [*app.BINDINGS, *LogsPane.BINDINGS]]  # type: ignore[union-attr]
+    keys += ["s", "x", "e", "t", "p", "enter", "space", "ctrl+d", "d", "k", "S", "X"]
+    return [k for k in dict.fromkeys(keys) if k != "q"]
+
+
+async def _back_to_dashboard(pilot) -> None:
+    app = pilot.app
+    for _ in range(3):
+        if isinstance(app.screen, ModalScreen) or isinstance(app.focused, Input):
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+async def test_watch_mode_runs_no_mutating_action():
+    engine = RecordingEngine()
+    app = make_app(watch=True, engine=engine)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.engine, ReadOnlyView)
+        for name in ("serve", "stop", "exec"):
+            assert not hasattr(app.engine, name)
+        for action in MUTATING_ACTIONS:
+            assert app.check_action(action, ()) is False
+        for pane in ("1", "3", "5"):  # each key from the tree, the table and the logs
+            for key in _every_key(app):
+                await pilot.press(pane)
+                await pilot.press(key)
+                await pilot.pause()
+                await _back_to_dashboard(pilot)
+        await pilot.pause()
+        assert "refresh" in app.action_log  # the log records what ran...
+        assert not set(app.action_log) & MUTATING_ACTIONS  # ...and nothing mutating did
+        assert not any(entry.startswith("refused:") for entry in app.action_log)
+        assert engine.mutating_calls == []
+        assert {c[0] for c in engine.calls} <= {"health", "logs"}
+
+
+async def test_watch_mode_ignores_direct_calls_to_mutating_actions():
+    """Defense in depth: even a direct call (not through a key) refuses."""
+    app = make_app(watch=True, engine=RecordingEngine())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for action in sorted(MUTATING_ACTIONS):
+            await app.run_action(action)  # refused by check_action
+            app._mutating(action)  # refused inside
+        assert not set(app.action_log) & MUTATING_ACTIONS
+
+
+def _footer_actions(app: SparkApp) -> set[str]:
+    return {key.action for key in app.screen.query(FooterKey)}
+
+
+async def test_watch_footer_shows_no_mutating_binding():
+    app = make_app(watch=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        for pane in ("1", "3", "5", "6"):
+            await pilot.press(pane)
+            await pilot.pause()
+            actions = _footer_actions(app)
+            assert actions, "the footer lists something"
+            assert not actions & MUTATING_ACTIONS
+
+
+async def test_normal_footer_shows_mutating_bindings():
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.pause()
+        assert _footer_actions(app) >= MUTATING_ACTIONS
+
+
+async def _palette_titles(pilot, query: str = "") -> list[str]:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.2)
+    assert isinstance(pilot.app.screen, CommandPalette)
+    if query:
+        await pilot.press(*query)
+    await pilot.pause(0.5)
+    commands = pilot.app.screen.query_one(CommandList)
+    titles = [str(commands.get_option_at_index(i).prompt)
+              for i in range(commands.option_count)]
+    await pilot.press("escape")
+    await pilot.pause()
+    return titles
+
+
+TITLES = {"Serve", "Stop", "Exec", "Tmux attach", "Power"}
+
+
+async def test_watch_palette_lists_no_mutating_action():
+    app = make_app(watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        discovered = await _palette_titles(pilot)
+        assert any("Refresh" in t for t in discovered)
+        assert not any(t in TITLES or t.startswith(tuple(TITLES)) for t in discovered)
+        for query in ("serve", "stop", "exec", "tmux", "power"):
+            found = await _palette_titles(pilot, query)
+            assert not any(title.split("\n")[0] in TITLES for title in found), (query, found)
+
+
+async def test_normal_palette_lists_mutating_actions():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        found = await _palette_titles(pilot, "serve")
+        assert any(title.split("\n")[0] == "Serve" for title in found), found
+
+
+async def test_watch_help_lists_no_mutating_key():
+    app = make_app(watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        descriptions = {row[2] for row in app.help_rows()}
+        assert not descriptions & {"Serve", "Stop", "Exec", "Tmux", "Power"}
+        assert "Refresh" in descriptions
+
+
+async def test_watch_cycles_clusters():
+    app = make_app(watch=True, cycle_seconds=0.2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        seen = {app.cluster}
+        for _ in range(10):
+            await pilot.pause(0.1)
+            seen.add(app.cluster)
+        assert seen == {"2nodes", "2nodes-b", "4nodes-switch"}
+        assert app.dashboard is not None and app.dashboard.cluster == app.cluster
