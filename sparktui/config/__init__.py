@@ -1,21 +1,30 @@
-"""Config and recipes: pydantic models, TOML loading, file:line errors."""
+"""Config and recipes: pydantic models, TOML loading, file:line errors.
 
-from sparktui.config.loader import (
-    LOCAL_CLUSTER,
-    LoadedConfig,
-    LoadedRecipe,
-    find_config,
-    find_recipe,
-    list_recipes,
-    load_config,
-    load_recipe,
-    recipe_dirs,
-)
-from sparktui.config.models import Cluster, Config, Nccl, Node
-from sparktui.config.recipe import Mount, Recipe
+Names load on first use (PEP 562) so that path discovery alone never imports
+pydantic: the cached ``plan`` path depends on it.
+"""
 
-__all__ = [
-    "LOCAL_CLUSTER", "Cluster", "Config", "LoadedConfig", "LoadedRecipe", "Mount", "Nccl",
-    "Node", "Recipe", "find_config", "find_recipe", "list_recipes", "load_config",
-    "load_recipe", "recipe_dirs",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "LOCAL_CLUSTER": "loader", "LoadedConfig": "loader", "LoadedRecipe": "loader",
+    "load_config": "loader", "load_recipe": "loader", "builtin_config": "loader",
+    "find_config": "discovery", "find_recipe": "discovery", "list_recipes": "discovery",
+    "recipe_dirs": "discovery", "config_candidates": "discovery",
+    "Cluster": "models", "Config": "models", "Nccl": "models", "Node": "models",
+    "Mount": "recipe", "Recipe": "recipe",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sparktui.config' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"sparktui.config.{module}"), name)
+    globals()[name] = value
+    return value
