@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -75,10 +75,9 @@ def load_rec(tmp_path: Path, text: str, name: str = "demo") -> LoadedRecipe:
     return load_recipe(recipe_file(tmp_path, text, name))
 
 
-def make_plan(tmp_path: Path, config_text: str, recipe_text: str, cluster: str | None = None,
-              hf_paths: Mapping[str, Mapping[str, str]] | None = None) -> LaunchPlan:
-    return build_plan(load_cfg(tmp_path, config_text), load_rec(tmp_path, recipe_text),
-                      cluster, hf_paths=hf_paths)
+def make_plan(tmp_path: Path, config_text: str, recipe_text: str,
+              cluster: str | None = None) -> LaunchPlan:
+    return build_plan(load_cfg(tmp_path, config_text), load_rec(tmp_path, recipe_text), cluster)
 
 
 def line_of(text: str, needle: str, occurrence: int = 1) -> int:

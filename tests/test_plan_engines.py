@@ -178,8 +178,8 @@ def test_hf_paths_substitute_per_node(tmp_path: Path) -> None:
                                 "snapshots/aaa/mtp"},
              "beta": {"draft": "/root/.cache/huggingface/hub/models--org--Draft-MTP/"
                                "snapshots/bbb/mtp"}}
-    plan = make_plan(tmp_path, DUO, HF, hf_paths=paths)
-    for node in plan.nodes:
+    plan = make_plan(tmp_path, DUO, HF)
+    for node in (hfpaths.substitute(n, paths[n.name]) for n in plan.nodes):
         want = paths[node.name]["draft"]
         assert f'{{"model": "{want}"}}' in node.launch
         assert node.env["DRAFT_DIR"] == want
@@ -188,9 +188,17 @@ def test_hf_paths_substitute_per_node(tmp_path: Path) -> None:
 
 
 def test_hf_paths_for_one_node_leave_the_other(tmp_path: Path) -> None:
-    plan = make_plan(tmp_path, DUO, HF, hf_paths={"beta": {"draft": "/x"}})
-    assert plan.node("alpha").env["DRAFT_DIR"] == "{{draft}}"
-    assert plan.node("beta").env["DRAFT_DIR"] == "/x"
+    plan = make_plan(tmp_path, DUO, HF)
+    resolved = {"beta": {"draft": "/x"}}
+    nodes = {n.name: hfpaths.substitute(n, resolved.get(n.name, {})) for n in plan.nodes}
+    assert nodes["alpha"].env["DRAFT_DIR"] == "{{draft}}"
+    assert nodes["beta"].env["DRAFT_DIR"] == "/x"
+
+
+def test_only_plain_paths_are_substituted() -> None:
+    assert hfpaths.safe_path("/root/.cache/huggingface/hub/models--a--b/snapshots/0f/mtp")
+    assert not hfpaths.safe_path("/x'; rm -rf / #")
+    assert not hfpaths.safe_path("/x y")
 
 
 def test_hf_path_helpers() -> None:

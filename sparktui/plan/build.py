@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from sparktui.config.loader import LoadedConfig, LoadedRecipe
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
-from sparktui.config.validation import PLACEHOLDER
 from sparktui.errors import Problem, SparkError
 from sparktui.plan.cluster import (
     check_fits,
@@ -27,13 +24,14 @@ from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
 from sparktui.plan.model import HEAD, WORKER, HfRef, HookStep, LaunchPlan, MountPlan, NodePlan
 
-HfPaths = Mapping[str, Mapping[str, str]]
-"""Per node name: placeholder -> resolved container path (filled at serve time)."""
 
+def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
+               cluster: str | None = None) -> LaunchPlan:
+    """The whole launch, node by node; raises SparkError with file:line on bad input.
 
-def build_plan(config: LoadedConfig, recipe: LoadedRecipe, cluster: str | None = None,
-               hf_paths: HfPaths | None = None) -> LaunchPlan:
-    """The whole launch, node by node; raises SparkError with file:line on bad input."""
+    HF references stay ``{{placeholder}}``: serve resolves them per node
+    (``sparktui.plan.hf.substitute``).
+    """
     cfg, rec = config.config, recipe.recipe
     engine = engine_for(rec.engine)
     _check_args(engine, rec, recipe.source)
@@ -45,7 +43,7 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe, cluster: str | None =
     cluster_hooks = [_step(h, "cluster") for h in _cluster_hooks(cfg, chosen.name)]
     nodes = []
     for node in chosen.ranked[:nnodes]:
-        ctx = EngineContext(recipe=_resolved(rec, (hf_paths or {}).get(node.name)),
+        ctx = EngineContext(recipe=rec,
                             nnodes=nnodes, rank=node.rank, master_ip=chosen.master_ip,
                             node_ip=node.fabric_ip, pipeline_parallel_size=pp)
         nodes.append(_node_plan(cfg, chosen, node, engine, ctx, mounts, injected,
@@ -135,15 +133,3 @@ def _mounts(cfg: Config, rec: Recipe, source: SourceRef) -> tuple[list[MountPlan
     if problems:
         raise SparkError(problems)
     return mounts, injected
-
-
-def _resolved(rec: Recipe, paths: Mapping[str, str] | None) -> Recipe:
-    """Replace ``{{placeholder}}`` in args and env; unresolved ones stay for display."""
-    if not paths:
-        return rec
-
-    def sub(text: str) -> str:
-        return PLACEHOLDER.sub(lambda m: paths.get(m.group(1), m.group(0)), text)
-
-    return rec.model_copy(update={"args": [sub(a) for a in rec.args],
-                                  "env": {k: sub(v) for k, v in rec.env.items()}})
