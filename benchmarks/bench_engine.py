@@ -139,7 +139,7 @@ def bench_logs(lines: int) -> None:
             started = time.perf_counter()
             mark = 100_000
             async for batch in node_logs(transport, workload, tail=10 ** 9, follow=False):
-                count += len(batch)
+                count += len(batch.lines)
                 if count >= mark:
                     mark += 100_000
                     rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

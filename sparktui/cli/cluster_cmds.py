@@ -157,9 +157,9 @@ def run_logs(args: argparse.Namespace) -> int:
         gap = "-- " + _("stream interrupted; reconnecting") + " --"
         try:
             async for batch in stream:
-                sys.stdout.write("".join(
-                    f"{line.node:<{width}} | {gap if line.gap and not line.text else line.text}\n"
-                    for line in batch))
+                prefix = f"{batch.node:<{width}} | "
+                texts = batch.lines if not batch.gap else [*batch.lines, gap]
+                sys.stdout.write("".join(prefix + text + "\n" for text in texts))
                 sys.stdout.flush()
         finally:
             await stream.aclose()

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sparktui.engine.status import ClusterHealth, LogLine
+from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
 from sparktui.plan.model import LaunchPlan
 
 
@@ -53,7 +53,7 @@ class ClusterView(Protocol):
              tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]: ...
 
     def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[list[LogLine]]: ...
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]: ...
 
     async def close(self) -> None: ...
 

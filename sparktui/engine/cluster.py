@@ -18,7 +18,7 @@ from sparktui.engine.health import node_health
 from sparktui.engine.hostkeys import known_hosts_path
 from sparktui.engine.logs import merge, node_logs
 from sparktui.engine.serve import Serve, StepFailed, run_hook
-from sparktui.engine.status import ClusterHealth, LogLine, NodeHealth, Workload
+from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
 from sparktui.engine.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.workloads import DISCOVER, parse_discovery, remove_command
 from sparktui.plan.model import HookStep, LaunchPlan
@@ -73,20 +73,22 @@ class ClusterEngine:
         batches = self.log_batches(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
         try:
             async for batch in batches:
-                for line in batch:
-                    yield line
+                if batch.gap:
+                    yield LogLine(batch.node, batch.lines[0] if batch.lines else "", gap=True)
+                for text in () if batch.gap else batch.lines:
+                    yield LogLine(batch.node, text)
         finally:
             await batches.aclose()
 
     async def log_batches(self, cluster: str, *, node: str | None = None,
                           recipe: str | None = None, tail: int = 200,
-                          follow: bool = True) -> AsyncIterator[list[LogLine]]:
+                          follow: bool = True) -> AsyncIterator[LogBatch]:
         health = await self.health(cluster)
         wanted = [w for w in health.workloads
                   if (node is None or w.node == node) and (recipe is None or w.recipe == recipe)]
         for row in health.nodes:
             if not row.reachable and (node is None or row.node == node):
-                yield [LogLine(row.node, f"unreachable: {row.error}", gap=True)]
+                yield LogBatch(row.node, [f"unreachable: {row.error}"], gap=True)
         by_name = {n.name: n for n in self._nodes(cluster)}
         streams = []
         for workload in wanted:
@@ -198,7 +200,7 @@ class ClusterWatcher:
         return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
 
     def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[list[LogLine]]:
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
         return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
                                         follow=follow)
 

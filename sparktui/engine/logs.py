@@ -11,7 +11,7 @@ import contextlib
 import shlex
 from collections.abc import AsyncIterator
 
-from sparktui.engine.status import LogLine, Workload
+from sparktui.engine.status import LogBatch, Workload
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.plan.container import tmux_log_path
 
@@ -33,7 +33,7 @@ def logs_command(workload: Workload, tail: int, follow: bool) -> str:
 
 
 async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,
-                    follow: bool = True, is_running=None) -> AsyncIterator[list[LogLine]]:
+                    follow: bool = True, is_running=None) -> AsyncIterator[LogBatch]:
     """Batches of one workload's lines; with ``follow``, reconnects until it ends."""
     node = transport.node.name
     attempt = 0
@@ -49,7 +49,7 @@ async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200
             try:
                 async for texts in stream.chunks():
                     got_lines = True
-                    yield [LogLine(node, text) for text in texts]
+                    yield LogBatch(node, texts)
             except (OSError, NodeError, ConnectionError):
                 pass
             finally:
@@ -61,18 +61,17 @@ async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200
             return
         if got_lines:
             attempt = 0
-        yield [LogLine(node, "", gap=True)]
+        yield LogBatch(node, [], gap=True)
         await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
         attempt += 1
 
 
-async def merge(iterators: list[AsyncIterator[list[LogLine]]]
-                ) -> AsyncIterator[list[LogLine]]:
+async def merge(iterators: list[AsyncIterator[LogBatch]]) -> AsyncIterator[LogBatch]:
     """Interleave several node streams batch by batch; closing this closes them all."""
     queue: asyncio.Queue = asyncio.Queue(maxsize=64)
     done = object()
 
-    async def pump(iterator: AsyncIterator[list[LogLine]]) -> None:
+    async def pump(iterator: AsyncIterator[LogBatch]) -> None:
         try:
             async for line in iterator:
                 await queue.put(line)

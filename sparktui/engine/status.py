@@ -107,3 +107,14 @@ class LogLine(NamedTuple):
     node: str
     text: str
     gap: bool = False  # a marker: the stream dropped and reconnected here
+
+
+class LogBatch(NamedTuple):
+    """Lines that arrived together from one node: the unit log streams move in.
+
+    One tuple per batch instead of one per line keeps a flood cheap to carry.
+    """
+
+    node: str
+    lines: list[str]
+    gap: bool = False  # the stream dropped and reconnected here (``lines`` is empty)
