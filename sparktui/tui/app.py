@@ -11,9 +11,9 @@
 from __future__ import annotations
 
 import argparse
-import time
+import asyncio
+import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
@@ -31,29 +31,18 @@ from sparktui.i18n import _
 from sparktui.tui import workers
 from sparktui.tui.commands import SparkCommands
 from sparktui.tui.messages import ClusterFocused, LogBatch
+from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.error import ConfigErrorScreen
-from sparktui.tui.screens.help import HelpRow, HelpScreen
-from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.screens.help import HelpScreen, help_rows
 
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
-DASHBOARD_ACTIONS = frozenset({"filter", "focus_logs", "focus_pane", "details", "refresh",
-                               *MUTATING_ACTIONS})
-WATCH_HIDDEN_PANES = frozenset({"recipes", "plan"})
+DASHBOARD_ACTIONS = frozenset({"refresh", *MUTATING_ACTIONS})
+"""App actions that need the dashboard (not the config error screen)."""
 LOG_FLUSH_SECONDS = 0.05
-
-
-@dataclass(frozen=True)
-class TuiOptions:
-    clock: Callable[[], float] = time.time
-    refresh_seconds: float = 5.0
-    cycle_seconds: float = 20.0  # --watch: next cluster after this long
-    health_timeout: float = 20.0
-    log_lines_per_node: int = 5000
-    cursor_blink: bool = True
-    animations: bool = True
+ENGINE_CLOSE_SECONDS = 5.0
 
 
 class SparkApp(App[int]):
@@ -63,21 +52,15 @@ class SparkApp(App[int]):
     BINDINGS = [
         Binding("q", "quit", _("Quit"), id="quit"),
         Binding("question_mark", "help", _("Help"), id="help"),
-        Binding("slash", "filter", _("Filter"), id="filter"),
-        Binding("l", "focus_logs", _("Logs"), id="logs"),
-        Binding("enter", "details", _("Details"), show=False, id="details"),
         Binding("r", "refresh", _("Refresh"), id="refresh"),
         Binding("s", "serve", _("Serve"), id="serve"),
         Binding("x", "stop", _("Stop"), id="stop"),
         Binding("e", "exec", _("Exec"), id="exec"),
         Binding("t", "tmux", _("Tmux"), id="tmux"),
         Binding("p", "power", _("Power"), id="power"),
-        Binding("colon", "command_palette", _("Commands"), show=False, id="palette"),
-        *(Binding(str(i), f"focus_pane('{name}')", title, show=False, id=f"pane.{name}")
-          for i, (name, title) in enumerate((
-              ("clusters", _("Go to clusters")), ("recipes", _("Go to recipes")),
-              ("nodes", _("Go to nodes")), ("plan", _("Go to plan")),
-              ("logs", _("Go to logs")), ("services", _("Go to services"))), 1)),
+        Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
+                id="palette"),
+        Binding("colon", "command_palette", _("Commands"), show=False, id="palette.colon"),
     ]
 
     def __init__(self, config: LoadedConfig | SparkError, recipes_dir: Path,
@@ -101,7 +84,7 @@ class SparkApp(App[int]):
 
     # -- screens ----------------------------------------------------------------------------
 
-    def get_default_screen(self) -> Screen:
+    def _first_screen(self) -> Screen:
         if isinstance(self.config, SparkError):
             return ConfigErrorScreen(self.config.problems,
                                      self.reload_config if self._reload_config else None)
@@ -109,12 +92,8 @@ class SparkApp(App[int]):
         return self.dashboard
 
     def _new_dashboard(self, config: LoadedConfig) -> DashboardScreen:
-        opts = self.options
         return DashboardScreen(config, self.recipes_dir, watch=self.watch,
-                               connected=self.engine is not None, clock=opts.clock,
-                               log_lines_per_node=opts.log_lines_per_node,
-                               cursor_blink=opts.cursor_blink,
-                               stale_after=3 * opts.refresh_seconds + opts.health_timeout)
+                               connected=self.engine is not None, options=self.options)
 
     def reload_config(self) -> None:
         assert self._reload_config is not None
@@ -129,6 +108,8 @@ class SparkApp(App[int]):
         self.switch_screen(self.dashboard)
 
     def on_mount(self) -> None:
+        # Pushed over the (blank) default screen so a config reload can switch_screen it.
+        self.push_screen(self._first_screen())
         if self.engine is not None:
             self.set_interval(LOG_FLUSH_SECONDS, self._drain_logs)
         if self.watch:
@@ -136,7 +117,8 @@ class SparkApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.engine is not None:
-            await self.engine.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.engine.close(), ENGINE_CLOSE_SECONDS)
 
     def cluster_names(self) -> list[str]:
         return [c.name for c in self.dashboard.clusters] if self.dashboard else []
@@ -146,13 +128,8 @@ class SparkApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.watch:
             return False
-        if action in DASHBOARD_ACTIONS and (self.dashboard is None
-                                            or self.dashboard not in self.screen_stack):
-            return False
-        if action == "focus_pane" and self.watch and parameters and \
-                parameters[0] in WATCH_HIDDEN_PANES:
-            return False
-        return True
+        return not (action in DASHBOARD_ACTIONS and (self.dashboard is None
+                                                     or self.dashboard not in self.screen_stack))
 
     # -- the cluster in focus and the workers ----------------------------------------------------
 
@@ -191,6 +168,8 @@ class SparkApp(App[int]):
         self._refresh_timer = self.set_timer(self.options.refresh_seconds, self._refresh_due)
 
     def _refresh_due(self) -> None:
+        if not self.screen_stack:  # shutting down
+            return
         if self.screen.is_modal:  # nothing redraws under a modal; check again later
             self._refresh_timer = self.set_timer(self.options.refresh_seconds,
                                                  self._refresh_due)
@@ -209,7 +188,7 @@ class SparkApp(App[int]):
 
     def _cycle_cluster(self) -> None:
         names = self.cluster_names()
-        if len(names) < 2 or self.screen.is_modal:
+        if len(names) < 2 or not self.screen_stack or self.screen.is_modal:
             return
         at = names.index(self.cluster) if self.cluster in names else -1
         self.focus_cluster(names[(at + 1) % len(names)])
@@ -217,22 +196,7 @@ class SparkApp(App[int]):
     # -- actions ----------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.help_rows(), read_only=self.watch))
-
-    def action_filter(self) -> None:
-        if self.dashboard is not None:
-            self.dashboard.open_filter()
-
-    def action_focus_logs(self) -> None:
-        self.action_focus_pane("logs")
-
-    def action_focus_pane(self, name: str) -> None:
-        if self.dashboard is not None:
-            self.dashboard.focus_pane(name)
-
-    def action_details(self) -> None:
-        if self.dashboard is not None:
-            self.dashboard.show_details()
+        self.push_screen(HelpScreen(help_rows(self, self.dashboard), read_only=self.watch))
 
     def action_refresh(self) -> None:
         self.action_log.append("refresh")
@@ -275,24 +239,6 @@ class SparkApp(App[int]):
         # Confirmation modal, fresh health and progress arrive with the engine wiring.
         self.notify(_("{action} is not wired into the dashboard yet").format(action=action),
                     severity="warning")
-
-    def help_rows(self) -> list[HelpRow]:
-        rows: list[HelpRow] = []
-        for group, bindings, check in (
-                (_("Dashboard"), self.BINDINGS, True),
-                (_("Logs pane"), LogsPane.BINDINGS, False)):
-            for binding in bindings:
-                assert isinstance(binding, Binding)
-                if check and self._binding_state(binding) is False:
-                    continue
-                rows.append((group, self.get_key_display(binding), binding.description))
-        rows.append((_("More"), "space", _("fold or unfold a cluster")))
-        rows.append((_("More"), self.get_key_display(Binding("ctrl+p", "")),
-                     _("command palette")))
-        return rows
-
-    def _binding_state(self, binding: Binding) -> bool | None:
-        return self._check_action_state(binding.action, self)
 
 
 def create_app(config: LoadedConfig | SparkError, recipes_dir: Path,

@@ -52,9 +52,12 @@ class SparkCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
         app = self.spark
         for action, params, title, help_text in ENTRIES:
-            if app.check_action(action, params) is False:
+            # cluster actions live on the app, moving around on the dashboard screen
+            target = app if hasattr(app, f"action_{action}") else app.dashboard
+            if target is None or target.check_action(action, params) is False:
                 continue
-            yield _(title), _(help_text), partial(app.run_action, action_string(action, params))
+            yield _(title), _(help_text), partial(app.run_action,
+                                                  action_string(action, params), target)
         for name in app.cluster_names():
             yield (_("Cluster: {name}").format(name=name), _("show this cluster"),
                    partial(app.focus_cluster, name))

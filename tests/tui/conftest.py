@@ -6,8 +6,17 @@ from pathlib import Path
 
 import pytest
 
+from sparktui.i18n import install
 from sparktui.tui.app import SparkApp
 from tui.support import BROKEN_RECIPE, RECIPES, make_app
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Runtime strings in English whatever language an earlier test installed."""
+    install("en")
+    yield
+    install("en")
 
 
 @pytest.fixture

@@ -130,3 +130,13 @@ class RecordingEngine:
     @property
     def mutating_calls(self) -> list[tuple[str, ...]]:
         return [c for c in self.calls if c[0] in ("serve", "stop", "exec")]
+
+
+async def wait_for(pilot, predicate, timeout: float = 5.0) -> None:
+    """Pause until ``predicate()`` holds: timers and workers run late on a busy machine."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await pilot.pause(0.05)

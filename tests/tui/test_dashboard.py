@@ -15,7 +15,14 @@ from sparktui.tui.messages import HealthFailed, HealthUpdated
 from sparktui.tui.screens.details import DetailsScreen
 from sparktui.tui.screens.error import ConfigErrorScreen
 from sparktui.tui.screens.help import HelpScreen
-from tui.support import EXAMPLE_CONFIG, RECIPES, RecordingEngine, make_app, serving_health
+from tui.support import (
+    EXAMPLE_CONFIG,
+    RECIPES,
+    RecordingEngine,
+    make_app,
+    serving_health,
+    wait_for,
+)
 
 
 def _plan_text(app: SparkApp) -> str:
@@ -190,9 +197,7 @@ async def test_refresh_worker_polls_without_overlap():
     engine = RecordingEngine(health_delay=0.15)
     app = make_app(engine=engine, refresh_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(1.0)
-        checks = [c for c in engine.calls if c[0] == "health"]
-        assert len(checks) >= 3
+        await wait_for(pilot, lambda: sum(c[0] == "health" for c in engine.calls) >= 3)
         assert engine.max_active == 1  # re-armed after each check: never two at once
         assert app.dashboard.health["2nodes"].serving
         await pilot.press("r")  # a manual refresh cancels the pending one, no overlap
@@ -204,28 +209,27 @@ async def test_no_refresh_while_a_modal_is_open():
     engine = RecordingEngine()
     app = make_app(engine=engine, refresh_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: len(engine.calls) >= 2)
         await pilot.press("question_mark")
         await pilot.pause(0.1)
         before = len(engine.calls)
         await pilot.pause(0.5)
         assert len(engine.calls) == before
         await pilot.press("escape")
-        await pilot.pause(0.3)
-        assert len(engine.calls) > before
+        await wait_for(pilot, lambda: len(engine.calls) > before)
 
 
 async def test_log_worker_feeds_the_logs_pane():
     engine = RecordingEngine()
     app = make_app(engine=engine)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
         logs = app.dashboard.logs
+        await wait_for(pilot, lambda: len(logs.lines()) == 2)
         assert [line.text for line in logs.lines()] == ["hello from 2nodes",
                                                         "hello again from 2nodes"]
         assert app.dashboard.nodes.last_lines["spark2"] == "hello again from 2nodes"
         app.focus_cluster("2nodes-b")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: len(logs.lines()) == 2 and "b" in logs.lines()[0].text)
         assert [line.text for line in logs.lines()] == ["hello from 2nodes-b",
                                                         "hello again from 2nodes-b"]
         assert ("logs", "2nodes-b") in engine.calls

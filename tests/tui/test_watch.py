@@ -8,13 +8,16 @@ from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
 from sparktui.tui.app import MUTATING_ACTIONS, SparkApp
+from sparktui.tui.screens.dashboard import DashboardScreen
+from sparktui.tui.screens.help import help_rows
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.workers import ReadOnlyView
-from tui.support import RecordingEngine, make_app
+from tui.support import RecordingEngine, make_app, wait_for
 
 
 def _every_key(app: SparkApp) -> list[str]:
-    keys = [b.key for b in [*app.BINDINGS, *LogsPane.BINDINGS]]  # type: ignore[union-attr]
+    bindings = [*app.BINDINGS, *DashboardScreen.BINDINGS, *LogsPane.BINDINGS]
+    keys = [b.key for b in bindings]  # type: ignore[union-attr]
     keys += ["s", "x", "e", "t", "p", "enter", "space", "ctrl+d", "d", "k", "S", "X"]
     return [k for k in dict.fromkeys(keys) if k != "q"]
 
@@ -24,7 +27,6 @@ async def _back_to_dashboard(pilot) -> None:
     for _ in range(3):
         if isinstance(app.screen, ModalScreen) or isinstance(app.focused, Input):
             await pilot.press("escape")
-            await pilot.pause()
 
 
 async def test_watch_mode_runs_no_mutating_action():
@@ -37,12 +39,12 @@ async def test_watch_mode_runs_no_mutating_action():
             assert not hasattr(app.engine, name)
         for action in MUTATING_ACTIONS:
             assert app.check_action(action, ()) is False
-        for pane in ("1", "3", "5"):  # each key from the tree, the table and the logs
-            for key in _every_key(app):
-                await pilot.press(pane)
-                await pilot.press(key)
-                await pilot.pause()
-                await _back_to_dashboard(pilot)
+        panes = ("1", "3", "5")  # the tree, the nodes table, the logs
+        presses = [(panes[i % 3], key) for i, key in enumerate(_every_key(app))]
+        presses += [(pane, key) for pane in panes for key in ("s", "x", "e", "t", "p")]
+        for pane, key in presses:
+            await pilot.press(pane, key)
+            await _back_to_dashboard(pilot)
         await pilot.pause()
         assert "refresh" in app.action_log  # the log records what ran...
         assert not set(app.action_log) & MUTATING_ACTIONS  # ...and nothing mutating did
@@ -126,9 +128,9 @@ async def test_watch_help_lists_no_mutating_key():
     app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        descriptions = {row[2] for row in app.help_rows()}
+        descriptions = {row[2] for row in help_rows(app, app.dashboard)}
         assert not descriptions & {"Serve", "Stop", "Exec", "Tmux", "Power"}
-        assert "Refresh" in descriptions
+        assert {"Refresh", "Filter", "clusters, nodes, logs, services"} <= descriptions
 
 
 async def test_watch_cycles_clusters():
@@ -136,8 +138,26 @@ async def test_watch_cycles_clusters():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         seen = {app.cluster}
-        for _ in range(10):
-            await pilot.pause(0.1)
+
+        def all_seen() -> bool:
             seen.add(app.cluster)
-        assert seen == {"2nodes", "2nodes-b", "4nodes-switch"}
+            return seen == {"2nodes", "2nodes-b", "4nodes-switch"}
+
+        await wait_for(pilot, all_seen)
         assert app.dashboard is not None and app.dashboard.cluster == app.cluster
+
+
+async def test_palette_runs_pane_and_app_commands():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"go to logs")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is app.dashboard.logs.view
+        await pilot.press("ctrl+p", *"refresh")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.action_log == ["refresh"]

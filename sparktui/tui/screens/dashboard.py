@@ -7,11 +7,11 @@ workers, and the operator's choices from the panes. It never calls the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
@@ -19,7 +19,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from sparktui.config import Cluster, LoadedConfig
 from sparktui.engine.status import ClusterHealth
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
 from sparktui.tui.messages import (
     ClusterFocused,
     HealthFailed,
@@ -29,6 +29,7 @@ from sparktui.tui.messages import (
     RecipeChosen,
     RecipeHighlighted,
 )
+from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
 from sparktui.tui.state import PlanPreview, RecipeEntry, plan_preview, scan_recipes
 from sparktui.tui.widgets.clusters import ClustersPane
@@ -40,26 +41,38 @@ from sparktui.tui.widgets.recipes import RecipesPane
 from sparktui.tui.widgets.services import ServicesPane
 
 TABS = {"plan": "tab-plan", "logs": "tab-logs", "services": "tab-services"}
+PANES = {"clusters": N_("clusters"), "recipes": N_("recipes"), "nodes": N_("nodes"),  # 1-6
+         "plan": N_("plan"), "logs": N_("logs"), "services": N_("services")}
+WATCH_HIDDEN_PANES = frozenset({"recipes", "plan"})
 
 
 class DashboardScreen(Screen[None]):
+    """Keys that only move around live here; keys that act on a cluster live on the app."""
+
+    BINDINGS = [
+        Binding("slash", "filter", _("Filter"), id="filter"),
+        Binding("l", "focus_logs", _("Logs"), id="logs"),
+        Binding("enter", "details", _("Details"), show=False, id="details"),
+        *(Binding(str(i), f"focus_pane('{name}')", _(title), show=False, id=f"pane.{name}")
+          for i, (name, title) in enumerate(PANES.items(), 1)),
+    ]
+
     def __init__(self, config: LoadedConfig, recipes_dir: Path, *, watch: bool, connected: bool,
-                 clock: Callable[[], float], log_lines_per_node: int, cursor_blink: bool,
-                 stale_after: float) -> None:
+                 options: TuiOptions) -> None:
         super().__init__(classes="-watch" if watch else "")
         self.config = config
         self.recipes_dir = recipes_dir
         self.watch = watch
         self.connected = connected
-        self.clock = clock
-        self.stale_after = stale_after
+        self.clock = options.clock
+        self.stale_after = options.stale_after
         self.clusters: list[Cluster] = list(config.config.clusters)
         self.cluster = self.clusters[0].name if self.clusters else ""
         self.health: dict[str, ClusterHealth] = {}
         self.health_error: dict[str, str] = {}
         self.recipe: str | None = None
-        self._log_lines_per_node = log_lines_per_node
-        self._cursor_blink = cursor_blink
+        self._log_lines_per_node = options.log_lines_per_node
+        self._cursor_blink = options.cursor_blink
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(self.clock, id="header")
@@ -96,6 +109,22 @@ class DashboardScreen(Screen[None]):
         if self.cluster:
             self.post_message(ClusterFocused(self.cluster))  # the app starts its workers
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "focus_pane" and self.watch and parameters
+                    and parameters[0] in WATCH_HIDDEN_PANES)
+
+    def action_focus_pane(self, name: str) -> None:
+        self.focus_pane(name)
+
+    def action_focus_logs(self) -> None:
+        self.focus_pane("logs")
+
+    def action_filter(self) -> None:
+        self.open_filter()
+
+    def action_details(self) -> None:
+        self.show_details()
+
     # -- panes ------------------------------------------------------------------------------
 
     @property
@@ -130,7 +159,7 @@ class DashboardScreen(Screen[None]):
         changed = name != self.cluster or not self.logs.node_order
         self.cluster = name
         self.clusters_pane.set_focused(name)
-        self.nodes.show(cluster, self.health.get(name), self.connected)
+        self.nodes.show(cluster, self.health.get(name))
         if changed:
             self.logs.clear()
             self.logs.set_nodes(n.name for n in cluster.ranked)
@@ -182,9 +211,9 @@ class DashboardScreen(Screen[None]):
             self._node_details(self.cluster, node)
         elif focused is self.recipes.option_list and (entry := self.selected_entry()):
             self.app.push_screen(DetailsScreen(entry.name, recipe_details(entry)))
-        elif focused is self.clusters_pane.tree and (ref := self.clusters_pane.current()):
-            if ref.node is not None:
-                self._node_details(ref.cluster, ref.node)
+        elif focused is self.clusters_pane.tree and (ref := self.clusters_pane.current()) \
+                and ref.node is not None:
+            self._node_details(ref.cluster, ref.node)
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -195,7 +224,7 @@ class DashboardScreen(Screen[None]):
         self.health_error.pop(health.cluster, None)
         self.clusters_pane.set_health(health)
         if health.cluster == self.cluster and (cluster := self.cluster_config(self.cluster)):
-            self.nodes.show(cluster, health, self.connected)
+            self.nodes.show(cluster, health)
             self._paint_header()
 
     @on(HealthFailed)

@@ -3,19 +3,52 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sparktui.i18n import _
+from sparktui.tui.widgets.logs import LogsPane
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.screen import Screen
 
 HelpRow = tuple[str, str, str]
 """(group, keys, description)"""
+
+
+def help_rows(app: App, screen: Screen | None) -> list[HelpRow]:
+    """Keys enabled now (each node's ``check_action``): the app's, the screen's, the logs'.
+
+    Keys for the same action share a row (``^p :``; ``1 3 5 6`` for the panes).
+    """
+    rows: list[HelpRow] = []
+    groups: list[tuple[str, DOMNode | None, list[BindingType]]] = [
+        (_("Actions"), app, app.BINDINGS),
+        (_("Panes"), screen, screen.BINDINGS if screen is not None else []),
+        (_("Logs pane"), None, LogsPane.BINDINGS)]
+    for group, node, bindings in groups:
+        merged: dict[str, tuple[list[str], list[str]]] = {}
+        for binding in bindings:
+            assert isinstance(binding, Binding)
+            if node is not None and app._check_action_state(binding.action, node) is False:
+                continue
+            keys, descriptions = merged.setdefault(binding.action.split("(")[0], ([], []))
+            keys.append(app.get_key_display(binding))
+            descriptions.append(binding.description)
+        for keys, descriptions in merged.values():
+            text = descriptions[0] if len(set(descriptions)) == 1 else ", ".join(descriptions)
+            rows.append((group, " ".join(keys), text))
+    rows.append((_("More"), "space", _("fold or unfold a cluster")))
+    return rows
 
 
 def help_table(rows: Iterable[HelpRow]) -> Table:

@@ -111,8 +111,10 @@ class LogsPane(Vertical):
         self._empty_text = _("No log lines yet.")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=_("filter log lines (Enter keeps, Esc clears)"),
+        box = Input(placeholder=_("filter log lines (Enter keeps, Esc clears)"),
                     id="logs-filter", classes="filter")
+        box.display = False
+        yield box
         view = LogView(highlight=True, id="logs-view")
         view.highlighter = self._highlighter
         yield Static(self._empty_text, id="logs-empty")
@@ -120,9 +122,7 @@ class LogsPane(Vertical):
         yield Static(id="logs-badge")
 
     def on_mount(self) -> None:
-        box = self.query_one("#logs-filter", Input)
-        box.display = False
-        box.cursor_blink = self._cursor_blink
+        self.query_one("#logs-filter", Input).cursor_blink = self._cursor_blink
         self.set_interval(1 / FLUSH_HZ, self.flush)
         self._update_labels()
 

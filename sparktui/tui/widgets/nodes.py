@@ -40,10 +40,10 @@ class NodesPane(Vertical):
         self.clock = clock
         self.cluster: Cluster | None = None
         self.health: ClusterHealth | None = None
-        self.connected = False
         self.last_lines: dict[str, str] = {}
         self._log_column: ColumnKey | None = None
         self._room = 10
+        self._widths: list[int] = []
 
     def compose(self) -> ComposeResult:
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
@@ -53,10 +53,10 @@ class NodesPane(Vertical):
     def table(self) -> NodeTable:
         return self.query_one(NodeTable)
 
-    def show(self, cluster: Cluster, health: ClusterHealth | None, connected: bool) -> None:
+    def show(self, cluster: Cluster, health: ClusterHealth | None) -> None:
         if self.cluster is None or cluster.name != self.cluster.name:
             self.last_lines = {}
-        self.cluster, self.health, self.connected = cluster, health, connected
+        self.cluster, self.health = cluster, health
         self._fill()
 
     def set_last_lines(self, lines: dict[str, str]) -> None:
@@ -65,7 +65,7 @@ class NodesPane(Vertical):
         if not self.is_mounted or self._log_column is None:
             return
         table = self.table
-        for node, text in lines.items():
+        for node in lines:
             if node in table.rows:
                 table.update_cell(node, self._log_column, self._last_cell(node))
 
@@ -80,23 +80,38 @@ class NodesPane(Vertical):
         self._fill()
 
     def _fill(self) -> None:
+        """Rows for the cluster's nodes, in columns sized here (not by the table).
+
+        Cells update in place while the nodes and widths stay the same; otherwise the table
+        is rebuilt. DataTable's own auto widths settle on idle and can leave a cell
+        rendered at the old width, so widths are never left to it.
+        """
         if not self.is_mounted or self.cluster is None:
             return
         table = self.table
-        cursor = table.cursor_row
-        rows = [self._row(node) for node in self.cluster.ranked]
+        ranked = self.cluster.ranked
+        rows = [self._row(node) for node in ranked]
         headers = _columns()
         widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
                   for i, h in enumerate(headers[:-1])]
         # the last log line gets what is left, so nothing spills out of the pane
         room = self.size.width - sum(widths) - 2 * len(headers) - 2
         self._room = max(cell_len(headers[-1]), room)
-        table.clear(columns=True)
-        self._log_column = table.add_columns(*headers)[-1]
-        for node, row in zip(self.cluster.ranked, rows, strict=True):
-            table.add_row(*row[:-1], self._last_cell(node.name), key=node.name)
-        if rows:
-            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
+        widths.append(self._room)
+        keys = [node.name for node in ranked]
+        if widths != self._widths or [key.value for key in table.rows] != keys:
+            self._widths = widths
+            table.clear(columns=True)
+            columns = [table.add_column(h, width=w) for h, w in zip(headers, widths, strict=True)]
+            self._log_column = columns[-1]
+            for node, row in zip(ranked, rows, strict=True):
+                table.add_row(*row[:-1], self._last_cell(node.name), key=node.name)
+            return
+        for node, row in zip(ranked, rows, strict=True):
+            cells = [*row[:-1], self._last_cell(node.name)]
+            for column, cell in zip(list(table.columns), cells, strict=True):
+                if table.get_cell(node.name, column) != cell:
+                    table.update_cell(node.name, column, cell)
 
     def _row(self, node: Node) -> list[Text]:
         nh = self._node_health(node.name)

@@ -42,13 +42,13 @@ class RecipesPane(Vertical):
         self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=_("filter recipes"), id="recipes-filter", classes="filter")
+        box = Input(placeholder=_("filter recipes"), id="recipes-filter", classes="filter")
+        box.display = False
+        yield box
         yield RecipeList(id="recipes-list")
 
     def on_mount(self) -> None:
-        box = self.query_one("#recipes-filter", Input)
-        box.display = False
-        box.cursor_blink = self._cursor_blink
+        self.query_one("#recipes-filter", Input).cursor_blink = self._cursor_blink
 
     @property
     def option_list(self) -> RecipeList:
