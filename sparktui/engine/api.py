@@ -66,3 +66,29 @@ class ClusterControl(ClusterView, Protocol):
 
     async def exec(self, cluster: str, command: str, *,
                    node: str | None = None) -> list[ExecResult]: ...
+
+
+class ReadOnlyView:
+    """What ``--watch`` holds: health and logs of any engine, and no way to change it.
+
+    The mutating methods are not disabled here, they do not exist.
+    """
+
+    def __init__(self, engine: ClusterView):
+        self._engine = engine
+
+    async def health(self, cluster: str) -> ClusterHealth:
+        return await self._engine.health(cluster)
+
+    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
+        return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
+
+    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
+        return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
+                                        follow=follow)
+
+    async def close(self) -> None:
+        await self._engine.close()
+

@@ -1,7 +1,7 @@
 """The engine object the CLI and the dashboard hold: one transport per node, reused.
 
-``ClusterEngine`` can change the cluster; ``ClusterWatcher`` (what ``--watch``
-gets) wraps it and has only the reading methods.
+``ClusterEngine`` can change the cluster; ``watcher()`` gives the read-only face
+``--watch`` gets (``sparktui.engine.api.ReadOnlyView``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
-from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink
+from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, ReadOnlyView
 from sparktui.engine.health import node_health
 from sparktui.engine.hostkeys import known_hosts_path
 from sparktui.engine.logs import merge, node_logs
@@ -171,8 +171,8 @@ class ClusterEngine:
 
         return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))
 
-    def watcher(self) -> ClusterWatcher:
-        return ClusterWatcher(self)
+    def watcher(self) -> ReadOnlyView:
+        return ReadOnlyView(self)
 
 
 def _still_running(transport: Transport, workload: Workload):
@@ -186,26 +186,4 @@ def _still_running(transport: Transport, workload: Workload):
     return check
 
 
-class ClusterWatcher:
-    """Read-only face of the engine for ``--watch``: no serve, stop, exec or power."""
-
-    def __init__(self, engine: ClusterEngine):
-        self._engine = engine
-
-    async def health(self, cluster: str) -> ClusterHealth:
-        return await self._engine.health(cluster)
-
-    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
-        return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
-
-    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
-        return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
-                                        follow=follow)
-
-    async def close(self) -> None:
-        await self._engine.close()
-
-
-__all__ = ["ClusterEngine", "ClusterWatcher", "NodeHealth"]
+__all__ = ["ClusterEngine", "NodeHealth"]

@@ -30,7 +30,7 @@ from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.tui import workers
 from sparktui.tui.commands import SparkCommands
-from sparktui.tui.messages import ClusterFocused, LogBatch
+from sparktui.tui.messages import ClusterFocused, LogsArrived
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.error import ConfigErrorScreen
@@ -147,7 +147,7 @@ class SparkApp(App[int]):
         if self.engine is None:
             return
         self._log_inbox = inbox = []
-        self.run_worker(workers.follow_logs(self.engine, name, inbox.append), group="logs",
+        self.run_worker(workers.follow_logs(self.engine, name, inbox.extend), group="logs",
                         exclusive=True, exit_on_error=False)
         self.refresh_now()
 
@@ -180,7 +180,7 @@ class SparkApp(App[int]):
         if self._log_inbox:
             lines = self._log_inbox[:]
             self._log_inbox.clear()
-            self._deliver(LogBatch(self.cluster, lines))
+            self._deliver(LogsArrived(self.cluster, lines))
 
     def _deliver(self, message: Message) -> None:
         if self.dashboard is not None:
@@ -252,16 +252,18 @@ def create_app(config: LoadedConfig | SparkError, recipes_dir: Path,
 
 def run_app(args: argparse.Namespace) -> int:
     """The CLI's entry: load config and recipes like every command does, then run."""
-    from sparktui.cli.context import config_from, recipes_dir_from
+    from sparktui.config import find_config, load_config, recipe_dirs
+    from sparktui.engine.cluster import ClusterEngine
 
     def load() -> LoadedConfig:
-        return config_from(args)
+        return load_config(find_config(args.config))
 
     try:
         config: LoadedConfig | SparkError = load()
     except SparkError as exc:
         config = exc
-    app = create_app(config, recipes_dir_from(args), engine=None, watch=bool(args.watch),
+    engine = ClusterEngine(config.config) if isinstance(config, LoadedConfig) else None
+    app = create_app(config, recipe_dirs(args.recipes), engine=engine, watch=bool(args.watch),
                      reload_config=load)
     app.run()
     return app.return_code or 0

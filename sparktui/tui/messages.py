@@ -30,7 +30,7 @@ class HealthFailed(Message):
 
 
 @dataclass
-class LogBatch(Message):
+class LogsArrived(Message):
     """Lines collected from the log stream since the last batch."""
 
     cluster: str

@@ -9,31 +9,14 @@ has no mutating method to call.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
-from sparktui.engine.api import ClusterControl, ClusterView
-from sparktui.engine.status import ClusterHealth, LogLine
+from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.engine.status import LogLine
 from sparktui.i18n import _
 from sparktui.tui.messages import HealthFailed, HealthUpdated
 
 LOG_RETRY_SECONDS = 5.0
-
-
-class ReadOnlyView:
-    """A ``ClusterView`` over any engine: health, logs and close, nothing else."""
-
-    def __init__(self, engine: ClusterView) -> None:
-        self._engine = engine
-
-    async def health(self, cluster: str) -> ClusterHealth:
-        return await self._engine.health(cluster)
-
-    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
-        return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
-
-    async def close(self) -> None:
-        await self._engine.close()
 
 
 def for_mode(engine: ClusterView | ClusterControl | None, watch: bool) -> ClusterView | None:
@@ -66,20 +49,24 @@ async def fetch_health(engine: ClusterView, cluster: str,
     return HealthUpdated(health)
 
 
-async def follow_logs(engine: ClusterView, cluster: str, sink: Callable[[LogLine], None],
-                      *, tail: int = 200, retry_seconds: float = LOG_RETRY_SECONDS) -> None:
+async def follow_logs(engine: ClusterView, cluster: str,
+                      sink: Callable[[list[LogLine]], None], *, tail: int = 200,
+                      retry_seconds: float = LOG_RETRY_SECONDS) -> None:
     """Feed every line of the cluster's logs to ``sink``; reconnect when the stream ends.
 
-    ``sink`` only appends to a buffer: the app flushes it as ``LogBatch`` messages.
+    ``sink`` only appends to a buffer: the app flushes it as ``LogsArrived`` messages.
     """
     while True:
         try:
-            async for line in engine.logs(cluster, tail=tail, follow=True):
-                sink(line)
+            async for batch in engine.log_batches(cluster, tail=tail, follow=True):
+                if batch.gap:
+                    sink([LogLine(batch.node, batch.lines[0] if batch.lines else "", True)])
+                else:
+                    sink([LogLine(batch.node, text) for text in batch.lines])
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            sink(LogLine(node="", text=_("log stream failed: {error}").format(
-                error=str(exc) or type(exc).__name__), gap=True))
+            sink([LogLine(node="", text=_("log stream failed: {error}").format(
+                error=str(exc) or type(exc).__name__), gap=True)])
         await asyncio.sleep(retry_seconds)
         tail = 0

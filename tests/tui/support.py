@@ -12,6 +12,7 @@ from sparktui.engine.status import (
     NodeHealth,
     Workload,
 )
+from sparktui.engine.status import LogBatch as EngineBatch
 from sparktui.errors import SparkError
 from sparktui.tui.app import SparkApp, TuiOptions, create_app
 
@@ -102,14 +103,14 @@ class RecordingEngine:
             self.active -= 1
         return serving_health(cluster) if cluster == "2nodes" else ClusterHealth(cluster, [], NOW)
 
-    def logs(self, cluster: str, *, node=None, recipe=None, tail=200, follow=True):
+    def log_batches(self, cluster: str, *, node=None, recipe=None, tail=200, follow=True):
         import asyncio
 
         self.calls.append(("logs", cluster))
 
         async def stream():
-            yield LogLine("spark1", f"hello from {cluster}")
-            yield LogLine("spark2", f"hello again from {cluster}")
+            yield EngineBatch("spark1", [f"hello from {cluster}"])
+            yield EngineBatch("spark2", [f"hello again from {cluster}"])
             await asyncio.Event().wait()
 
         return stream()

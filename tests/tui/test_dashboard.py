@@ -190,7 +190,12 @@ def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
     args.config = EXAMPLE_CONFIG
     assert run_app(args) == 0
     assert built[1].config.config.clusters[0].name == "2nodes"
-    assert built[1].recipes_dir == RECIPES and built[1].engine is None
+    assert built[1].recipes_dir == RECIPES
+    # watch mode holds the real engine behind a view that has no mutating method at all
+    from sparktui.engine.api import ReadOnlyView
+    assert isinstance(built[1].engine, ReadOnlyView)
+    assert not any(hasattr(built[1].engine, name) for name in ("serve", "stop", "exec"))
+    assert built[0].engine is None  # a broken config connects to nothing
 
 
 async def test_refresh_worker_polls_without_overlap():

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 
 import sparktui.tui
 from sparktui.engine.status import LogLine
-from sparktui.tui.messages import LogBatch
+from sparktui.tui.messages import LogsArrived
 from sparktui.tui.widgets.logs import LogsPane
 
 
@@ -39,8 +39,8 @@ async def test_buffer_is_bounded_per_node():
     app = LogsHarness(max_lines=5000)
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.pane
-        pane.post_message(LogBatch("c", lines("spark1", 20_000)))
-        pane.post_message(LogBatch("c", lines("spark2", 10)))
+        pane.post_message(LogsArrived("c", lines("spark1", 20_000)))
+        pane.post_message(LogsArrived("c", lines("spark2", 10)))
         await pilot.pause(0.2)
         assert len(pane.buffers["spark1"]) == 5000
         assert pane.lines("spark1")[0].text == "line 15000"

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from sparktui.tui.app import SparkApp
-from sparktui.tui.messages import HealthUpdated, LogBatch
+from sparktui.tui.messages import HealthUpdated, LogsArrived
 from tui.support import make_app, serving_health, split_health, two_node_lines
 
 SMALL = (120, 40)
@@ -45,7 +45,7 @@ def test_plan_preview(snap_compare, app):
 def test_logs_two_nodes_merged(snap_compare, app):
     async def run_before(pilot: Pilot) -> None:
         await pilot.press("5")
-        _dashboard(pilot).post_message(LogBatch("2nodes", two_node_lines()))
+        _dashboard(pilot).post_message(LogsArrived("2nodes", two_node_lines()))
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
@@ -84,7 +84,7 @@ def test_watch_serving_with_logs_200x60(snap_compare):
     async def run_before(pilot: Pilot) -> None:
         dashboard = _dashboard(pilot)
         dashboard.post_message(HealthUpdated(serving_health()))
-        dashboard.post_message(LogBatch("2nodes", two_node_lines(40)))
+        dashboard.post_message(LogsArrived("2nodes", two_node_lines(40)))
         await _settle(pilot)
 
     assert snap_compare(make_app(watch=True), terminal_size=LARGE, run_before=run_before)

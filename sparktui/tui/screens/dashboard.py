@@ -1,7 +1,7 @@
 """The dashboard: panes for clusters, recipes, nodes, plan, logs and services.
 
 This screen owns what is shown (health per cluster, the selected recipe) and updates
-its panes from messages: ``HealthUpdated``/``HealthFailed``/``LogBatch`` from the app's
+its panes from messages: ``HealthUpdated``/``HealthFailed``/``LogsArrived`` from the app's
 workers, and the operator's choices from the panes. It never calls the engine.
 """
 
@@ -24,7 +24,7 @@ from sparktui.tui.messages import (
     ClusterFocused,
     HealthFailed,
     HealthUpdated,
-    LogBatch,
+    LogsArrived,
     NodeChosen,
     RecipeChosen,
     RecipeHighlighted,
@@ -233,8 +233,8 @@ class DashboardScreen(Screen[None]):
         if message.cluster == self.cluster:
             self._paint_header()
 
-    @on(LogBatch)
-    def _on_log_batch(self, message: LogBatch) -> None:
+    @on(LogsArrived)
+    def _on_logs_arrived(self, message: LogsArrived) -> None:
         if message.cluster != self.cluster:
             return
         self.logs.add_lines(message.lines)

@@ -1,6 +1,6 @@
 """The logs pane: Toolong's ideas on Textual's ``Log``.
 
-* Lines arrive in batches (``LogBatch`` or :meth:`LogsPane.add_lines`) and go to a bounded
+* Lines arrive in batches (``LogsArrived`` or :meth:`LogsPane.add_lines`) and go to a bounded
   buffer per node (``deque(maxlen=...)``) plus a pending list; a timer writes the pending
   lines with one ``Log.write_lines`` call at most ``FLUSH_HZ`` times a second.
 * Follow/pause is one reactive: scrolling up pauses, new lines then only count in a
@@ -31,7 +31,7 @@ from textual.widgets import Input, Log, Static
 
 from sparktui.engine.status import LogLine
 from sparktui.i18n import _, ngettext
-from sparktui.tui.messages import LogBatch
+from sparktui.tui.messages import LogsArrived
 from sparktui.tui.state import strip_ansi
 
 DEFAULT_MAX_LINES = 5000
@@ -169,8 +169,8 @@ class LogsPane(Vertical):
         if not self.follow:
             self._update_labels()
 
-    @on(LogBatch)
-    def _on_log_batch(self, message: LogBatch) -> None:
+    @on(LogsArrived)
+    def _on_logs_arrived(self, message: LogsArrived) -> None:
         message.stop()
         self.add_lines(message.lines)
 
