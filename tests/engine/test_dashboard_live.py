@@ -1,0 +1,84 @@
+"""The dashboard on the real engine and the real test hosts: it shows what runs, and
+``--watch`` can make no mutating call whatever is pressed."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import toy_recipe
+from textual.widgets import DataTable
+
+from sparktui.cli import main
+from sparktui.tui.app import create_app
+from sparktui.tui.options import TuiOptions
+
+MUTATING = {"run", "stop", "rm", "exec", "kill", "restart", "start", "pull"}
+
+
+def _app(s, watch: bool):
+    options = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=0.5,
+                         health_timeout=10)
+    return create_app(s.loaded, s.recipes, s.engine(), watch, options=options)
+
+
+async def _wait(pilot, predicate, seconds: float = 20.0) -> None:
+    import time
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.1)
+
+
+def _table_text(app) -> str:
+    table = app.screen.query_one(DataTable)
+    return "\n".join(" ".join(str(c) for c in table.get_row_at(i))
+                     for i in range(table.row_count))
+
+
+def test_dashboard_shows_the_running_containers_and_the_head(site):
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    app = _app(s, watch=False)
+
+    async def look() -> str:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await _wait(pilot, lambda: _table_text(app).count("running") == 2)
+            return _table_text(app)
+
+    text = asyncio.run(look())
+    assert "node1" in text and "node2" in text
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_watch_mode_makes_no_mutating_call_whatever_is_pressed(site):
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    before = {n: len(s.hosts.recorded_docker(n)) for n in ("node1", "node2")}
+    app = _app(s, watch=True)
+    keys = [*"abcdefghijklmnoprstuvwxyz0123456789", "enter", "space", "tab", "escape",
+            "slash", "question_mark", "colon", "ctrl+p", "ctrl+d", "ctrl+x", "delete",
+            "up", "down", "left", "right", "escape", "escape"]
+
+    async def press_everything() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _wait(pilot, lambda: "running" in _table_text(app))
+            for key in keys:
+                await pilot.press(key)
+                await pilot.pause(0.02)
+                for _ in range(3):  # close what a key opened (help, palette, filter)
+                    if app.screen is app.dashboard:
+                        break
+                    await pilot.press("escape")
+                assert app.screen is app.dashboard
+            await pilot.pause(1.0)
+
+    asyncio.run(press_everything())
+    for node in ("node1", "node2"):
+        new = s.hosts.recorded_docker(node)[before[node]:]
+        assert new, "the dashboard polled the node"
+        assert not [a for a in new if a[1] in MUTATING], new
+        assert s.hosts.ssh(node, "docker ps --format '{{.Names}}'").stdout.split() == [
+            "sparktui-toy"]
+    assert main(s.cli("stop", "--yes")) == 0
