@@ -108,8 +108,8 @@ class SshTransport:
         self._config = config
         self._known_hosts = known_hosts
         self._conns: list[_Conn] = []
-        self._lock = asyncio.Lock()
-        self._free = asyncio.Condition(self._lock)
+        self._lock = asyncio.Lock()  # guards the pool's bookkeeping
+        self._connecting = asyncio.Lock()  # one new connection at a time
 
     # -- connections -----------------------------------------------------------
     async def _connect(self) -> _Conn:
@@ -140,18 +140,33 @@ class SshTransport:
             raise NodeError(self.node.name, "ssh error", exc.reason) from None
         return _Conn(conn)
 
-    async def _acquire(self) -> _Conn:
+    async def _take_slot(self) -> _Conn | None:
         async with self._lock:
             self._conns = [c for c in self._conns if not c.closed]
             for holder in self._conns:
                 if holder.in_use < CHANNELS_PER_CONNECTION:
                     holder.in_use += 1
                     return holder
-        holder = await self._connect()
-        async with self._lock:
-            holder.in_use += 1
-            self._conns.append(holder)
-        return holder
+        return None
+
+    async def _acquire(self) -> _Conn:
+        """A channel slot, opening a connection only when every open one is full.
+
+        Callers that arrive together wait for one new connection instead of each
+        opening their own.
+        """
+        holder = await self._take_slot()
+        if holder is not None:
+            return holder
+        async with self._connecting:
+            holder = await self._take_slot()
+            if holder is not None:
+                return holder
+            holder = await self._connect()
+            async with self._lock:
+                holder.in_use += 1
+                self._conns.append(holder)
+            return holder
 
     async def _release(self, holder: _Conn, broken: bool = False) -> None:
         async with self._lock:

@@ -191,3 +191,23 @@ def _venv_bin() -> str:
 
 
 _ = Recorder
+
+
+def test_concurrent_callers_share_connections(site):
+    """Twenty commands at once on a cold node open ceil(20/8) connections, not twenty."""
+    s = site(1)
+
+    async def go():
+        e = s.engine()
+        try:
+            node = e.cluster("test").nodes[0]
+            transport = e.transport(node)
+            results = await asyncio.gather(*(transport.run("sleep 0.3; echo ok")
+                                             for _ in range(20)))
+            return results, len(transport._conns)
+        finally:
+            await e.close()
+
+    results, connections = asyncio.run(go())
+    assert all(r.stdout.strip() == "ok" for r in results)
+    assert connections == 3
