@@ -113,7 +113,11 @@ class ClusterEngine:
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult:
-        """Remove this cluster's workloads (heads first), then run after_stop hooks."""
+        """Remove this cluster's workloads, heads first so serving stops before its
+        workers go, then run after_stop hooks once everything is gone.
+
+        An unreachable node is reported and the reachable ones are still stopped.
+        """
         log: list[Progress] = []
 
         def say(step: str, node: str | None, state: str, detail: str = "") -> None:
@@ -122,34 +126,40 @@ class ClusterEngine:
             progress(event)
 
         nodes = {n.name: n for n in self._nodes(cluster)}
-        found: list[Workload] = []
-        for n in nodes.values():
+        failed: list[str] = []
+
+        async def discover(n: Node) -> list[Workload]:
             try:
                 result = await self.transport(n).run(DISCOVER)
             except NodeError as exc:
                 say("stop", n.name, "failed", f"{exc.reason}: {exc.detail}")
-                return ActionResult(False, n.name, "stop", exc.reason, log)
-            found += [w for w in parse_discovery(n.name, result.stdout)
-                      if w.cluster == cluster and (recipe is None or w.recipe == recipe)]
-        found.sort(key=lambda w: (w.role != "head", w.rank))
-        failed: list[str] = []
-        for workload in found:
+                failed.append(n.name)
+                return []
+            return [w for w in parse_discovery(n.name, result.stdout)
+                    if w.cluster == cluster and (recipe is None or w.recipe == recipe)]
+
+        found = [w for ws in await asyncio.gather(*map(discover, nodes.values())) for w in ws]
+
+        async def remove(workload: Workload) -> None:
             say("stop", workload.node, "started", workload.name)
-            t = self.transport(nodes[workload.node])
             try:
-                result = await t.run(remove_command(workload.runtime, workload.name))
-                ok = result.ok
-                detail = result.stderr.strip()[:200]
+                result = await self.transport(nodes[workload.node]).run(
+                    remove_command(workload.runtime, workload.name))
+                ok, detail = result.ok, result.stderr.strip()[:200]
             except NodeError as exc:
                 ok, detail = False, f"{exc.reason}: {exc.detail}"
             say("stop", workload.node, "ok" if ok else "failed", detail or workload.name)
             if not ok:
                 failed.append(workload.node)
+
+        for head in [w for w in found if w.role == "head"]:
+            await remove(head)
+        await asyncio.gather(*(remove(w) for w in found if w.role != "head"))
         if failed:
-            return ActionResult(False, failed[0], "stop", "some workloads were not removed", log)
+            return ActionResult(False, failed[0], "stop",
+                                "not every node could be stopped: " + ", ".join(failed), log)
         for workload in found:
-            steps = hooks_for(workload.recipe) if hooks_for else []
-            for step in steps:
+            for step in hooks_for(workload.recipe) if hooks_for else []:
                 try:
                     await run_hook(self.transport(nodes[workload.node]), workload.node, step,
                                    "after_stop", script_text, say)

@@ -90,3 +90,16 @@ def test_hooks_run_per_node_scripts_piped_and_after_stop_after_removal(site, tmp
     # after_stop ran once per node, after that node's container was gone.
     for node in ("node1", "node2"):
         assert (marks / f"after-{node}").read_text().strip() == ""
+
+
+def test_stop_with_an_unreachable_worker_still_stops_the_rest_and_says_so(site, capsys):
+    s = site(3)
+    s.recipe("toy", toy_recipe(nodes=3))
+    assert main(s.cli("serve", "toy")) == 0
+    s.hosts.node("node3").kill()
+    capsys.readouterr()
+    assert main(s.cli("stop", "--yes")) == 1
+    captured = capsys.readouterr()
+    assert "node3" in captured.err and "unreachable" in captured.err
+    for node in ("node1", "node2"):
+        assert s.hosts.ssh(node, "docker ps -a --format '{{.Names}}'").stdout.split() == []
