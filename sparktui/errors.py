@@ -61,6 +61,9 @@ MESSAGES: dict[str, str] = {
     "tp_not_divisible": N_("tensor x pipeline parallel = {world} GPUs does not fit {nodes} nodes x {gpus} GPUs"),
     "unknown_placeholder": N_("'{{{{{name}}}}}' is not defined by any [[extra_mounts]] repo reference"),
     "config_env_missing": N_("$SPARKTUI_CONFIG points to a file that does not exist"),
+    "env_line": N_("expected KEY=VALUE, got '{line}'"),
+    "recipe_name_invalid": N_("'{name}' is not a recipe name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64"),
+    "recipe_exists": N_("a recipe named '{name}' already exists"),
 }
 
 

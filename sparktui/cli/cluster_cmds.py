@@ -9,14 +9,13 @@ import sys
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from
 from sparktui.cli.output import figure, print_progress, yes_no
-from sparktui.config import find_recipe, load_recipe
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
 from sparktui.i18n import _
 from sparktui.plan import build_plan
+from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.cluster import pick_cluster
-from sparktui.plan.model import HookStep
 from sparktui.plan.render import render
 
 
@@ -96,18 +95,11 @@ def run_health(args: argparse.Namespace) -> int:
 
 
 def _hooks_for(args: argparse.Namespace):
-    directory = recipes_dir_from(args)
+    def skipped(name: str, exc: SparkError) -> None:
+        print(_("after_stop of {recipe} skipped: {error}").format(
+            recipe=name, error=exc.render()), file=sys.stderr)
 
-    def hooks(name: str) -> list[HookStep]:
-        try:
-            recipe = load_recipe(find_recipe(directory, name)).recipe
-        except SparkError as exc:
-            print(_("after_stop of {recipe} skipped: {error}").format(
-                recipe=name, error=exc.render()), file=sys.stderr)
-            return []
-        return [HookStep(h.kind, h.run, h.on_failure) for h in recipe.after_stop]
-
-    return hooks
+    return after_stop_loader(recipes_dir_from(args), skipped)
 
 
 def confirm_typed(cluster: str, serving: bool) -> bool:

@@ -71,3 +71,28 @@ def register_node(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init-host-keys", help=_("record each node's SSH host key"))
     p.add_argument("--cluster", "-c")
     p.set_defaults(run=lazy("sparktui.cli.node_cmds", "run_init_host_keys"))
+
+
+def register_power(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("power", help=_("power a cluster on, off, or switch between clusters "
+                                       "through Home Assistant"))
+    actions = p.add_subparsers(dest="power_action", metavar="ACTION", required=True)
+    run = lazy("sparktui.cli.power_cmds", "run_power")
+
+    q = actions.add_parser("on", help=_("turn on the entities, wait until the nodes answer SSH"))
+    q.add_argument("--cluster", "-c")
+    q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    q.set_defaults(run=run)
+
+    q = actions.add_parser("off", help=_("shut the nodes down over SSH, then turn off their "
+                                         "entities (health check first)"))
+    q.add_argument("--cluster", "-c")
+    q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    q.set_defaults(run=run)
+
+    q = actions.add_parser("switch", help=_("power off what only --from uses, power on all "
+                                            "of --to (health check first)"))
+    q.add_argument("--from", dest="source", required=True, metavar="CLUSTER")
+    q.add_argument("--to", dest="target", required=True, metavar="CLUSTER")
+    q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    q.set_defaults(run=run)

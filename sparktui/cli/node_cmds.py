@@ -10,6 +10,7 @@ import shlex
 import sys
 
 from sparktui.cli.context import config_from
+from sparktui.engine.attach import tmux_attach_argv
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.doctor import FAIL, doctor
 from sparktui.engine.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
@@ -99,16 +100,7 @@ def run_tmux(args: argparse.Namespace) -> int:
     if not sessions:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
         return EXIT_BAD_INPUT
-    attach = ["tmux", "attach-session", "-t", sessions[0]]
-    if node.local:
-        argv = attach
-    else:
-        cfg = loaded.config
-        argv = ["ssh", "-t", "-p", str(node.ssh_port), "-o",
-                f"UserKnownHostsFile={known_hosts_path(cfg)}", "-o", "StrictHostKeyChecking=yes"]
-        if cfg.ssh_key_path:
-            argv += ["-i", os.path.expanduser(cfg.ssh_key_path)]
-        argv += [f"{cfg.ssh_user}@{node.ssh_ip}", shlex.join(attach)]
+    argv = tmux_attach_argv(loaded.config, node, sessions[0])
     os.execvp(argv[0], argv)
     return EXIT_FAILED  # not reached
 

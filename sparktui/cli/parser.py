@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.register(sub)
     commands.register_cluster(sub)
     commands.register_node(sub)
+    commands.register_power(sub)
     return parser
 
 

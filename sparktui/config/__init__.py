@@ -12,6 +12,7 @@ from typing import Any
 _EXPORTS = {
     "LOCAL_CLUSTER": "loader", "LoadedConfig": "loader", "LoadedRecipe": "loader",
     "load_config": "loader", "load_recipe": "loader", "builtin_config": "loader",
+    "parse_recipe": "loader",
     "find_config": "discovery", "find_recipe": "discovery", "list_recipes": "discovery",
     "recipe_dirs": "discovery", "config_candidates": "discovery",
     "Cluster": "models", "Config": "models", "Nccl": "models", "Node": "models",

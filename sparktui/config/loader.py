@@ -17,7 +17,7 @@ from sparktui.config.discovery import (  # noqa: F401  (re-exported)
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
-from sparktui.config.toml_source import load_toml
+from sparktui.config.toml_source import TomlSource, load_toml, parse_toml
 from sparktui.config.validation import check_config, check_recipe, validate_model
 from sparktui.errors import SparkError
 
@@ -60,7 +60,16 @@ def builtin_config() -> Config:
 
 
 def load_recipe(path: Path) -> LoadedRecipe:
-    source_toml = load_toml(path)
+    return _recipe(load_toml(path))
+
+
+def parse_recipe(text: str, path: Path) -> LoadedRecipe:
+    """What ``load_recipe(path)`` would return if the file held ``text`` (editors check with it)."""
+    return _recipe(parse_toml(text, path))
+
+
+def _recipe(source_toml: TomlSource) -> LoadedRecipe:
+    path = source_toml.path
     source = SourceRef(path, source_toml.lines)
     data = dict(source_toml.data)
     if "name" in data:

@@ -58,6 +58,9 @@ class HomeAssistant(Strict):
     token: SecretStr
     shutdown_delay_seconds: int = Field(default=30, ge=0)
     timeout_seconds: float = Field(default=10.0, gt=0)
+    """Per HTTP request."""
+    confirm_timeout_seconds: float = Field(default=30.0, gt=0)
+    """How long an entity may take to report the state it was switched to."""
 
 
 class BeforeServe(Strict):
@@ -75,6 +78,13 @@ class Config(Strict):
     health_timeout_seconds: float = Field(default=5.0, gt=0)
     ready_timeout_seconds: float = Field(default=1800.0, gt=0)
     """How long serve waits for the head's /v1/models (large models load for minutes)."""
+    power_off_command: list[str] | None = Field(default=None, min_length=1)
+    """argv run on each node by ``power off``; default ``shutdown -h now`` (through
+    ``sudo -n`` unless ssh_user is root)."""
+    shutdown_timeout_seconds: float = Field(default=300.0, gt=0)
+    """How long ``power off`` waits for a node to stop answering SSH."""
+    boot_timeout_seconds: float = Field(default=600.0, gt=0)
+    """How long ``power on`` waits for a node to answer SSH again."""
     clusters: list[Cluster] = []
     nccl: dict[str, Nccl] = {}
     home_assistant: HomeAssistant | None = None
@@ -87,6 +97,9 @@ class Config(Strict):
         if self.home_dir is None:
             home = "/root" if self.ssh_user == "root" else f"/home/{self.ssh_user}"
             object.__setattr__(self, "home_dir", home)
+        if self.power_off_command is None:
+            sudo = [] if self.ssh_user == "root" else ["sudo", "-n"]
+            object.__setattr__(self, "power_off_command", [*sudo, "shutdown", "-h", "now"])
         return self
 
     def cluster(self, name: str) -> Cluster:

@@ -12,20 +12,32 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
-from sparktui.plan.model import LaunchPlan
+from sparktui.plan.model import HookStep, LaunchPlan
 
 
 @dataclass(frozen=True)
 class Progress:
     """One step of a long action, for a progress display (CLI line or TUI row)."""
 
-    step: str  # preflight, before_serve, launch, ready, stop, after_stop, ...
+    step: str  # preflight, before_serve, launch, ready, stop, after_stop, shutdown, ...
     node: str | None
     state: str  # started, ok, warn, failed, waiting
     detail: str = ""
+    entity: str | None = None  # power steps: the Home Assistant entity switched
 
 
 ProgressSink = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One thing an action set out to do, and whether it was done (power lists them)."""
+
+    action: str  # shutdown, power_off, power_on, boot
+    target: str  # a node name, or an entity id for power_off/power_on
+    done: bool
+    detail: str = ""
+    node: str | None = None  # for an entity: the node it powers (None: an extra entity)
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,15 @@ class ActionResult:
     failed_step: str | None = None
     detail: str = ""
     steps: list[Progress] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def done(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.done]
+
+    @property
+    def not_done(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.done]
 
 
 @dataclass(frozen=True)
@@ -59,13 +80,21 @@ class ClusterView(Protocol):
 
 
 class ClusterControl(ClusterView, Protocol):
-    async def serve(self, plan: LaunchPlan, progress: ProgressSink) -> ActionResult: ...
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
+                    keep_on_failure: bool = False) -> ActionResult: ...
 
-    async def stop(self, cluster: str, progress: ProgressSink, *,
-                   recipe: str | None = None) -> ActionResult: ...
+    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
+                   hooks_for: Callable[[str], list[HookStep]] | None = None) -> ActionResult: ...
 
-    async def exec(self, cluster: str, command: str, *,
-                   node: str | None = None) -> list[ExecResult]: ...
+    async def exec(self, cluster: str, command: str, *, node: str | None = None,
+                   timeout: float | None = None) -> list[ExecResult]: ...
+
+    async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
+
+    async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
+
+    async def power_switch(self, source: str, target: str,
+                           progress: ProgressSink) -> ActionResult: ...
 
 
 class ReadOnlyView:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -51,6 +52,13 @@ class ClusterEngine:
     async def close(self) -> None:
         transports, self._transports = list(self._transports.values()), {}
         await asyncio.gather(*(t.close() for t in transports), return_exceptions=True)
+
+    async def forget(self, node: Node) -> None:
+        """Drop the node's connections (it went down; the next call connects afresh)."""
+        transport = self._transports.pop((node.ssh_ip, node.ssh_port, node.local), None)
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                await transport.close()
 
     # -- reading -------------------------------------------------------------------
     async def health(self, cluster: str) -> ClusterHealth:
@@ -180,6 +188,29 @@ class ClusterEngine:
             return ExecResult(n.name, result.exit_code, result.stdout, result.stderr)
 
         return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))
+
+    # -- power (Home Assistant; see sparktui.engine.power) ---------------------------
+    async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult:
+        """Shut the nodes down over SSH, then turn off the entities of those that went."""
+        from sparktui.engine.power import run_power
+        from sparktui.engine.powerplan import plan_off
+
+        return await run_power(self, plan_off(self.config, cluster), progress)
+
+    async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult:
+        """Turn on the extras, then the nodes' entities; wait until the nodes answer SSH."""
+        from sparktui.engine.power import run_power
+        from sparktui.engine.powerplan import plan_on
+
+        return await run_power(self, plan_on(self.config, cluster), progress)
+
+    async def power_switch(self, source: str, target: str,
+                           progress: ProgressSink) -> ActionResult:
+        """Power off what only ``source`` uses, then power on all of ``target``."""
+        from sparktui.engine.power import run_power
+        from sparktui.engine.powerplan import plan_switch
+
+        return await run_power(self, plan_switch(self.config, source, target), progress)
 
     def watcher(self) -> ReadOnlyView:
         return ReadOnlyView(self)

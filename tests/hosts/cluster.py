@@ -123,6 +123,7 @@ class TestCluster:
             dst.write_text(text)
             dst.chmod(0o755)
         (self.bin_dir / "pkill").symlink_to("pgrep")  # node-scoped pkill (see standin/pgrep)
+        (self.bin_dir / "poweroff").symlink_to("shutdown")  # never the real one on a node
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, timeout: float = 10.0) -> TestCluster:

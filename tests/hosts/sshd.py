@@ -300,6 +300,13 @@ class Node:
         data.update(values)
         self._write_json("gpu.json", data)
 
+    def set_power(self, **values: Any) -> None:
+        """Merge into power.json, read by the shutdown/poweroff stand-in: ignore=True
+        (accepts, never goes down), fail="text" (exit 1), delay=seconds."""
+        data = self._read_json("power.json", {})
+        data.update(values)
+        self._write_json("power.json", data)
+
     def _jsonl(self, name: str) -> list[list[str]]:
         try:
             lines = (self.state_dir / name).read_text().splitlines()
@@ -313,6 +320,10 @@ class Node:
 
     def recorded_sudo(self) -> list[list[str]]:
         return self._jsonl("sudo-argv.jsonl")
+
+    def recorded_power(self) -> list[list[str]]:
+        """Every shutdown/poweroff stand-in call on this node."""
+        return self._jsonl("power-argv.jsonl")
 
     def containers(self) -> dict[str, dict]:
         """Raw container records (containers/<name>.json) keyed by name."""

@@ -1,0 +1,149 @@
+"""Home Assistant's REST API: switch an entity and read back its state.
+
+A service call answers 200 (with ``[]`` when nothing changed, even for an unknown
+entity), so the only proof that a switch happened is the state read afterwards:
+``set_and_confirm`` calls the service, then polls ``/api/states/<entity>``.
+
+The token never leaves this module in readable form: it is held as a ``SecretStr``,
+sent only in the ``Authorization`` header, and every text that could carry it back
+(an error body, an exception) is scrubbed before it is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from sparktui.config.models import HomeAssistant as HomeAssistantConfig
+
+CONFIRM_POLL_SECONDS = 0.5
+"""How often ``set_and_confirm`` reads the state back."""
+_ENTITY = re.compile(r"^([a-z0-9_]+)\.[a-z0-9_]+$")
+
+
+class HomeAssistantError(Exception):
+    """Something Home Assistant did not do; the text is safe to show (no token)."""
+
+    def __init__(self, message: str, entity: str | None = None):
+        self.entity = entity
+        super().__init__(message)
+
+
+def domain_of(entity: str) -> str:
+    """``switch.spark1`` -> ``switch``: a service lives in the entity's own domain."""
+    match = _ENTITY.match(entity)
+    if match is None:
+        raise HomeAssistantError(f"'{entity}' is not an entity id (domain.name)", entity)
+    return match.group(1)
+
+
+class HomeAssistantClient:
+    """``async with HomeAssistantClient(config.home_assistant) as ha: await ha.turn_on(e)``."""
+
+    def __init__(self, config: HomeAssistantConfig, *,
+                 transport: httpx.AsyncBaseTransport | None = None):
+        self.url = config.url.rstrip("/")
+        self.timeout = config.timeout_seconds
+        self.confirm_timeout = config.confirm_timeout_seconds
+        self._token: SecretStr = config.token
+        # trust_env=False: Home Assistant is on the site's network, never behind the
+        # operator's HTTP(S)_PROXY; and no .netrc credential is ever mixed in.
+        try:
+            self._http = httpx.AsyncClient(base_url=self.url, timeout=self.timeout,
+                                           transport=transport, trust_env=False,
+                                           follow_redirects=False)
+        except httpx.InvalidURL as exc:
+            raise HomeAssistantError(f"Home Assistant url {self.url!r} is not valid: "
+                                     f"{self._scrub(str(exc))}") from None
+
+    def __repr__(self) -> str:
+        return f"HomeAssistantClient(url={self.url!r}, token=**********)"
+
+    async def __aenter__(self) -> HomeAssistantClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    # -- requests --------------------------------------------------------------------
+    def _scrub(self, text: str) -> str:
+        secret = self._token.get_secret_value()
+        return text.replace(secret, "**********") if secret else text
+
+    async def _request(self, method: str, path: str, *, entity: str | None = None,
+                       body: dict[str, Any] | None = None) -> Any:
+        headers = {"Authorization": f"Bearer {self._token.get_secret_value()}",
+                   "Accept": "application/json"}
+        try:
+            answer = await self._http.request(method, path, json=body, headers=headers)
+        except httpx.TimeoutException:
+            raise HomeAssistantError(f"Home Assistant unreachable at {self.url}: no answer "
+                                     f"within {self.timeout:g} s", entity) from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            reason = self._scrub(str(exc)) or type(exc).__name__
+            raise HomeAssistantError(f"Home Assistant unreachable at {self.url}: {reason}",
+                                     entity) from None
+        if answer.status_code in (401, 403):
+            raise HomeAssistantError("Home Assistant refused the token", entity)
+        if answer.status_code == 404 and entity is not None:
+            raise HomeAssistantError(f"unknown entity {entity}", entity)
+        if answer.status_code >= 400:
+            text = self._scrub(answer.text.strip())[:200]
+            raise HomeAssistantError(
+                f"Home Assistant answered {answer.status_code} to {method} {path}"
+                + (f": {text}" if text else ""), entity)
+        try:
+            return answer.json()
+        except ValueError:
+            raise HomeAssistantError(f"Home Assistant sent a non-JSON answer to {path}",
+                                     entity) from None
+
+    async def check(self) -> None:
+        """The API answers and accepts the token (``GET /api/``)."""
+        await self._request("GET", "/api/")
+
+    async def state(self, entity: str) -> str:
+        domain_of(entity)
+        data = await self._request("GET", f"/api/states/{entity}", entity=entity)
+        if not isinstance(data, dict) or "state" not in data:
+            raise HomeAssistantError(f"no state in Home Assistant's answer for {entity}",
+                                     entity)
+        return str(data["state"])
+
+    async def _service(self, entity: str, service: str) -> None:
+        domain = domain_of(entity)
+        await self._request("POST", f"/api/services/{domain}/{service}", entity=entity,
+                            body={"entity_id": entity})
+
+    async def turn_on(self, entity: str) -> None:
+        await self._service(entity, "turn_on")
+
+    async def turn_off(self, entity: str) -> None:
+        await self._service(entity, "turn_off")
+
+    async def set_and_confirm(self, entity: str, on: bool,
+                              timeout: float | None = None) -> str:
+        """Switch ``entity`` and wait until its state reads "on"/"off"; returns it."""
+        target = "on" if on else "off"
+        limit = self.confirm_timeout if timeout is None else timeout
+        await (self.turn_on if on else self.turn_off)(entity)
+        deadline = time.monotonic() + limit
+        while True:
+            state = await self.state(entity)
+            if state == target:
+                return state
+            if time.monotonic() >= deadline:
+                raise HomeAssistantError(
+                    f"{entity} still reads '{state}' {limit:g} s after turn_{target}", entity)
+            await asyncio.sleep(CONFIRM_POLL_SECONDS)
+
+
+__all__ = ["HomeAssistantClient", "HomeAssistantError", "domain_of"]
