@@ -5,6 +5,8 @@
   the command palette. The engine a watch app holds has no mutating method either.
 * Workers (``sparktui.tui.workers``) call the engine and post small messages to the
   dashboard screen, whose handlers update the panes.
+* Serve, stop, exec and tmux pass ``_mutating`` (which hands out the engine as a
+  ``ClusterControl``), then ``sparktui.tui.flows`` runs their screens and workers.
 * Build it with :func:`create_app` (tests pass a fixed clock); ``run_app`` is the CLI's.
 """
 
@@ -25,12 +27,20 @@ from textual.timer import Timer
 
 from sparktui.config import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
-from sparktui.engine.status import LogLine
+from sparktui.engine.status import ClusterHealth, LogLine
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.tui import workers
 from sparktui.tui.commands import SparkCommands
-from sparktui.tui.messages import ClusterFocused, LogsArrived
+from sparktui.tui.flows import ActionFlows
+from sparktui.tui.live import FileWatch, config_path
+from sparktui.tui.messages import (
+    ActionFinished,
+    ActionProgress,
+    ClusterFocused,
+    HealthUpdated,
+    LogsArrived,
+)
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.error import ConfigErrorScreen
@@ -39,7 +49,7 @@ from sparktui.tui.screens.help import HelpScreen, help_rows
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
-DASHBOARD_ACTIONS = frozenset({"refresh", *MUTATING_ACTIONS})
+DASHBOARD_ACTIONS = frozenset({"refresh", "progress", *MUTATING_ACTIONS})
 """App actions that need the dashboard (not the config error screen)."""
 LOG_FLUSH_SECONDS = 0.05
 ENGINE_CLOSE_SECONDS = 5.0
@@ -58,6 +68,7 @@ class SparkApp(App[int]):
         Binding("e", "exec", _("Exec"), id="exec"),
         Binding("t", "tmux", _("Tmux"), id="tmux"),
         Binding("p", "power", _("Power"), id="power"),
+        Binding("o", "progress", _("Progress"), id="progress"),
         Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
                 id="palette"),
         Binding("colon", "command_palette", _("Commands"), show=False, id="palette.colon"),
@@ -79,6 +90,9 @@ class SparkApp(App[int]):
         self._reload_config = reload_config
         self._refresh_timer: Timer | None = None
         self._log_inbox: list[LogLine] = []
+        self.file_watch = FileWatch(config_path(config), recipes_dir)
+        self.flows = ActionFlows(self)
+        self._quit_armed = False
         if not self.options.animations:
             self.animation_level = "none"
 
@@ -92,14 +106,28 @@ class SparkApp(App[int]):
         return self.dashboard
 
     def _new_dashboard(self, config: LoadedConfig) -> DashboardScreen:
-        return DashboardScreen(config, self.recipes_dir, watch=self.watch,
-                               connected=self.engine is not None, options=self.options)
+        dashboard = DashboardScreen(config, self.recipes_dir, watch=self.watch,
+                                    connected=self.engine is not None, options=self.options)
+        if any(c.name == self.cluster for c in config.config.clusters):
+            dashboard.cluster = self.cluster  # a reload keeps the cluster in focus
+        if self.dashboard is not None:
+            dashboard.recipe = self.dashboard.recipe  # and the recipe under the cursor
+        return dashboard
 
-    def reload_config(self) -> None:
+    def reload_config(self, live: bool = False) -> None:
+        """Load the config again and rebuild the dashboard (the engine keeps running).
+
+        ``live``: the file changed under a running dashboard; if it does not load, the
+        dashboard stays on the config it has and a notification says what is wrong.
+        """
         assert self._reload_config is not None
         try:
             self.config = self._reload_config()
         except SparkError as exc:
+            if live and self.dashboard is not None and self.dashboard in self.screen_stack:
+                self.notify("\n".join(p.render() for p in exc.problems[:3]),
+                            title=_("config not reloaded"), severity="error", timeout=10)
+                return
             self.config = exc
             self.switch_screen(ConfigErrorScreen(exc.problems, self.reload_config))
             self.notify(_("the config still has problems"), severity="error")
@@ -114,6 +142,19 @@ class SparkApp(App[int]):
             self.set_interval(LOG_FLUSH_SECONDS, self._drain_logs)
         if self.watch:
             self.set_interval(self.options.cycle_seconds, self._cycle_cluster)
+        self.set_interval(self.options.reload_seconds, self._poll_files)
+
+    def _poll_files(self) -> None:
+        """Live reload of edits on disk; nothing moves under a modal (seen once it closes)."""
+        if not self.screen_stack or self.screen.is_modal:
+            return
+        if self.dashboard is not None and not self.dashboard.is_mounted:
+            return  # a reload is still building it
+        changes = self.file_watch.poll()
+        if changes.config and self._reload_config is not None:
+            self.reload_config(live=True)  # the new dashboard reads the recipes as well
+        elif changes.recipes and self.dashboard is not None:
+            self.dashboard.reload_recipes()
 
     async def on_unmount(self) -> None:
         if self.engine is not None:
@@ -128,6 +169,8 @@ class SparkApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.watch:
             return False
+        if action == "progress" and self.flows.run is None:
+            return False  # nothing to show: not bound, not in the footer
         return not (action in DASHBOARD_ACTIONS and (self.dashboard is None
                                                      or self.dashboard not in self.screen_stack))
 
@@ -212,33 +255,92 @@ class SparkApp(App[int]):
         if preview is None or not preview.ok:
             self.notify(_("pick a recipe whose plan fits this cluster"), severity="warning")
             return
-        self._mutating("serve")
+        control = self._mutating("serve")
+        if control is not None and self.dashboard is not None and self.dashboard.recipe:
+            assert isinstance(self.config, LoadedConfig)
+            self.flows.serve(control, self.config, self.dashboard.recipe, self.cluster)
 
     def action_stop(self) -> None:
-        self._mutating("stop")
+        control = self._mutating("stop")
+        if control is not None and self.cluster:
+            self.flows.stop(control, self.cluster)
 
     def action_exec(self) -> None:
-        self._mutating("exec")
+        control = self._mutating("exec")
+        if control is not None and self.cluster:
+            assert isinstance(self.config, LoadedConfig)
+            self.flows.exec(control, self.config, self.cluster)
 
     def action_tmux(self) -> None:
-        self._mutating("tmux")
+        if self._mutating("tmux") is not None and self.cluster:
+            assert isinstance(self.config, LoadedConfig)
+            self.flows.tmux(self.config, self.cluster, self._selected_node())
 
     def action_power(self) -> None:
-        self._mutating("power")
+        if self._mutating("power") is not None:
+            self.notify(_("power is not wired into the dashboard yet"), severity="warning")
 
-    def _mutating(self, action: str) -> None:
+    def action_progress(self) -> None:
+        self.flows.show_progress()
+
+    async def action_quit(self) -> None:
+        if self.flows.busy and not self._quit_armed:
+            self._quit_armed = True
+            self.notify(_("a {action} is running: quitting cancels it halfway. Press q again "
+                          "to quit anyway.").format(action=self.flows.run.action),
+                        severity="warning")
+            return
+        await super().action_quit()
+
+    def _mutating(self, action: str) -> ClusterControl | None:
         """Every mutating action passes here; watch mode never gets this far."""
         if self.watch or action not in MUTATING_ACTIONS:
             self.action_log.append(f"refused:{action}")
-            return
+            return None
         self.action_log.append(action)
-        if workers.control_of(self.engine) is None:
+        control = workers.control_of(self.engine)
+        if control is None:
             self.notify(_("{action} needs a connected engine").format(action=action),
                         severity="warning")
-            return
-        # Confirmation modal, fresh health and progress arrive with the engine wiring.
-        self.notify(_("{action} is not wired into the dashboard yet").format(action=action),
-                    severity="warning")
+        return control
+
+    def _selected_node(self) -> str | None:
+        """The node under the cursor: the cluster tree's line, else the nodes table's row."""
+        if self.dashboard is None:
+            return None
+        ref = self.dashboard.clusters_pane.current()
+        if self.focused is self.dashboard.clusters_pane.tree and ref is not None \
+                and ref.node is not None and ref.cluster == self.cluster:
+            return ref.node
+        return self.dashboard.nodes.current_node()
+
+    async def fresh_health(self, cluster: str) -> ClusterHealth:
+        """A new health check through the app's engine (for a confirmation); the dashboard
+        shows it too."""
+        assert self.engine is not None
+        health = await workers.fresh_health(self.engine, cluster, self.options.health_timeout)
+        self._deliver(HealthUpdated(health))
+        return health
+
+    def offers(self, action: str) -> bool:
+        """Whether the command palette lists a cluster action now (after ``check_action``)."""
+        if self.dashboard is None:
+            return True
+        if action == "serve":
+            preview = self.dashboard.current_preview()
+            return preview is not None and preview.ok
+        if action == "tmux":
+            health = self.dashboard.health.get(self.cluster)
+            return health is None or any(w.runtime == "tmux" for w in health.workloads)
+        return True
+
+    @on(ActionProgress)
+    def _on_action_progress(self, message: ActionProgress) -> None:
+        self.flows.progress(message)
+
+    @on(ActionFinished)
+    def _on_action_finished(self, message: ActionFinished) -> None:
+        self.flows.finished(message)
 
 
 def create_app(config: LoadedConfig | SparkError, recipes_dir: Path,

@@ -1,7 +1,8 @@
 """Command palette: the dashboard's actions that make sense right now.
 
 Every entry is an action string checked with the app's ``check_action`` before it
-is offered, so ``--watch`` never lists a mutating action.
+is offered, so ``--watch`` never lists a mutating action; ``SparkApp.offers`` then
+drops what cannot work now (serve without a fitting recipe, tmux without a session).
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ ENTRIES: list[tuple[str, tuple[str, ...], str, str]] = [
     ("focus_pane", ("plan",), N_("Go to plan"), N_("the launch plan of the selected recipe")),
     ("focus_pane", ("logs",), N_("Go to logs"), N_("the logs of the cluster in focus")),
     ("focus_pane", ("services",), N_("Go to services"), N_("services next to the engine")),
-    ("filter", (), N_("Filter"), N_("filter the recipes or the log lines")),
+    ("filter", (), N_("Filter / search"), N_("filter the recipes or search the log lines")),
     ("serve", (), N_("Serve"), N_("serve the selected recipe on the cluster in focus")),
     ("stop", (), N_("Stop"), N_("stop what the cluster in focus serves")),
     ("exec", (), N_("Exec"), N_("run a command on the nodes of the cluster in focus")),
     ("tmux", (), N_("Tmux attach"), N_("attach to the tmux session of a tmux recipe")),
     ("power", (), N_("Power"), N_("switch the nodes' power through Home Assistant")),
+    ("progress", (), N_("Progress"), N_("the steps of the last serve or stop")),
 ]
 
 
@@ -55,6 +57,8 @@ class SparkCommands(Provider):
             # cluster actions live on the app, moving around on the dashboard screen
             target = app if hasattr(app, f"action_{action}") else app.dashboard
             if target is None or target.check_action(action, params) is False:
+                continue
+            if target is app and not app.offers(action):  # e.g. tmux without a session
                 continue
             yield _(title), _(help_text), partial(app.run_action,
                                                   action_string(action, params), target)

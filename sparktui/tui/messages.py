@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.status import ClusterHealth, LogLine
 
 # -- from workers (engine results) ------------------------------------------------------
@@ -35,6 +36,22 @@ class LogsArrived(Message):
 
     cluster: str
     lines: Sequence[LogLine]
+
+
+@dataclass
+class ActionProgress(Message):
+    """One step of the running serve or stop, as the engine's progress sink reported it."""
+
+    run_id: int
+    progress: Progress
+
+
+@dataclass
+class ActionFinished(Message):
+    """The serve or stop worker returned (``result.ok`` or where it failed)."""
+
+    run_id: int
+    result: ActionResult
 
 
 # -- from widgets (the operator's choices) -----------------------------------------------

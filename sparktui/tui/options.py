@@ -15,6 +15,7 @@ class TuiOptions:
     cycle_seconds: float = 20.0  # --watch: show the next cluster after this long
     health_timeout: float = 20.0
     log_lines_per_node: int = 5000
+    reload_seconds: float = 2.0  # how often the config and recipe files are checked for edits
     cursor_blink: bool = True
     animations: bool = True
 

@@ -11,10 +11,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
-from sparktui.engine.status import LogLine
+from sparktui.engine.api import (
+    ActionResult,
+    ClusterControl,
+    ClusterView,
+    ExecResult,
+    ProgressSink,
+    ReadOnlyView,
+)
+from sparktui.engine.status import ClusterHealth, LogLine
 from sparktui.i18n import _
-from sparktui.tui.messages import HealthFailed, HealthUpdated
+from sparktui.plan import LaunchPlan
+from sparktui.plan.after_stop import HooksFor
+from sparktui.tui.messages import ActionFinished, HealthFailed, HealthUpdated
 
 LOG_RETRY_SECONDS = 5.0
 
@@ -70,3 +79,44 @@ async def follow_logs(engine: ClusterView, cluster: str,
                 error=str(exc) or type(exc).__name__), gap=True)])
         await asyncio.sleep(retry_seconds)
         tail = 0
+
+
+async def fresh_health(engine: ClusterView, cluster: str, timeout: float) -> ClusterHealth:
+    """A new health check for a confirmation (never the last one shown); raises on failure."""
+    try:
+        return await asyncio.wait_for(engine.health(cluster), timeout)
+    except TimeoutError:
+        raise TimeoutError(_("health check timed out after {s:g} s").format(s=timeout)) from None
+
+
+def _crashed(step: str, exc: Exception) -> ActionResult:
+    return ActionResult(False, None, step, str(exc) or type(exc).__name__)
+
+
+async def run_serve(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
+                    run_id: int) -> ActionFinished:
+    """``serve`` with every step sent to ``sink``; an engine bug is a failed result."""
+    try:
+        result = await control.serve(plan, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        result = _crashed("serve", exc)
+    return ActionFinished(run_id, result)
+
+
+async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
+                   hooks_for: HooksFor, run_id: int) -> ActionFinished:
+    """``stop`` of every workload of the cluster, then the recipes' after_stop hooks."""
+    try:
+        result = await control.stop(cluster, sink, hooks_for=hooks_for)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        result = _crashed("stop", exc)
+    return ActionFinished(run_id, result)
+
+
+async def run_exec(control: ClusterControl, cluster: str, command: str) -> list[ExecResult]:
+    """``command`` on every node of the cluster; a node that cannot run it says why."""
+    return await control.exec(cluster, command)

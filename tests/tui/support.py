@@ -118,13 +118,19 @@ class RecordingEngine:
     async def close(self) -> None:
         self.calls.append(("close",))
 
-    async def serve(self, plan, progress):
+    async def serve(self, plan, progress, *, keep_on_failure=False):
+        from sparktui.engine.api import ActionResult
+
         self.calls.append(("serve",))
+        return ActionResult(True)
 
-    async def stop(self, cluster, progress, *, recipe=None):
+    async def stop(self, cluster, progress, *, recipe=None, hooks_for=None):
+        from sparktui.engine.api import ActionResult
+
         self.calls.append(("stop",))
+        return ActionResult(True)
 
-    async def exec(self, cluster, command, *, node=None):
+    async def exec(self, cluster, command, *, node=None, timeout=None):
         self.calls.append(("exec",))
         return []
 

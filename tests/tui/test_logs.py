@@ -10,6 +10,7 @@ import sparktui.tui
 from sparktui.engine.status import LogLine
 from sparktui.tui.messages import LogsArrived
 from sparktui.tui.widgets.logs import LogsPane
+from tui.support import wait_for
 
 
 class LogsHarness(App[None]):
@@ -29,6 +30,12 @@ class LogsHarness(App[None]):
     @property
     def pane(self) -> LogsPane:
         return self.query_one(LogsPane)
+
+    async def shown(self, pilot, count: int) -> None:
+        """Wait for the 20 Hz flush to show ``count`` lines, scrolled to the end (a busy
+        machine runs timers late: a fixed pause was not always enough)."""
+        view = self.pane.view
+        await wait_for(pilot, lambda: view.line_count == count and view.is_vertical_scroll_end)
 
 
 def lines(node: str, count: int, start: int = 0, text: str = "line") -> list[LogLine]:
@@ -79,7 +86,7 @@ async def test_scrolling_up_pauses_and_f_resumes():
     async with app.run_test(size=(100, 20)) as pilot:
         pane = app.pane
         pane.add_lines(lines("spark1", 100))
-        await pilot.pause(0.1)
+        await app.shown(pilot, 100)
         assert pane.follow and pane.view.is_vertical_scroll_end
         pane.view.focus()
         await pilot.press("up", "up")
@@ -108,7 +115,7 @@ async def test_scrolling_back_to_the_end_resumes():
     async with app.run_test(size=(100, 20)) as pilot:
         pane = app.pane
         pane.add_lines(lines("spark1", 100))
-        await pilot.pause(0.1)
+        await app.shown(pilot, 100)
         pane.view.focus()
         await pilot.press("up")
         await pilot.pause()
@@ -123,7 +130,7 @@ async def test_pause_survives_more_lines_than_the_view_holds():
     async with app.run_test(size=(100, 20)) as pilot:
         pane = app.pane
         pane.add_lines(lines("spark1", 100))
-        await pilot.pause(0.1)
+        await app.shown(pilot, 50)
         pane.view.focus()
         await pilot.press("up")
         await pilot.pause()
@@ -160,14 +167,14 @@ async def test_node_filter_cycles_all_then_each_node():
         pane.add_lines([LogLine("spark1", "one"), LogLine("spark2", "two")])
         await pilot.pause(0.1)
         pane.view.focus()
-        await pilot.press("n")
+        await pilot.press("c")  # c cycles nodes; n is the next search match
         await pilot.pause(0.1)
         assert pane.node_filter == "spark1"
         assert list(pane.view.lines) == ["one"]
         pane.add_lines([LogLine("spark2", "three"), LogLine("spark1", "four")])
         await pilot.pause(0.1)
         assert list(pane.view.lines) == ["one", "four"]
-        await pilot.press("n", "n")
+        await pilot.press("c", "c")
         await pilot.pause(0.1)
         assert pane.node_filter is None
         assert len(pane.view.lines) == 4

@@ -20,6 +20,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from sparktui.config import Cluster, LoadedConfig
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import N_, _
+from sparktui.tui import recipe_actions
 from sparktui.tui.messages import (
     ClusterFocused,
     HealthFailed,
@@ -87,7 +88,7 @@ class DashboardScreen(Screen[None]):
                         yield PlanPane(id="plan", classes="pane")
                     with TabPane(_("5 Logs"), id="tab-logs"):
                         yield LogsPane(self._log_lines_per_node, cursor_blink=self._cursor_blink,
-                                       id="logs", classes="pane")
+                                       clock=self.clock, id="logs", classes="pane")
                     with TabPane(_("6 Services"), id="tab-services"):
                         yield ServicesPane(id="services", classes="pane")
         yield Footer()
@@ -163,13 +164,14 @@ class DashboardScreen(Screen[None]):
         if changed:
             self.logs.clear()
             self.logs.set_nodes(n.name for n in cluster.ranked)
+        self.logs.cluster = name
         self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=name)
         self._paint_header()
         self._preview()
 
     def reload_recipes(self) -> None:
         entries, problems = scan_recipes(self.recipes_dir)
-        self.recipes.set_entries(entries, problems)
+        self.recipes.set_entries(entries, problems, prefer=self.recipe)
         self.recipe = self.recipes.selected
         self._preview()
 
@@ -195,12 +197,12 @@ class DashboardScreen(Screen[None]):
         target.focus()
 
     def open_filter(self) -> None:
-        """``/``: the logs filter when the logs are in view and focused, else the recipes'."""
+        """``/``: search the logs when they are in view and focused, else filter the recipes."""
         focused = self.focused
         in_logs = focused is not None and self.logs in focused.ancestors_with_self
         if self.watch or in_logs:
             self.focus_pane("logs")
-            self.logs.open_filter()
+            self.logs.open_search()
         else:
             self.recipes.open_filter()
 
@@ -251,6 +253,12 @@ class DashboardScreen(Screen[None]):
         self.recipe = message.name
         self._preview()
         self.focus_pane("plan")
+
+    @on(RecipesPane.EditRequested)
+    def _on_recipe_edit(self, message: RecipesPane.EditRequested) -> None:
+        entry = self.recipes.entry(message.name)
+        if entry is not None and not self.watch:
+            recipe_actions.run(self, entry, message.how)
 
     @on(NodeChosen)
     def _on_node_chosen(self, message: NodeChosen) -> None:

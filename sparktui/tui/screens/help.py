@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from sparktui.i18n import _
 from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.widgets.recipes import RecipesPane
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -35,6 +36,8 @@ def help_rows(app: App, screen: Screen | None) -> list[HelpRow]:
         (_("Actions"), app, app.BINDINGS),
         (_("Panes"), screen, screen.BINDINGS if screen is not None else []),
         (_("Logs pane"), None, LogsPane.BINDINGS)]
+    if screen is not None and not getattr(screen, "watch", False):
+        groups.insert(2, (_("Recipes pane"), None, RecipesPane.BINDINGS))
     for group, node, bindings in groups:
         merged: dict[str, tuple[list[str], list[str]]] = {}
         for binding in bindings:

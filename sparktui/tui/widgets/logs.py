@@ -5,104 +5,103 @@
   lines with one ``Log.write_lines`` call at most ``FLUSH_HZ`` times a second.
 * Follow/pause is one reactive: scrolling up pauses, new lines then only count in a
   "+N new lines" badge, ``f`` resumes.
-* The view (merged with node tags, or one node; wrap; a text filter) is a function of
-  the buffers, so changing it re-renders from them. Search, level filter and save plug in
-  as more predicates/commands over the same buffers.
+* The view (merged with node tags, or one node; wrap; a level and a text filter) is a
+  function of the buffers, so changing it re-renders from them. Each line's level is read
+  once, on arrival (``logtext.classify``), and kept with it.
+* Search (``/``, ``n``/``N``), the first-error jump (``E``) and save (``ctrl+s``) work on
+  the view; matches are styled only as visible lines are drawn (``LogView``).
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import NamedTuple
 
-from rich.cells import cell_len, chop_cells
-from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
-from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Input, Log, Static
+from textual.widgets import Input, Static
 
 from sparktui.engine.status import LogLine
 from sparktui.i18n import _, ngettext
+from sparktui.tui.logtext import (
+    INFO,
+    LEVEL_CHOICES,
+    LEVEL_LABELS,
+    WARNING,
+    classify,
+    format_line,
+    is_error_line,
+    pick_match,
+    save_log,
+    search_pattern,
+)
 from sparktui.tui.messages import LogsArrived
-from sparktui.tui.state import strip_ansi
+from sparktui.tui.widgets.logview import SEP, LogView, TagHighlighter
 
 DEFAULT_MAX_LINES = 5000
 FLUSH_HZ = 20
-SEP = " │ "
 TAG_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow", "bold blue",
               "bold red")
 SYSTEM_NODE = "sparktui"
+__all__ = ["SEP", "LogView", "LogsPane"]
 
 
 class Entry(NamedTuple):
     seq: int
     line: LogLine
-
-
-class TagHighlighter(Highlighter):
-    """Colors the ``node │`` prefix, one color per node; gap markers stand out."""
-
-    def __init__(self) -> None:
-        self.styles: dict[str, str] = {}
-
-    def highlight(self, text: Text) -> None:
-        plain = text.plain
-        cut = plain.find(SEP)
-        if cut > 0:
-            tag = plain[:cut].strip()
-            text.stylize(self.styles.get(tag, "bold"), 0, cut)
-            text.stylize("dim", cut, cut + len(SEP))
-        if "⋯" in plain:
-            text.stylize("yellow", max(cut, 0))
-
-
-class LogView(Log):
-    """A ``Log`` that tells its pane when the operator scrolls away from the end."""
-
-    class Scrolled(Message):
-        def __init__(self, at_end: bool) -> None:
-            super().__init__()
-            self.at_end = at_end
-
-    quiet = False
-    """Set while the pane itself rewrites the view, so that is not taken as a scroll."""
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if not self.quiet and round(old_value) != round(new_value):
-            self.post_message(self.Scrolled(self.is_vertical_scroll_end))
+    level: int
 
 
 class LogsPane(Vertical):
     """Logs of the cluster in focus, merged with node tags or one node at a time."""
 
     BINDINGS = [
+        Binding("slash", "search", _("Search"), id="logs.search"),
+        Binding("n", "match(1)", _("Next match"), show=False, id="logs.next"),
+        Binding("N", "match(-1)", _("Previous match"), show=False, id="logs.previous"),
+        Binding("v", "level", _("Level"), id="logs.level"),
+        Binding("E", "first_error", _("First error"), show=False, id="logs.first_error"),
         Binding("f", "follow", _("Follow"), id="logs.follow"),
         Binding("w", "wrap", _("Wrap"), id="logs.wrap"),
-        Binding("n", "next_node", _("Node"), id="logs.node"),
-        Binding("escape", "close_filter", _("Clear filter"), show=False, id="logs.unfilter"),
+        Binding("c", "next_node", _("Node"), id="logs.node"),
+        Binding("ampersand", "filter", _("Filter lines"), show=False, id="logs.filter"),
+        Binding("ctrl+s", "save", _("Save to a file"), show=False, id="logs.save"),
+        Binding("escape", "clear", _("Clear search/filter"), show=False, id="logs.unfilter"),
     ]
 
     follow: reactive[bool] = reactive(True)
     wrap: reactive[bool] = reactive(False)
     node_filter: reactive[str | None] = reactive(None)
     text_filter: reactive[str] = reactive("")
+    level: reactive[int] = reactive(0)
+    """Lowest level shown (0: every line); ``v`` cycles ``LEVEL_CHOICES``."""
+    search: reactive[str] = reactive("")
 
     def __init__(self, max_lines_per_node: int = DEFAULT_MAX_LINES, *, cursor_blink: bool = True,
-                 id: str | None = None, classes: str | None = None) -> None:
+                 clock: Callable[[], float] = time.time, id: str | None = None,
+                 classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.max_lines_per_node = max_lines_per_node
         self.buffers: dict[str, deque[Entry]] = {}
         self.node_order: list[str] = []
         self.new_while_paused = 0
+        self.cluster = ""
+        """Names the saved file; the dashboard sets it."""
+        self.clock = clock
+        self.match_index: int | None = None
+        self._indexed: list[tuple[int, int, int]] | None = None  # what match_index points in
+        self._last_level: dict[str, int] = {}
+        self._anchor: int | None = None
+        self.saved_path: Path | None = None
         self._pending: list[Entry] = []
         self._stale = False
         self._seq = 0
@@ -111,6 +110,10 @@ class LogsPane(Vertical):
         self._empty_text = _("No log lines yet.")
 
     def compose(self) -> ComposeResult:
+        search = Input(placeholder=_("search (Enter keeps, n/N next/previous, Esc clears)"),
+                       id="logs-search", classes="filter")
+        search.display = False
+        yield search
         box = Input(placeholder=_("filter log lines (Enter keeps, Esc clears)"),
                     id="logs-filter", classes="filter")
         box.display = False
@@ -122,7 +125,8 @@ class LogsPane(Vertical):
         yield Static(id="logs-badge")
 
     def on_mount(self) -> None:
-        self.query_one("#logs-filter", Input).cursor_blink = self._cursor_blink
+        for box in self.query(Input):
+            box.cursor_blink = self._cursor_blink
         self.set_interval(1 / FLUSH_HZ, self.flush)
         self._update_labels()
 
@@ -133,7 +137,7 @@ class LogsPane(Vertical):
     # -- feeding --------------------------------------------------------------------------
 
     def set_nodes(self, names: Iterable[str]) -> None:
-        """The nodes of the cluster in focus, in rank order (tags and ``n`` follow it)."""
+        """The nodes of the cluster in focus, in rank order (tags and ``c`` follow it)."""
         self.node_order = list(names)
         for i, name in enumerate(self.node_order):
             self._highlighter.styles[name] = TAG_STYLES[i % len(TAG_STYLES)]
@@ -146,27 +150,38 @@ class LogsPane(Vertical):
             self.query_one("#logs-empty", Static).update(text)
 
     def add_lines(self, lines: Iterable[LogLine]) -> None:
+        """Buffer a batch (the hot path under a flood: reactives are read once, not per line)."""
         if not self.buffers and self.is_mounted:
             self.query_one("#logs-empty").display = False
+        last_level, buffers, pending = self._last_level, self.buffers, self._pending
+        keep = self._predicate()
+        seq = self._seq
+        shown = len(pending)
         for line in lines:
-            self._seq += 1
-            entry = Entry(self._seq, line)
+            seq += 1
             node = line.node or SYSTEM_NODE
-            buf = self.buffers.get(node)
+            if line.gap:
+                level = WARNING
+            else:
+                level = last_level[node] = classify(line.text, last_level.get(node, INFO))
+            entry = Entry(seq, line, level)
+            buf = buffers.get(node)
             if buf is None:
-                buf = self.buffers[node] = deque(maxlen=self.max_lines_per_node)
+                buf = buffers[node] = deque(maxlen=self.max_lines_per_node)
                 self._highlighter.styles.setdefault(node, TAG_STYLES[
                     len(self._highlighter.styles) % len(TAG_STYLES)])
             buf.append(entry)
-            if self._matches(entry.line):
-                self._pending.append(entry)
-                if not self.follow:
-                    self.new_while_paused += 1
-        if len(self._pending) > self._view_capacity():
+            if keep is None or keep(entry):
+                pending.append(entry)
+        self._seq = seq
+        follow = self.follow
+        if not follow:
+            self.new_while_paused += len(pending) - shown
+        if len(pending) > self._view_capacity():
             # More arrived than the view can hold: rebuild from the buffers instead.
-            self._pending.clear()
+            pending.clear()
             self._stale = True
-        if not self.follow:
+        if not follow:
             self._update_labels()
 
     @on(LogsArrived)
@@ -176,6 +191,7 @@ class LogsPane(Vertical):
 
     def clear(self) -> None:
         self.buffers.clear()
+        self._last_level.clear()
         self._pending.clear()
         self._stale = False
         self.new_while_paused = 0
@@ -201,6 +217,12 @@ class LogsPane(Vertical):
         """The buffered lines of one node, or all merged in arrival order."""
         return [e.line for e in self._merged(node)]
 
+    def view_entries(self) -> list[Entry]:
+        """The entries the view shows (node, level and text filters), oldest first."""
+        keep = self._predicate()
+        entries = [e for e in self._merged(self.node_filter) if keep is None or keep(e)]
+        return entries[-self._view_capacity():]
+
     def rerender(self) -> None:
         view = self.view
         view.quiet = True
@@ -208,8 +230,7 @@ class LogsPane(Vertical):
             view.clear()
             self._pending.clear()
             self._stale = False
-            entries = [e for e in self._merged(self.node_filter) if self._matches(e.line)]
-            self._write(entries[-self._view_capacity():])
+            self._write(self.view_entries())
             view.scroll_end(animate=False, immediate=True, x_axis=False)
         finally:
             view.quiet = False
@@ -217,39 +238,46 @@ class LogsPane(Vertical):
     def _write(self, entries: list[Entry]) -> None:
         view = self.view
         view.max_lines = self._view_capacity()
-        tag_width = self._tag_width()
         width = self._wrap_width() if self.wrap else 0
+        prefixes, cont = self._prefixes(self.node_filter is None)
+        view.prefix = len(cont)
         out: list[str] = []
         for entry in entries:
-            out.extend(self._format(entry.line, tag_width, width))
+            line = entry.line
+            text, prefix = line.text, prefixes[line.node or SYSTEM_NODE]
+            if width or line.gap or "\x1b" in text or "\n" in text:
+                out.extend(format_line(line, prefix, cont, width))
+            else:  # the flood's common case, without a call per line
+                out.append(prefix + text)
         if out:
             view.write_lines(out, scroll_end=self.follow)
 
-    def _format(self, line: LogLine, tag_width: int, wrap_width: int) -> list[str]:
-        text = strip_ansi(line.text)
-        if line.gap:
-            text = f"⋯ {text or _('log stream reconnected')} ⋯"
-        if self.node_filter is None:
-            node = line.node or SYSTEM_NODE
-            prefix = node.ljust(tag_width) + SEP
-            cont = " " * tag_width + SEP
-        else:
-            prefix = cont = ""
-        if not wrap_width:
-            return [prefix + text]
-        room = max(8, wrap_width - cell_len(prefix))
-        chunks = chop_cells(text, room) if cell_len(text) > room else [text]
-        return [prefix + chunks[0], *(cont + c for c in chunks[1:])]
+    def _prefixes(self, tags: bool) -> tuple[dict[str, str], str]:
+        """Each node's ``node │`` tag (all as wide as the widest) and the continuation's."""
+        if not tags:
+            return {n: "" for n in [*self.buffers, SYSTEM_NODE]}, ""
+        width = self._tag_width()
+        return ({n: n.ljust(width) + SEP for n in [*self.buffers, SYSTEM_NODE]},
+                " " * width + SEP)
 
     def _merged(self, node: str | None) -> Iterator[Entry]:
         if node is not None:
             return iter(self.buffers.get(node, ()))
         return heapq.merge(*self.buffers.values())
 
-    def _matches(self, line: LogLine) -> bool:
-        if self.node_filter is not None and (line.node or SYSTEM_NODE) != self.node_filter:
-            return False
-        return not self.text_filter or self.text_filter.lower() in line.text.lower()
+    def _predicate(self) -> Callable[[Entry], bool] | None:
+        """Whether an entry is in the view (None: every entry is)."""
+        node, level, needle = self.node_filter, self.level, self.text_filter.lower()
+        if node is None and not level and not needle:
+            return None
+
+        def keep(entry: Entry) -> bool:
+            line = entry.line
+            return ((node is None or (line.node or SYSTEM_NODE) == node)
+                    and entry.level >= level
+                    and (not needle or needle in line.text.lower()))
+
+        return keep
 
     def _view_capacity(self) -> int:
         nodes = 1 if self.node_filter is not None else max(1, len(self.buffers))
@@ -277,6 +305,8 @@ class LogsPane(Vertical):
         self.view.auto_scroll = follow
         if follow:
             self.new_while_paused = 0
+            self.match_index = None
+            self.view.unmark()  # the lines move again: a marked line would drift
             self.flush()
             self.view.scroll_end(animate=False, immediate=True, x_axis=False)
         self._update_labels()
@@ -287,6 +317,11 @@ class LogsPane(Vertical):
     def action_wrap(self) -> None:
         self.wrap = not self.wrap
 
+    def action_level(self) -> None:
+        """All lines, then ERROR+, WARNING+, INFO+, then all again."""
+        at = LEVEL_CHOICES.index(self.level) if self.level in LEVEL_CHOICES else 0
+        self.level = LEVEL_CHOICES[(at + 1) % len(LEVEL_CHOICES)]
+
     def action_next_node(self) -> None:
         """All nodes, then each node in rank order, then all again."""
         choices: list[str | None] = [None, *self.node_order,
@@ -294,25 +329,80 @@ class LogsPane(Vertical):
         at = choices.index(self.node_filter) if self.node_filter in choices else 0
         self.node_filter = choices[(at + 1) % len(choices)]
 
-    def watch_wrap(self) -> None:
-        self._refilter()
-
-    def watch_node_filter(self) -> None:
-        self._refilter()
-
-    def watch_text_filter(self) -> None:
-        self._refilter()
-
     def _refilter(self) -> None:
+        """What the view shows changed: rebuild it from the buffers and follow again."""
         if self.is_mounted:
             self.new_while_paused = 0
             self.follow = True
             self.rerender()
             self._update_labels()
 
+    watch_wrap = watch_node_filter = watch_text_filter = watch_level = _refilter
+
     def on_resize(self, event: Resize) -> None:
         if self.wrap:
             self.rerender()
+
+    # -- search -----------------------------------------------------------------------------
+
+    def open_search(self) -> None:
+        # Incremental search starts where the reader is: the top of the screen, or the
+        # latest line while following.
+        self._anchor = None if self.follow else round(self.view.scroll_y)
+        box = self.query_one("#logs-search", Input)
+        box.display = True
+        box.focus()
+
+    action_search = open_search
+
+    def watch_search(self, search: str) -> None:
+        if not self.is_mounted:
+            return
+        self.view.pattern = search_pattern(search)
+        if not search:
+            self.match_index = None
+            self.view.unmark()
+        else:
+            self._jump(0, anchor=self._anchor)
+        self.view.refresh()
+        self._update_labels()
+
+    def action_match(self, step: int) -> None:
+        """``n`` (1) and ``N`` (-1); without a search, they open the search box."""
+        if self.search:
+            self._jump(step)
+        else:
+            self.open_search()
+
+    def _jump(self, step: int, anchor: int | None = None) -> None:
+        """Next (1) or previous (-1) match; 0: the first from line ``anchor`` (None: latest)."""
+        matches = self.view.matches()
+        if matches is not self._indexed:  # the lines changed: start from the screen
+            self._indexed, self.match_index = matches, None
+        if not matches:
+            self.match_index = None
+            self.view.unmark()
+            self._update_labels()
+            return
+        if step and self.match_index is None:
+            anchor = round(self.view.scroll_y)
+        self.match_index = pick_match(matches, self.match_index, step, anchor)
+        self._show(*matches[self.match_index])
+
+    def _show(self, y: int, start: int, end: int) -> None:
+        """Mark and scroll to a spot: the view pauses so it holds still under the reader."""
+        self.follow = False
+        self.view.show(y, start, end)
+        self._update_labels()
+
+    def action_first_error(self) -> None:
+        """The first ERROR, traceback, CUDA out of memory or NCCL error line in view."""
+        y = self.view.first_line(is_error_line)
+        if y is None:
+            self.notify(_("no error line in view"), timeout=3)
+            return
+        self.match_index = None
+        self._show(y, self.view.prefix, len(self.view.text_at(y)))
 
     # -- text filter ------------------------------------------------------------------------
 
@@ -320,6 +410,19 @@ class LogsPane(Vertical):
         box = self.query_one("#logs-filter", Input)
         box.display = True
         box.focus()
+
+    action_filter = open_filter
+
+    def action_clear(self) -> None:
+        """Esc: close the box in focus; in the view, the search first, then the filter."""
+        focused = self.screen.focused
+        search = self.query_one("#logs-search", Input)
+        if focused is search or (focused is not self.query_one("#logs-filter") and self.search):
+            search.value = ""
+            search.display = False
+        else:
+            self.action_close_filter()
+        self.view.focus()
 
     def action_close_filter(self) -> None:
         box = self.query_one("#logs-filter", Input)
@@ -332,12 +435,33 @@ class LogsPane(Vertical):
         event.stop()
         self.text_filter = event.value
 
-    @on(Input.Submitted, "#logs-filter")
-    def _on_filter_submitted(self, event: Input.Submitted) -> None:
+    @on(Input.Changed, "#logs-search")
+    def _on_search_changed(self, event: Input.Changed) -> None:
         event.stop()
-        if not event.value:
-            event.input.display = False
+        self.search = event.value
+
+    @on(Input.Submitted)
+    def _on_box_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        event.input.display = False if event.input.id == "logs-search" else bool(event.value)
         self.view.focus()
+
+    # -- save -------------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        """The view's lines, each with its node tag, to a file in the current folder."""
+        prefixes, _cont = self._prefixes(True)
+        lines = [text for e in self.view_entries()
+                 for text in format_line(e.line, prefixes[e.line.node or SYSTEM_NODE], "", 0)]
+        try:
+            path = save_log(lines, Path.cwd(), self.cluster or "logs", self.clock())
+        except OSError as exc:
+            self.notify(_("could not save the logs: {error}").format(error=exc),
+                        severity="error")
+            return
+        self.saved_path = path
+        self.notify(ngettext("saved {n} line to {path}", "saved {n} lines to {path}",
+                             len(lines)).format(n=len(lines), path=path), timeout=6)
 
     # -- labels -----------------------------------------------------------------------------
 
@@ -346,8 +470,19 @@ class LogsPane(Vertical):
             return
         where = self.node_filter or _("all nodes")
         parts = [where]
+        if self.level:
+            parts.append(_(LEVEL_LABELS[self.level]))
         if self.text_filter:
             parts.append(_("filter “{text}”").format(text=self.text_filter))
+        if self.search:
+            found = self.view.counted_matches()
+            if found == 0:
+                parts.append(_("“{text}”: no match").format(text=self.search))
+            elif self.match_index is not None and found:
+                parts.append(_("“{text}” {i}/{n}").format(
+                    text=self.search, i=self.match_index + 1, n=found))
+            else:
+                parts.append(_("search “{text}”").format(text=self.search))
         parts.append(_("wrap") if self.wrap else _("no wrap"))
         parts.append(_("following") if self.follow else _("paused"))
         self.border_subtitle = " · ".join(parts)
@@ -357,5 +492,6 @@ class LogsPane(Vertical):
             count = self.new_while_paused
             badge.update(Text.assemble(
                 ("⏸ ", "bold"),
-                ngettext("+{n} new line", "+{n} new lines", count).format(n=count),
+                ngettext("+{n} new line", "+{n} new lines", count).format(n=count)
+                if count else _("paused"),
                 ("  ·  ", "dim"), (_("f follow"), "bold")))

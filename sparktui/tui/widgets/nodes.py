@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -11,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
+from textual.timer import Timer
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -20,6 +22,7 @@ from sparktui.i18n import _
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.state import main_workload, strip_ansi, uptime
 
+LAST_LINE_HZ = 4
 STATE_STYLES = {"running": "green", "restarting": "yellow", "created": "yellow",
                 "exited": "red", "dead": "bold red"}
 
@@ -44,6 +47,9 @@ class NodesPane(Vertical):
         self._log_column: ColumnKey | None = None
         self._room = 10
         self._widths: list[int] = []
+        self._stale_cells: set[str] = set()
+        self._cell_timer: Timer | None = None
+        self._cells_painted = 0.0
 
     def compose(self) -> ComposeResult:
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
@@ -60,12 +66,26 @@ class NodesPane(Vertical):
         self._fill()
 
     def set_last_lines(self, lines: dict[str, str]) -> None:
-        """Update only the last-log cells: cheap enough for every log batch."""
+        """Update only the last-log cells, at most ``LAST_LINE_HZ`` times a second: under a
+        log flood every batch would otherwise repaint the table."""
         self.last_lines.update({k: strip_ansi(v) for k, v in lines.items()})
-        if not self.is_mounted or self._log_column is None:
+        self._stale_cells.update(lines)
+        if not self.is_mounted or self._log_column is None or self._cell_timer is not None:
+            return
+        wait = self._cells_painted + 1 / LAST_LINE_HZ - time.monotonic()
+        if wait <= 0:
+            self._paint_last_lines()
+        else:
+            self._cell_timer = self.set_timer(wait, self._paint_last_lines)
+
+    def _paint_last_lines(self) -> None:
+        self._cell_timer = None
+        self._cells_painted = time.monotonic()
+        nodes, self._stale_cells = self._stale_cells, set()
+        if self._log_column is None:
             return
         table = self.table
-        for node in lines:
+        for node in nodes:
             if node in table.rows:
                 table.update_cell(node, self._log_column, self._last_cell(node))
 

@@ -1,6 +1,12 @@
-"""Recipes pane: every recipe of the recipes folder; a broken one shows its error inline."""
+"""Recipes pane: every recipe of the recipes folder; a broken one shows its error inline.
+
+``m`` (form), ``E`` ($EDITOR) and ``d`` (duplicate) post :class:`RecipesPane.EditRequested`;
+the dashboard runs them (``sparktui.tui.recipe_actions``).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
@@ -8,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
@@ -30,8 +37,20 @@ def _prompt(entry: RecipeEntry) -> Group | Text:
 
 
 class RecipesPane(Vertical):
-    BINDINGS = [Binding("escape", "close_filter", _("Clear filter"), show=False,
-                        id="recipes.unfilter")]
+    BINDINGS = [
+        Binding("m", "edit", _("Edit"), id="recipes.edit"),
+        Binding("E", "open_editor", _("Open in $EDITOR"), show=False, id="recipes.editor"),
+        Binding("d", "duplicate", _("Duplicate as new recipe"), show=False,
+                id="recipes.duplicate"),
+        Binding("escape", "close_filter", _("Clear filter"), show=False, id="recipes.unfilter"),
+    ]
+
+    @dataclass
+    class EditRequested(Message):
+        """Edit the recipe in the form, in $EDITOR, or copy it under a new name."""
+
+        name: str
+        how: str  # form, editor, duplicate
 
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -54,20 +73,45 @@ class RecipesPane(Vertical):
     def option_list(self) -> RecipeList:
         return self.query_one(RecipeList)
 
-    def set_entries(self, entries: list[RecipeEntry], dir_problems: list[Problem]) -> None:
+    def set_entries(self, entries: list[RecipeEntry], dir_problems: list[Problem],
+                    prefer: str | None = None) -> None:
+        """Show ``entries``; the cursor stays on its recipe (or goes to ``prefer``)."""
         self.entries = entries
         self.dir_problems = dir_problems
-        self._fill()
+        self._fill(prefer)
+
+    def select(self, name: str) -> bool:
+        """Put the cursor on recipe ``name`` (clearing a filter that hides it)."""
+        if self.entry(name) is None:
+            return False
+        if name not in (e.name for e in self._visible()):
+            self.filter_text = ""
+            self.action_close_filter()
+        self._fill(name, force=True)
+        return self.selected == name
+
+    def action_edit(self) -> None:
+        self._request("form")
+
+    def action_open_editor(self) -> None:
+        self._request("editor")
+
+    def action_duplicate(self) -> None:
+        self._request("duplicate")
+
+    def _request(self, how: str) -> None:
+        if (name := self.selected) is not None:
+            self.post_message(self.EditRequested(name, how))
 
     def _visible(self) -> list[RecipeEntry]:
         needle = self.filter_text.lower()
         return [e for e in self.entries if needle in e.name.lower()]
 
-    def _fill(self) -> None:
+    def _fill(self, prefer: str | None = None, force: bool = False) -> None:
         if not self.is_mounted:
             return
         options = self.option_list
-        keep = self.selected
+        keep = prefer if force or self.selected is None else self.selected
         options.clear_options()
         if self.dir_problems:
             options.add_option(Option(Text(render_problems(self.dir_problems), style="red"),

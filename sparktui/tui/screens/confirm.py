@@ -1,0 +1,222 @@
+"""Confirmation of a destructive action (stop; power later), after a FRESH health check.
+
+On open the modal runs the check it was given (through the app's engine, never the last
+health shown) and lists per node what answers and what runs, marking what the action
+will touch. Until the check is back the action's button is disabled; Cancel has the
+focus. When the cluster serves (or a node did not answer) the operator also types the
+cluster's name. Escape and ``n`` cancel; cancelling changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
+from sparktui.i18n import _
+from sparktui.tui.actions import cluster_workloads, needs_typed_name
+
+HealthCheck = Callable[[], Awaitable[ClusterHealth]]
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    title: str  # "Stop cluster test"
+    verb: str  # the button: "Stop"
+    cluster: str
+    what: str  # what will happen, in a sentence or two
+    check: HealthCheck  # a fresh health check of the cluster
+    affects: Callable[[Workload], bool] | None = None  # default: the cluster's workloads
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]) -> None:
+    """A node's line, its workloads (those the action touches marked), its engine."""
+    text.append(f"{node.node:<12}", style="bold")
+    if not node.reachable:
+        text.append(_("UNREACHABLE") + f": {node.error or '-'}\n", style="bold red")
+        return
+    latency = f" · {node.latency_ms:.0f} ms" if node.latency_ms is not None else ""
+    text.append(_("reachable") + latency + "\n", style="green")
+    if not node.workloads:
+        text.append("  " + _("no sparktui workload") + "\n", style="dim")
+    for wl in node.workloads:
+        hit = affects(wl)
+        text.append("  ✖ " if hit else "  · ", style="bold red" if hit else "dim")
+        text.append(wl.name, style="bold" if hit else "dim")
+        text.append(f"  {wl.recipe} · {wl.role} · {wl.status or wl.state}",
+                    style="" if hit else "dim")
+        if not hit:
+            text.append("\n    " + _("stays: it belongs to cluster {cluster}").format(
+                cluster=wl.cluster), style="dim italic")
+        text.append("\n")
+    eng = node.engine
+    if eng is not None:
+        alive = {True: "ok", False: _("failing"), None: "-"}[eng.health_ok]
+        text.append("  " + _("engine: /health {alive} · models {models} · {r} running, "
+                             "{w} waiting").format(alive=alive, models=", ".join(eng.models)
+                                                   or "-", r=_figure(eng.running),
+                                                   w=_figure(eng.waiting)) + "\n",
+                    style="cyan")
+        if eng.error:
+            text.append(f"  {eng.error}\n", style="red")
+
+
+def health_text(health: ClusterHealth, affects: Callable[[Workload], bool]) -> Text:
+    text = Text()
+    for node in health.nodes:
+        node_block(text, node, affects)
+    text.rstrip()
+    return text
+
+
+def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: str,
+            cluster: str) -> Text:
+    hit = [w for w in health.workloads if affects(w)]
+    text = Text()
+    if hit:
+        nodes = sorted({w.node for w in hit})
+        text.append(_("{verb} touches {n} workload(s) on {nodes}.").format(
+            verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
+    else:
+        text.append(_("Nothing of {cluster} runs on its nodes.").format(cluster=cluster),
+                    style="bold")
+    if health.serving:
+        heads = [n.engine for n in health.nodes if n.engine is not None]
+        running = sum(e.running or 0 for e in heads)
+        waiting = sum(e.waiting or 0 for e in heads)
+        text.append("\n" + _("{cluster} is SERVING ({r:g} running, {w:g} waiting requests). "
+                             "Type its name to enable {verb}.").format(
+            cluster=cluster, r=running, w=waiting, verb=verb), style="bold yellow")
+    elif not health.all_reachable:
+        text.append("\n" + _("Some nodes did not answer: what they run is unknown. "
+                             "Type the cluster name to enable {verb}.").format(verb=verb),
+                    style="bold yellow")
+    return text
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("escape", "cancel", _("Cancel"), id="confirm.cancel"),
+        Binding("n", "cancel", _("Cancel"), show=False, id="confirm.no"),
+        Binding("r", "recheck", _("Check again"), show=False, id="confirm.recheck"),
+    ]
+    AUTO_FOCUS = "#confirm-cancel"
+
+    def __init__(self, request: ConfirmRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.affects = request.affects or cluster_workloads(request.cluster)
+        self.health: ClusterHealth | None = None
+        self.error: str | None = None
+        self.typed_required = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="modal-box") as box:
+            box.border_title = self.request.title
+            box.border_subtitle = _("Esc or n cancels")
+            yield Static(Text(self.request.what), id="confirm-what")
+            with VerticalScroll(id="confirm-health"):
+                yield Static(id="confirm-health-text")
+            yield Static(id="confirm-verdict")
+            yield Input(placeholder=self.request.cluster, id="confirm-name")
+            with Horizontal(classes="modal-buttons"):
+                yield Button(_("Cancel"), id="confirm-cancel")
+                yield Button(self.request.verb, id="confirm-ok", variant="error",
+                             disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-name", Input).display = False
+        self._check()
+
+    @property
+    def confirm_button(self) -> Button:
+        return self.query_one("#confirm-ok", Button)
+
+    # -- the fresh check -----------------------------------------------------------------------
+
+    def _check(self) -> None:
+        self.health, self.error = None, None
+        self.confirm_button.disabled = True
+        self.query_one("#confirm-health-text", Static).update(Text(
+            _("Checking the health of {cluster} now…").format(cluster=self.request.cluster),
+            style="italic"))
+        self.query_one("#confirm-verdict", Static).update(Text(
+            _("{verb} is enabled once the check is back.").format(verb=self.request.verb),
+            style="dim"))
+        self._run_check()
+
+    @work(exclusive=True, group="confirm-check", exit_on_error=False)
+    async def _run_check(self) -> None:
+        try:
+            health = await self.request.check()
+        except Exception as exc:  # the check failed: nothing to confirm against
+            self._show_failure(str(exc) or type(exc).__name__)
+            return
+        self.show_health(health)
+
+    def show_health(self, health: ClusterHealth) -> None:
+        self.health = health
+        self.query_one("#confirm-health-text", Static).update(health_text(health, self.affects))
+        self.query_one("#confirm-verdict", Static).update(
+            verdict(health, self.affects, self.request.verb, self.request.cluster))
+        self.typed_required = needs_typed_name(health)
+        name = self.query_one("#confirm-name", Input)
+        name.display = self.typed_required
+        self._update_button()
+
+    def _show_failure(self, error: str) -> None:
+        self.error = error
+        self.query_one("#confirm-health-text", Static).update(
+            Text(_("The health check failed: {error}").format(error=error), style="bold red"))
+        self.query_one("#confirm-verdict", Static).update(Text(
+            _("Nothing can be confirmed without a health check; r checks again."),
+            style="yellow"))
+        self.confirm_button.disabled = True
+
+    def name_matches(self) -> bool:
+        return self.query_one("#confirm-name", Input).value.strip() == self.request.cluster
+
+    def _update_button(self) -> None:
+        ready = self.health is not None and (not self.typed_required or self.name_matches())
+        self.confirm_button.disabled = not ready
+
+    # -- the operator -------------------------------------------------------------------------
+
+    @on(Input.Changed, "#confirm-name")
+    def _on_name(self, event: Input.Changed) -> None:
+        self._update_button()
+
+    @on(Input.Submitted, "#confirm-name")
+    def _on_name_submitted(self, event: Input.Submitted) -> None:
+        if not self.confirm_button.disabled:
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#confirm-ok")
+    def _on_ok(self, event: Button.Pressed) -> None:
+        event.stop()
+        if not self.confirm_button.disabled:
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#confirm-cancel")
+    def _on_cancel(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def action_recheck(self) -> None:
+        if self.error is not None:
+            self._check()

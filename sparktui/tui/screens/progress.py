@@ -1,0 +1,118 @@
+"""The steps of a serve or stop as they arrive; closing the view leaves the action running.
+
+The screen only renders an :class:`ActionRun` the app keeps; the app calls
+:meth:`ProgressScreen.refresh_run` when an event arrives, and ``o`` reopens the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from sparktui.i18n import _
+from sparktui.tui.actions import ActionRun, ProgressRow, short_detail
+
+MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
+         "started": ("…", "cyan"), "waiting": ("◷", "cyan")}
+
+
+def steps_table(rows: list[ProgressRow]) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=1)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    for row in rows:
+        mark, style = MARKS.get(row.state, ("?", ""))
+        table.add_row(Text(mark, style=style), row.node or "-", row.step,
+                      Text(row.state, style=style), Text(short_detail(row.detail)))
+    return table
+
+
+def status_line(run: ActionRun, now: float) -> Text:
+    elapsed = f"{run.elapsed(now):.0f} s"
+    if run.running:
+        return Text.assemble(("◷ ", "cyan"), (run.outcome() + " · " + elapsed, "bold"))
+    assert run.result is not None
+    if run.result.ok:
+        return Text.assemble(("✓ ", "green"), (run.outcome(), "bold green"), f" · {elapsed}")
+    return Text.assemble(("✗ ", "bold red"), (run.outcome(), "bold red"), f" · {elapsed}")
+
+
+def failure_text(run: ActionRun) -> Text:
+    """Where it failed and the engine's whole detail (a container's last log lines)."""
+    result = run.result
+    assert result is not None and not result.ok
+    text = Text()
+    text.append(_("node") + f"  {result.failed_node or '-'}\n", style="bold")
+    text.append(_("step") + f"  {result.failed_step or '-'}\n", style="bold")
+    text.append(result.detail.rstrip() or "-", style="red")
+    if run.action == "serve":
+        steps = {(e.step, e.state) for e in run.events}
+        if ("rollback", "ok") in steps or ("rollback", "failed") in steps:
+            note = _("What this serve had started was removed (see the rollback rows).")
+        elif ("launch", "ok") not in steps:
+            note = _("Nothing was started on the cluster.")
+        else:
+            note = ""
+        if note:
+            text.append("\n\n" + note, style="dim")
+    return text
+
+
+class ProgressScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", _("Close"), id="progress.close"),
+        Binding("q", "dismiss", _("Close"), show=False, id="progress.close_q"),
+        Binding("o", "dismiss", _("Close"), show=False, id="progress.close_o"),
+    ]
+
+    def __init__(self, run: ActionRun, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.run = run
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="progress-box", classes="modal-box") as box:
+            box.border_title = self.run.title()
+            yield Static(id="progress-status")
+            with VerticalScroll(id="progress-steps"):
+                yield Static(id="progress-table")
+            with VerticalScroll(id="progress-failure"):
+                yield Static(id="progress-failure-text")
+
+    def on_mount(self) -> None:
+        self.refresh_run()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.run.running:
+            self.query_one("#progress-status", Static).update(status_line(self.run, self.clock()))
+
+    def refresh_run(self) -> None:
+        """Show the run as it is now: called for every event and at the end."""
+        run = self.run
+        box = self.query_one("#progress-box")
+        box.border_subtitle = (_("Esc closes; the {action} goes on (o reopens)").format(
+            action=run.action) if run.running else _("Esc closes"))
+        box.set_class(not run.running and run.result is not None and not run.result.ok,
+                      "-failed")
+        self.query_one("#progress-status", Static).update(status_line(run, self.clock()))
+        rows = run.rows()
+        table = steps_table(rows) if rows else Text(_("Waiting for the first step…"),
+                                                    style="dim")
+        self.query_one("#progress-table", Static).update(table)
+        failed = run.result is not None and not run.result.ok
+        failure = self.query_one("#progress-failure")
+        failure.display = failed
+        if failed:
+            self.query_one("#progress-failure-text", Static).update(failure_text(run))
+        self.query_one("#progress-steps", VerticalScroll).scroll_end(animate=False)
