@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from sparktui.cli.context import config_from, recipe_from, recipes_dir_from
+from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth
@@ -31,13 +31,8 @@ def run_serve(args: argparse.Namespace) -> int:
         sys.stdout.write(render(plan, "text"))
         return EXIT_OK
 
-    async def go() -> int:
-        engine = ClusterEngine(loaded.config)
-        try:
-            result = await engine.serve(plan, print_progress,
-                                        keep_on_failure=args.keep_on_failure)
-        finally:
-            await engine.close()
+    async def go(engine: ClusterEngine) -> int:
+        result = await engine.serve(plan, print_progress, keep_on_failure=args.keep_on_failure)
         if result.ok:
             print(_("serving {recipe} on {cluster}: http://{host}:{port}/v1").format(
                 recipe=plan.recipe, cluster=plan.cluster, host=plan.head.ssh_ip,
@@ -48,7 +43,7 @@ def run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr)
         return EXIT_FAILED
 
-    return _run(go())
+    return with_engine(loaded.config, go)
 
 
 def print_health(health: ClusterHealth) -> None:
@@ -79,14 +74,7 @@ def run_health(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def go() -> ClusterHealth:
-        engine = ClusterEngine(loaded.config)
-        try:
-            return await engine.health(cluster.name)
-        finally:
-            await engine.close()
-
-    health = _run(go())
+    health = with_engine(loaded.config, lambda engine: engine.health(cluster.name))
     if args.json:
         print(json.dumps(health.as_dict(), indent=2))
     else:
@@ -115,26 +103,22 @@ def run_stop(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def go() -> int:
-        engine = ClusterEngine(loaded.config)
-        try:
-            health = await engine.health(cluster.name)
-            print_health(health)
-            if not args.yes:
-                if not sys.stdin.isatty():
-                    print(_("refusing to stop without confirmation: pass --yes or run on a "
-                            "terminal"), file=sys.stderr)
-                    return EXIT_REFUSED
-                if not confirm_typed(cluster.name, health.serving):
-                    print(_("cancelled; nothing was stopped"), file=sys.stderr)
-                    return EXIT_REFUSED
-            result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
-                                       hooks_for=_hooks_for(args))
-        finally:
-            await engine.close()
+    async def go(engine: ClusterEngine) -> int:
+        health = await engine.health(cluster.name)
+        print_health(health)
+        if not args.yes:
+            if not sys.stdin.isatty():
+                print(_("refusing to stop without confirmation: pass --yes or run on a "
+                        "terminal"), file=sys.stderr)
+                return EXIT_REFUSED
+            if not confirm_typed(cluster.name, health.serving):
+                print(_("cancelled; nothing was stopped"), file=sys.stderr)
+                return EXIT_REFUSED
+        result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
+                                   hooks_for=_hooks_for(args))
         return EXIT_OK if result.ok else EXIT_FAILED
 
-    return _run(go())
+    return with_engine(loaded.config, go)
 
 
 def run_logs(args: argparse.Namespace) -> int:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from sparktui.config import (
     LoadedConfig,
@@ -14,6 +17,12 @@ from sparktui.config import (
     load_recipe,
     recipe_dirs,
 )
+
+if TYPE_CHECKING:
+    from sparktui.config import Config
+    from sparktui.engine.cluster import ClusterEngine
+
+T = TypeVar("T")
 
 
 def config_from(args: argparse.Namespace) -> LoadedConfig:
@@ -26,3 +35,17 @@ def recipes_dir_from(args: argparse.Namespace) -> Path:
 
 def recipe_from(args: argparse.Namespace, name: str) -> LoadedRecipe:
     return load_recipe(find_recipe(recipes_dir_from(args), name))
+
+
+def with_engine(config: Config, call: Callable[[ClusterEngine], Awaitable[T]]) -> T:
+    """Run one engine call in its own event loop and close every connection after."""
+    from sparktui.engine.cluster import ClusterEngine
+
+    async def go() -> T:
+        engine = ClusterEngine(config)
+        try:
+            return await call(engine)
+        finally:
+            await engine.close()
+
+    return asyncio.run(go())

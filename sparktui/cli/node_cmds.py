@@ -9,7 +9,7 @@ import os
 import shlex
 import sys
 
-from sparktui.cli.context import config_from
+from sparktui.cli.context import config_from, with_engine
 from sparktui.engine.attach import tmux_attach_argv
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.doctor import FAIL, doctor
@@ -18,16 +18,6 @@ from sparktui.engine.workloads import DISCOVER, parse_discovery
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
-
-
-def _engine_call(config, call):
-    async def go():
-        engine = ClusterEngine(config)
-        try:
-            return await call(engine)
-        finally:
-            await engine.close()
-    return asyncio.run(go())
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -44,7 +34,7 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.node and args.node not in {n.name for n in cluster.nodes}:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
-    results = _engine_call(loaded.config, lambda e: e.exec(cluster.name, command, node=args.node,
+    results = with_engine(loaded.config, lambda e: e.exec(cluster.name, command, node=args.node,
                                                            timeout=args.timeout))
     worst = EXIT_OK
     for r in results:
@@ -76,7 +66,7 @@ def run_doctor(args: argparse.Namespace) -> int:
                            if w.image and w.image not in images]
         return await doctor(loaded.config, cluster.ranked, transports, cluster.name, images)
 
-    checks = _engine_call(loaded.config, call)
+    checks = with_engine(loaded.config, call)
     if args.json:
         print(json.dumps([c.as_dict() for c in checks], indent=2))
     else:
@@ -95,7 +85,7 @@ def run_tmux(args: argparse.Namespace) -> int:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
     node = nodes[0]
-    found = _engine_call(loaded.config, lambda e: e.workloads(cluster.name, node.name))
+    found = with_engine(loaded.config, lambda e: e.workloads(cluster.name, node.name))
     sessions = [w.name for w in found if w.runtime == "tmux"]
     if not sessions:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
