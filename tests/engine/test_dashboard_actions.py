@@ -7,31 +7,17 @@ import asyncio
 import time
 
 from conftest import toy_recipe
+from dashboard_support import dashboard_app, wait_until
 from textual.widgets import Input
 
 from sparktui.cli import main
 from sparktui.plan.render import render
-from sparktui.tui.app import create_app
-from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 
 NODES = ("node1", "node2")
-
-
-def _app(s):
-    options = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=1.0,
-                         health_timeout=10)
-    return create_app(s.loaded, s.recipes, s.engine(), False, options=options)
-
-
-async def _wait(pilot, predicate, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.1)
 
 
 def _names(s, node: str, all_: bool = False) -> list[str]:
@@ -69,11 +55,11 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
     s = site(2)
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: _serving(app))
+            await wait_until(pilot, lambda: _serving(app))
             gate, asked = _gate_health(app)
             await pilot.press("x")
             screen = app.screen
@@ -83,7 +69,7 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
             assert asked and screen.health is None
             assert screen.confirm_button.disabled  # no fresh check yet: nothing to confirm
             gate.set()
-            await _wait(pilot, lambda: screen.health is not None)
+            await wait_until(pilot, lambda: screen.health is not None)
             assert screen.health.checked_at >= asked[0]  # the check made after x
             assert screen.health.serving and screen.typed_required
             assert screen.confirm_button.disabled
@@ -91,7 +77,7 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
             await pilot.pause()
             assert app.screen is app.dashboard
             await pilot.press("x")
-            await _wait(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             await pilot.press("escape")  # and so does escape
             await pilot.pause()
             assert app.screen is app.dashboard and app.flows.run is None
@@ -109,15 +95,15 @@ def test_stop_needs_the_typed_name_then_stops_everything_and_runs_after_stop(sit
     marks.mkdir()
     s.recipe("toy", toy_recipe(extra=f'after_stop = ["echo gone > {marks}/$SPARKTUI_NODE_NAME"]'))
     assert main(s.cli("serve", "toy")) == 0
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: _serving(app))
+            await wait_until(pilot, lambda: _serving(app))
             await pilot.press("x")
             screen = app.screen
             assert isinstance(screen, ConfirmScreen)
-            await _wait(pilot, lambda: screen.health is not None)
+            await wait_until(pilot, lambda: screen.health is not None)
             name = screen.query_one("#confirm-name", Input)
             assert name.display and screen.confirm_button.disabled
             await pilot.click("#confirm-ok")  # a disabled button does nothing
@@ -128,10 +114,10 @@ def test_stop_needs_the_typed_name_then_stops_everything_and_runs_after_stop(sit
             await pilot.press("t")
             assert not screen.confirm_button.disabled
             await pilot.press("enter")
-            await _wait(pilot, lambda: isinstance(app.screen, ProgressScreen))
-            await _wait(pilot, lambda: app.flows.run.result is not None)
+            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+            await wait_until(pilot, lambda: app.flows.run.result is not None)
             run = app.flows.run
-            await _wait(pilot, lambda: not app.dashboard.health["test"].workloads)
+            await wait_until(pilot, lambda: not app.dashboard.health["test"].workloads)
             return run
 
     run = asyncio.run(go())
@@ -153,7 +139,7 @@ def _press_serve(app, pilot, plan_text: str):
         assert screen.plan_text == plan_text
         assert app.focused is screen.query_one("#serve-cancel")
         await pilot.click("#serve-ok")
-        await _wait(pilot, lambda: isinstance(app.screen, ProgressScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
     return go()
 
 
@@ -161,13 +147,13 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
     s = site(2)
     s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "3"'))
     plan = s.plan("toy")
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: "test" in app.dashboard.health)
+            await wait_until(pilot, lambda: "test" in app.dashboard.health)
             await _press_serve(app, pilot, render(plan, "text"))
-            await _wait(pilot, lambda: any(e.step == "launch" for e in app.flows.run.events))
+            await wait_until(pilot, lambda: any(e.step == "launch" for e in app.flows.run.events))
             assert app.flows.run.running
             await pilot.press("escape")  # close the view: the serve goes on
             await pilot.pause()
@@ -176,8 +162,8 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
             assert app.action_log[-1] == "refresh"
             await pilot.press("o")  # and the view comes back with every step so far
             assert isinstance(app.screen, ProgressScreen)
-            await _wait(pilot, lambda: app.flows.run.result is not None)
-            await _wait(pilot, lambda: _serving(app))
+            await wait_until(pilot, lambda: app.flows.run.result is not None)
+            await wait_until(pilot, lambda: _serving(app))
             return app.flows.run
 
     run = asyncio.run(go())
@@ -199,12 +185,12 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
 def test_serve_that_dies_while_loading_shows_node_and_step_and_leaves_nothing(site):
     s = site(2)
     s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "30"\nSTANDIN_EXIT_AFTER = "1"'))
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
             await _press_serve(app, pilot, render(s.plan("toy"), "text"))
-            await _wait(pilot, lambda: app.flows.run.result is not None)
+            await wait_until(pilot, lambda: app.flows.run.result is not None)
             await pilot.pause(0.2)
             shown = app.screen.query_one("#progress-failure-text").render()
             return app.flows.run, str(shown), app.screen.query_one("#progress-failure").display
@@ -224,15 +210,15 @@ def test_serve_on_a_cluster_already_serving_it_shows_preflight_refusing(site):
     s = site(2)
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: _serving(app))
+            await wait_until(pilot, lambda: _serving(app))
             await pilot.press("s")
             assert "preflight will refuse" in str(app.screen.query_one("#serve-note").render())
             await pilot.click("#serve-ok")
-            await _wait(pilot, lambda: app.flows.run is not None
+            await wait_until(pilot, lambda: app.flows.run is not None
                         and app.flows.run.result is not None)
             await pilot.pause(0.2)
             return app.flows.run, str(app.screen.query_one("#progress-failure-text").render())
@@ -248,7 +234,7 @@ def test_serve_on_a_cluster_already_serving_it_shows_preflight_refusing(site):
 
 def test_exec_shows_each_nodes_output_and_exit_code(site):
     s = site(2, extra_toml='[exec_aliases]\nwho = "echo I am $SPARKTUI_NODE_NAME"\n')
-    app = _app(s)
+    app = dashboard_app(s)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
@@ -256,11 +242,12 @@ def test_exec_shows_each_nodes_output_and_exit_code(site):
             screen = app.screen
             assert isinstance(screen, ExecScreen)
             await pilot.press("enter")  # the alias under the cursor: who
-            await _wait(pilot, lambda: "== node2" in screen.output)
+            await wait_until(pilot, lambda: "== node2" in screen.output)
             by_alias = screen.output
             screen.query_one("#exec-command", Input).focus()
             await pilot.press(*"test $SPARKTUI_NODE_NAME = node1 && echo first", "enter")
-            await _wait(pilot, lambda: "$ test" in screen.output and "== node2" in screen.output)
+            await wait_until(pilot, lambda: "$ test" in screen.output
+                             and "== node2" in screen.output)
             return by_alias, screen.output
 
     by_alias, typed = asyncio.run(go())

@@ -6,27 +6,14 @@ from __future__ import annotations
 import asyncio
 
 from conftest import toy_recipe
+from dashboard_support import dashboard_app, wait_until
 from textual.widgets import DataTable
 
 from sparktui.cli import main
-from sparktui.tui.app import create_app
-from sparktui.tui.options import TuiOptions
 
 MUTATING = {"run", "stop", "rm", "exec", "kill", "restart", "start", "pull"}
 
 
-def _app(s, watch: bool):
-    options = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=0.5,
-                         health_timeout=10)
-    return create_app(s.loaded, s.recipes, s.engine(), watch, options=options)
-
-
-async def _wait(pilot, predicate, seconds: float = 20.0) -> None:
-    import time
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.1)
 
 
 def _table_text(app) -> str:
@@ -39,11 +26,11 @@ def test_dashboard_shows_the_running_containers_and_the_head(site):
     s = site(2)
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
-    app = _app(s, watch=False)
+    app = dashboard_app(s, watch=False, refresh_seconds=0.5)
 
     async def look() -> str:
         async with app.run_test(size=(160, 48)) as pilot:
-            await _wait(pilot, lambda: _table_text(app).count("running") == 2)
+            await wait_until(pilot, lambda: _table_text(app).count("running") == 2)
             return _table_text(app)
 
     text = asyncio.run(look())
@@ -56,14 +43,14 @@ def test_watch_mode_makes_no_mutating_call_whatever_is_pressed(site):
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
     before = {n: len(s.hosts.recorded_docker(n)) for n in ("node1", "node2")}
-    app = _app(s, watch=True)
+    app = dashboard_app(s, watch=True, refresh_seconds=0.5)
     keys = [*"abcdefghijklmnoprstuvwxyz0123456789", "enter", "space", "tab", "escape",
             "slash", "question_mark", "colon", "ctrl+p", "ctrl+d", "ctrl+x", "delete",
             "up", "down", "left", "right", "escape", "escape"]
 
     async def press_everything() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: "running" in _table_text(app))
+            await wait_until(pilot, lambda: "running" in _table_text(app))
             for key in keys:
                 await pilot.press(key)
                 await pilot.pause(0.02)
