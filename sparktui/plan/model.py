@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparktui.plan.service_model import ServicePlan
+
 HEAD = "head"
 WORKER = "worker"
 
@@ -103,7 +105,7 @@ class LaunchPlan:
     nodes: list[NodePlan]
     start_order: list[str]
     hf_refs: list[HfRef] = field(default_factory=list)
-    services: list[dict[str, Any]] = field(default_factory=list)
+    services: list[ServicePlan] = field(default_factory=list)
 
     @property
     def head(self) -> NodePlan:
@@ -125,5 +127,5 @@ class LaunchPlan:
             "nodes": [n.as_dict() for n in self.nodes],
             "start_order": list(self.start_order),
             "hf_refs": [r.as_dict() for r in self.hf_refs],
-            "services": list(self.services),
+            "services": [s.as_dict() for s in self.services],
         }
