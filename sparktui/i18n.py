@@ -1,8 +1,9 @@
 """One translation function for every user-facing string.
 
 Catalogs live in ``locales/<lang>/LC_MESSAGES/sparktui.mo`` (shipped inside the
-wheel as ``sparktui/_data/locales``). Install the language before importing the
-TUI modules: binding descriptions are built at import time.
+wheel as ``sparktui/_data/locales``; ``python -m sparktui.i18n_catalogs update`` makes
+them, see locales/GLOSSARY.md). Install the language before importing the TUI modules:
+binding descriptions are built at import time. Numbers, sizes and times: sparktui.fmt.
 """
 
 from __future__ import annotations
@@ -31,6 +32,27 @@ def _(message: str) -> str:
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     return _translation.ngettext(singular, plural, n)
+
+
+# argparse's own words (usage, errors), so a translated CLI is translated all the way.
+ARGPARSE_MESSAGES = (
+    N_("usage: "), N_("positional arguments"), N_("options"),
+    N_("show this help message and exit"), N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
+    N_("expected one argument"), N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("one of the arguments %s is required"), N_("not allowed with argument %s"),
+)
+
+
+def translate_argparse() -> None:
+    """Send argparse's messages through our catalog (it calls gettext's globals)."""
+    import argparse
+
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 
 def active_language() -> str:

@@ -152,7 +152,8 @@ def test_example_recipes_load(name: str) -> None:
 
 def test_example_recipe_set_is_the_documented_one() -> None:
     assert EXAMPLE_RECIPES == ["glm-4.5-air-mtp", "gpt-oss-120b-sglang", "llama-3.3-70b-ray",
-                               "qwen3-235b-2node", "qwen3-30b-tmux"]
+                               "pools-toy", "qwen3-235b-2node", "qwen3-30b-dynamo",
+                               "qwen3-30b-tmux"]
 
 
 # -- finding recipes --------------------------------------------------------------------

@@ -42,6 +42,8 @@ CASES: list[tuple[str, str | None, str]] = [
     ("qwen3-30b-tmux", None, "2nodes"),
     ("qwen3-235b-2node", "2nodes-b", "2nodes-b"),
     ("glm-4.5-air-mtp", "4", "4nodes-switch"),
+    ("qwen3-30b-dynamo", None, "4nodes-switch"),  # 2 engine nodes + a dedicated one
+    ("pools-toy", None, "4nodes-switch"),  # services only: two pools and a rider
     *((r, None, "local") for r in SINGLE_NODE),
 ]
 

@@ -9,10 +9,13 @@ import sys
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_progress, yes_no
+from sparktui.cli.service_output import print_services, served_line
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
+from sparktui.fmt import format_ms
 from sparktui.i18n import _
+from sparktui.labels import step_label
 from sparktui.plan import build_plan
 from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.cluster import pick_cluster
@@ -34,12 +37,11 @@ def run_serve(args: argparse.Namespace) -> int:
     async def go(engine: ClusterEngine) -> int:
         result = await engine.serve(plan, print_progress, keep_on_failure=args.keep_on_failure)
         if result.ok:
-            print(_("serving {recipe} on {cluster}: http://{host}:{port}/v1").format(
-                recipe=plan.recipe, cluster=plan.cluster, host=plan.head.ssh_ip,
-                port=plan.port))
-            return EXIT_OK
+            print(served_line(plan, result))
+            return EXIT_OK if result.exit_code is None else result.exit_code
         print(_("serve failed on {node} at {step}: {detail}").format(
-            node=result.failed_node or "-", step=result.failed_step, detail=result.detail),
+            node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
+            detail=result.detail),
             file=sys.stderr)
         return EXIT_FAILED
 
@@ -62,24 +64,35 @@ def print_health(health: ClusterHealth) -> None:
         if not row.reachable:
             print(f"  {row.node:<12} {_('unreachable')}: {row.error}")
             continue
-        latency = f"{row.latency_ms:.0f} ms" if row.latency_ms is not None else "-"
+        latency = format_ms(row.latency_ms) if row.latency_ms is not None else "-"
         if not row.workloads:
             print(f"  {row.node:<12} {latency:>7}  {_('idle')}")
         for w in row.workloads:
             print(f"  {row.node:<12} {latency:>7}  {w.name} ({w.recipe}, {w.role}) {w.status}"
                   f"  {_('restarts')} {w.restarts}")
+    print_services(health)
 
 
 def run_health(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    health = with_engine(loaded.config, lambda engine: engine.health(cluster.name))
+    from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
+
+    async def check(engine: ClusterEngine):
+        health = await engine.health(cluster.name)
+        wanted = args.json or args.deep
+        return health, await health_telemetry(engine, cluster.name, args.deep) if wanted else {}
+
+    health, extra = with_engine(loaded.config, check)
     if args.json:
-        print(json.dumps(health.as_dict(), indent=2))
+        print(json.dumps({**health.as_dict(), **extra}, indent=2))
     else:
         print_health(health)
-    return EXIT_OK if health.all_reachable else EXIT_FAILED
+        if args.deep:
+            print_deep(extra.get("deep"))
+    deep_ok = not args.deep or bool((extra.get("deep") or {}).get("ok"))
+    return EXIT_OK if health.all_reachable and deep_ok else EXIT_FAILED
 
 
 def _hooks_for(args: argparse.Namespace):

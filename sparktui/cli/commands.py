@@ -35,8 +35,19 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("health", help=_("reachability, containers and the engine's API"))
     p.add_argument("--cluster", "-c")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help=_("as JSON, with a telemetry sample of every node and the head"))
+    p.add_argument("--deep", action="store_true",
+                   help=_("also ask the head for a one-token completion"))
     p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_health"))
+
+    p = sub.add_parser("top", help=_("live figures of every node and the head's engine"))
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--json", action="store_true", help=_("one NDJSON line per sample"))
+    p.add_argument("--interval", type=float, metavar="SECONDS",
+                   help=_("seconds between samples (default: telemetry_interval_seconds)"))
+    p.add_argument("--count", "-n", type=int, metavar="N", help=_("stop after N samples"))
+    p.set_defaults(run=lazy("sparktui.cli.telemetry_cmds", "run_top"))
 
     p = sub.add_parser("logs", help=_("container logs from one or every node"))
     p.add_argument("--cluster", "-c")

@@ -16,8 +16,10 @@ from sparktui.engine.doctor import FAIL, doctor
 from sparktui.engine.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
 from sparktui.engine.workloads import DISCOVER, parse_discovery
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
 from sparktui.plan.cluster import pick_cluster
+
+STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -72,7 +74,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     else:
         for c in checks:
             hint = f"\n{'':>16}{_('hint')}: {c.hint}" if c.hint and c.status != "pass" else ""
-            print(f"{c.status.upper():<5} {c.node:<10} {c.name:<14} {c.detail}{hint}")
+            status = _(STATUS_LABELS.get(c.status, c.status))
+            print(f"{status:<5} {c.node:<10} {c.name:<14} {c.detail}{hint}")
     return EXIT_FAILED if any(c.status == FAIL for c in checks) else EXIT_OK
 
 

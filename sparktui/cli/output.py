@@ -5,17 +5,18 @@ from __future__ import annotations
 import sys
 
 from sparktui.engine.api import Progress
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
+from sparktui.labels import step_label
 
-_STATE = {"ok": "ok", "failed": "FAILED", "warn": "warn", "started": "..", "waiting": ".."}
+_STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
 
 def print_progress(event: Progress) -> None:
     node = event.node or "-"
-    state = _STATE.get(event.state, event.state)
+    state = _(_STATE.get(event.state, event.state))
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
-    print(f"{node:<12} {event.step:<13} {state:<6}{detail}", file=stream, flush=True)
+    print(f"{node:<12} {step_label(event.step):<13} {state:<6}{detail}", file=stream, flush=True)
 
 
 def yes_no(value: bool | None) -> str:
@@ -27,4 +28,6 @@ def yes_no(value: bool | None) -> str:
 def figure(value: float | None, percent: bool = False) -> str:
     if value is None:
         return "-"
-    return f"{value * 100:.0f}%" if percent else f"{value:g}"
+    from sparktui.fmt import format_number, format_percent
+
+    return format_percent(value) if percent else format_number(value)

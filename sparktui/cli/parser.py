@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sparktui.errors import EXIT_BAD_INPUT
-from sparktui.i18n import _
+from sparktui.i18n import _, translate_argparse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -20,6 +20,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from sparktui.cli import commands, plan_cmd
 
+    translate_argparse()
     parser = _Parser(prog="sparktui", description=_(
         "Launch and watch LLM inference on DGX Spark clusters."))
     parser.add_argument("--config", type=Path, metavar="FILE",

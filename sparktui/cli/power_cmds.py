@@ -19,10 +19,11 @@ from sparktui.engine.api import ActionResult, Outcome, Progress
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.powerplan import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Problem
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
+from sparktui.labels import step_label
 from sparktui.plan.cluster import pick_cluster
 
-_STATE = {"ok": "ok", "failed": "FAILED", "warn": "warn", "started": "..", "waiting": ".."}
+_STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
 HA_EXAMPLE = """\
 [home_assistant]
@@ -86,8 +87,9 @@ def _confirmed(args: argparse.Namespace, plan: PowerPlan, serving: bool) -> bool
     if args.yes:
         return True
     if not sys.stdin.isatty():
-        print(_("refusing to power {action} without confirmation: pass --yes or run on a "
-                "terminal; nothing was done").format(action=plan.action), file=sys.stderr)
+        print(_("refusing to run {command} without confirmation: pass --yes or run on a "
+                "terminal; nothing was done").format(command=f"power {plan.action}"),
+              file=sys.stderr)
         return False
     name = plan.confirm_name
     if serving:
@@ -111,10 +113,10 @@ def _confirmed(args: argparse.Namespace, plan: PowerPlan, serving: bool) -> bool
 
 def print_power_progress(event: Progress) -> None:
     who = event.node or event.entity or "-"
-    state = _STATE.get(event.state, event.state)
+    state = _(_STATE.get(event.state, event.state))
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
-    print(f"{who:<14} {event.step:<10} {state:<6}{detail}", file=stream, flush=True)
+    print(f"{who:<14} {step_label(event.step):<10} {state:<6}{detail}", file=stream, flush=True)
 
 
 def _outcome_line(o: Outcome) -> str:

@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "LOCAL_CLUSTER": "loader", "LoadedConfig": "loader", "LoadedRecipe": "loader",
+    "LOCAL_CLUSTER": "loader", "LoadedConfig": "loaded", "LoadedRecipe": "loaded",
     "load_config": "loader", "load_recipe": "loader", "builtin_config": "loader",
     "parse_recipe": "loader",
     "find_config": "discovery", "find_recipe": "discovery", "list_recipes": "discovery",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import getpass
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 
 from sparktui.config.discovery import (  # noqa: F401  (re-exported)
@@ -14,6 +13,7 @@ from sparktui.config.discovery import (  # noqa: F401  (re-exported)
     list_recipes,
     recipe_dirs,
 )
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
@@ -22,22 +22,6 @@ from sparktui.config.validation import check_config, check_recipe, validate_mode
 from sparktui.errors import SparkError
 
 LOCAL_CLUSTER = "local"
-
-
-@dataclass(frozen=True)
-class LoadedConfig:
-    config: Config
-    source: SourceRef
-
-    @property
-    def builtin(self) -> bool:
-        return self.source.path is None
-
-
-@dataclass(frozen=True)
-class LoadedRecipe:
-    recipe: Recipe
-    source: SourceRef
 
 
 def load_config(path: Path | None) -> LoadedConfig:

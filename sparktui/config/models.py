@@ -78,6 +78,10 @@ class Config(Strict):
     health_timeout_seconds: float = Field(default=5.0, gt=0)
     ready_timeout_seconds: float = Field(default=1800.0, gt=0)
     """How long serve waits for the head's /v1/models (large models load for minutes)."""
+    telemetry_interval_seconds: float = Field(default=2.0, ge=0.2)
+    """How often the dashboard and ``top`` sample every node and the head's /metrics."""
+    telemetry_stall_seconds: float = Field(default=300.0, gt=0)
+    """Alert when no token is generated for this long while requests wait."""
     power_off_command: list[str] | None = Field(default=None, min_length=1)
     """argv run on each node by ``power off``; default ``shutdown -h now`` (through
     ``sudo -n`` unless ssh_user is root)."""

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sparktui.config.hooks import HookEntry
+from sparktui.config.services import Frontend, ServiceEntry
 
 
 class _Strict(BaseModel):
@@ -37,9 +38,10 @@ class Recipe(_Strict):
     name: str = ""
     """Filled from the folder name; a recipe file may not set it."""
     description: str = ""
-    engine: Literal["vllm", "sglang"]
-    docker_image: str = Field(min_length=1)
-    model: str = Field(min_length=1)
+    engine: Literal["vllm", "sglang"] | None = None
+    """None: a services-only recipe (check_recipe requires image and model otherwise)."""
+    docker_image: str = Field(default="", min_length=1)
+    model: str = Field(default="", min_length=1)
     port: int = Field(default=30000, ge=1, le=65535)
     required_nodes: int | None = Field(default=None, ge=1)
     tensor_parallel_size: int = Field(default=1, ge=1)
@@ -54,3 +56,18 @@ class Recipe(_Strict):
     extra_mounts: list[Mount] = []
     mods: Mods | None = None
     env: dict[str, str] = {}
+    frontend: Frontend = Frontend()
+    mooncake_kv_store: bool = False
+    telemetry: bool = False
+    services: list[ServiceEntry] = []
+
+    @property
+    def has_engine(self) -> bool:
+        return self.engine is not None
+
+    @property
+    def frontend_type(self) -> str:
+        """``[frontend] type``, defaulting to the engine's server (none without an engine)."""
+        if self.frontend.type is not None:
+            return self.frontend.type
+        return "engine" if self.has_engine else "none"

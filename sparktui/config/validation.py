@@ -15,6 +15,7 @@ from sparktui.config.hooks import HookEntry
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 from sparktui.config.scripts import known_scripts
+from sparktui.config.service_checks import check_engine_fields, check_services
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
 
@@ -109,7 +110,7 @@ def _check_nodes(nodes: list, loc: tuple, source: SourceRef) -> list[Problem]:
 
 
 def check_recipe(recipe: Recipe, source: SourceRef) -> None:
-    problems: list[Problem] = []
+    problems: list[Problem] = check_engine_fields(recipe, source)
     problems += check_hooks(recipe.before_serve, ("before_serve",), source)
     problems += check_hooks(recipe.after_stop, ("after_stop",), source)
     if recipe.mods is not None:
@@ -124,6 +125,7 @@ def check_recipe(recipe: Recipe, source: SourceRef) -> None:
         if recipe.distributed_backend == "ray":
             problems.append(source.problem("ray_vllm_only", ("distributed_backend",)))
     problems += _check_mounts(recipe, source)
+    problems += check_services(recipe, source)
     if problems:
         raise SparkError(problems)
 

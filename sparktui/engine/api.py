@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
-from sparktui.plan.model import HookStep, LaunchPlan
+if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
+    from sparktui.engine.figures import DeepCheck, TelemetryFrame
+    from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
+    from sparktui.plan.model import HookStep, LaunchPlan
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class ActionResult:
     detail: str = ""
     steps: list[Progress] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
+    exit_code: int | None = None  # serve of terminal services: their worst exit code
 
     @property
     def done(self) -> list[Outcome]:
@@ -77,6 +80,14 @@ class ClusterView(Protocol):
                     tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]: ...
 
     async def close(self) -> None: ...
+
+
+class TelemetryView(Protocol):
+    """Engines that sample live figures (``ClusterEngine``; test doubles may not)."""
+
+    async def telemetry(self, cluster: str) -> TelemetryFrame: ...
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None: ...
 
 
 class ClusterControl(ClusterView, Protocol):
@@ -117,6 +128,13 @@ class ReadOnlyView:
                     tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
         return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
                                         follow=follow)
+
+    async def telemetry(self, cluster: str) -> TelemetryFrame:
+        return await self._engine.telemetry(cluster)  # type: ignore[attr-defined]
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None:
+        """Reads only: one completion of one token, which changes nothing on the cluster."""
+        return await self._engine.deep_check(cluster)  # type: ignore[attr-defined]
 
     async def close(self) -> None:
         await self._engine.close()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import shlex
+from typing import TYPE_CHECKING
 
-from sparktui.config.models import Config, Node
 from sparktui.engine.hostkeys import known_hosts_path
+
+if TYPE_CHECKING:
+    from sparktui.config.models import Config, Node
 
 
 def tmux_attach_argv(config: Config, node: Node, session: str) -> list[str]:

@@ -15,15 +15,21 @@ from pathlib import Path
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
 from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, ReadOnlyView
+from sparktui.engine.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.health import node_health
 from sparktui.engine.hostkeys import known_hosts_path
 from sparktui.engine.logs import merge, node_logs
 from sparktui.engine.serve import Serve, StepFailed, run_hook
+from sparktui.engine.service_health import service_statuses
+from sparktui.engine.service_labels import teardown_groups
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
+from sparktui.engine.telemetry import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.workloads import DISCOVER, parse_discovery, remove_command
 from sparktui.plan.model import HookStep, LaunchPlan
 
+TELEMETRY_HEALTH_AGE = 15.0
+"""Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
 HooksFor = Callable[[str], list[HookStep]]
 """recipe name -> its after_stop steps (the caller loads recipes; the engine doesn't)."""
 
@@ -33,6 +39,8 @@ class ClusterEngine:
         self.config = config
         self.known_hosts = known_hosts or known_hosts_path(config)
         self._transports: dict[tuple[str, int, bool], Transport] = {}
+        self._last_health: dict[str, ClusterHealth] = {}  # telemetry reads workloads here
+        self._telemetry: dict[str, ClusterTelemetry] = {}
 
     # -- plumbing ----------------------------------------------------------------
     def cluster(self, name: str) -> Cluster:
@@ -65,7 +73,40 @@ class ClusterEngine:
         timeout = self.config.health_timeout_seconds
         nodes = self._nodes(cluster)
         results = await asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes))
-        return ClusterHealth(cluster, list(results), time.time())
+        services = []
+        if any(w.is_service for r in results for w in r.workloads):
+            transports = {n.name: self.transport(n) for n in nodes}
+            services = await service_statuses(list(results), transports, timeout)
+        health = ClusterHealth(cluster, list(results), time.time(), services)
+        self._last_health[cluster] = health
+        return health
+
+    async def telemetry(self, cluster: str) -> TelemetryFrame:
+        """One telemetry sample of every node and the head (see engine.telemetry).
+
+        Which node heads what comes from the last ``health()`` (the dashboard refreshes
+        it; ``top`` calls it every ``TELEMETRY_HEALTH_AGE`` seconds). Before the first
+        health check, only the nodes are sampled.
+        """
+        health = self._last_health.get(cluster)
+        sampler = self._telemetry.get(cluster)
+        if sampler is None:
+            sampler = self._telemetry[cluster] = ClusterTelemetry(
+                self.cluster(cluster), self.config, self.transport)
+        return await sampler.sample(health)
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None:
+        """A one-token completion on the serving head; None when nothing serves."""
+        health = await self.health(cluster)
+        head = serving_head(health)
+        if head is None:
+            return None
+        node = next(n for n in self._nodes(cluster) if n.name == head.node)
+        row = next((r for r in health.nodes if r.node == head.node), None)
+        models = row.engine.models if row is not None and row.engine is not None else []
+        return await deep_check(self.transport(node), node.ssh_ip, head.port or 0,
+                                models[0] if models else None,
+                                max(self.config.health_timeout_seconds, 30.0))
 
     async def workloads(self, cluster: str, node: str | None = None) -> list[Workload]:
         """What sparktui runs on the cluster's nodes; unreachable nodes raise NodeError."""
@@ -113,7 +154,9 @@ class ClusterEngine:
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
                     keep_on_failure: bool = False) -> ActionResult:
         nodes = {n.name: n for n in self._nodes(plan.cluster)}
-        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        names = [n.name for n in plan.nodes]
+        names += [i.node for s in plan.services for i in s.instances]
+        transports = {name: self.transport(nodes[name]) for name in dict.fromkeys(names)}
         return await Serve(plan, transports, progress, script_text,
                            hf_cache_host=self.config.hf_cache_host,
                            ready_timeout=self.config.ready_timeout_seconds,
@@ -122,7 +165,8 @@ class ClusterEngine:
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult:
         """Remove this cluster's workloads, heads first so serving stops before its
-        workers go, then run after_stop hooks once everything is gone.
+        workers go, then its services (critical ones last), then run after_stop hooks
+        once everything is gone.
 
         An unreachable node is reported and the reachable ones are still stopped.
         """
@@ -160,13 +204,16 @@ class ClusterEngine:
             if not ok:
                 failed.append(workload.node)
 
-        for head in [w for w in found if w.role == "head"]:
+        engine = [w for w in found if not w.is_service]
+        for head in [w for w in engine if w.role == "head"]:
             await remove(head)
-        await asyncio.gather(*(remove(w) for w in found if w.role != "head"))
+        await asyncio.gather(*(remove(w) for w in engine if w.role != "head"))
+        for group in teardown_groups([w for w in found if w.is_service]):
+            await asyncio.gather(*(remove(w) for w in group))
         if failed:
             return ActionResult(False, failed[0], "stop",
                                 "not every node could be stopped: " + ", ".join(failed), log)
-        for workload in found:
+        for workload in engine:
             for step in hooks_for(workload.recipe) if hooks_for else []:
                 try:
                     await run_hook(self.transport(nodes[workload.node]), workload.node, step,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.transport import NodeError, Transport
+from sparktui.fmt import format_gib, format_ms, format_number
+from sparktui.i18n import _
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 MIN_FREE_GIB = 8.0
@@ -69,56 +71,62 @@ def evaluate(node: Node, output: str, sent_at: float, received_at: float,
              ifname: str) -> list[Check]:
     s = _sections(output)
     name = node.name
-    checks = [Check(name, "ssh", PASS, f"{(received_at - sent_at) * 1000:.0f} ms")]
+    checks = [Check(name, "ssh", PASS, format_ms((received_at - sent_at) * 1000))]
     docker = s.get("docker", "")
-    checks.append(Check(name, "docker", PASS, f"server {docker}") if docker and
-                  docker[0].isdigit() else Check(name, "docker", FAIL, docker[:120] or "no answer",
-                                                 "start the daemon: sudo systemctl start docker"))
+    checks.append(Check(name, "docker", PASS, _("server {version}").format(version=docker))
+                  if docker and docker[0].isdigit() else
+                  Check(name, "docker", FAIL, docker[:120] or _("no answer"),
+                        _("start the daemon: {command}").format(
+                            command="sudo systemctl start docker")))
     gpu = s.get("gpu", "")
     checks.append(Check(name, "gpu", PASS, gpu.splitlines()[0]) if gpu and "failed" not in
                   gpu.lower() and "not found" not in gpu.lower() else
-                  Check(name, "gpu", FAIL, gpu[:120] or "nvidia-smi gave nothing",
-                        "check the driver: nvidia-smi; reboot after a driver update"))
+                  Check(name, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"),
+                        _("check the driver with nvidia-smi; reboot after a driver update")))
     mem = {k.rstrip(":"): int(v) for k, v, *_ in
            (line.split() for line in s.get("meminfo", "").splitlines() if line.strip())}
     avail = mem.get("MemAvailable", 0) / 1048576
     swap_used = (mem.get("SwapTotal", 0) - mem.get("SwapFree", 0)) / 1048576
     status = PASS if avail >= MIN_FREE_GIB else WARN
-    checks.append(Check(name, "memory", status, f"{avail:.1f} GiB available, swap used "
-                        f"{swap_used:.1f} GiB", "" if status == PASS else
-                        "free unified memory: stop_dgx_services or drop caches"))
+    checks.append(Check(name, "memory", status, _("{available} available, swap used {swap}")
+                        .format(available=format_gib(avail), swap=format_gib(swap_used)),
+                        "" if status == PASS else
+                        _("free unified memory: stop_dgx_services or drop caches")))
     disk = s.get("disk", "").split()
     free_gib = int(disk[3]) / 1048576 if len(disk) >= 4 and disk[3].isdigit() else 0.0
     checks.append(Check(name, "disk", PASS if free_gib >= MIN_DISK_GIB else WARN,
-                        f"{free_gib:.0f} GiB free for the HF cache",
-                        "" if free_gib >= MIN_DISK_GIB else "prune old snapshots: "
-                        "huggingface-cli delete-cache"))
+                        _("{free} free for the HF cache").format(free=format_gib(free_gib, 0)),
+                        "" if free_gib >= MIN_DISK_GIB else _("prune old snapshots: {command}")
+                        .format(command="huggingface-cli delete-cache")))
     for iface in [i.strip() for i in ifname.split(",") if i.strip()]:
         state = s.get(f"if {iface}", "")
         ok = state in ("up", "unknown")
-        checks.append(Check(name, f"nic {iface}", PASS if ok else FAIL, state or "missing",
-                            "" if ok else f"bring it up: sudo ip link set {iface} up; check "
-                            "the QSFP cable"))
+        checks.append(Check(name, f"nic {iface}", PASS if ok else FAIL, state or _("missing"),
+                            "" if ok else _("bring it up: {command}; check the QSFP cable")
+                            .format(command=f"sudo ip link set {iface} up")))
     if node.ib_ip:
         route = s.get("fabric", "")
         if "not found" in route:
-            checks.append(Check(name, "fabric ip", WARN, "cannot check: no `ip` command",
-                                "install iproute2"))
+            checks.append(Check(name, "fabric ip", WARN, _("cannot check: no `ip` command"),
+                                _("install {package}").format(package="iproute2")))
         else:
             ok = route.startswith("local ")
             checks.append(Check(name, "fabric ip", PASS if ok else FAIL,
-                                node.ib_ip + (" is this node's" if ok else
-                                              " is not an address of this node"),
-                                "" if ok else "fix the netplan for the fabric interface or "
-                                "the ib_ip in config.toml"))
+                                (_("{ip} is this node's") if ok else
+                                 _("{ip} is not an address of this node")).format(ip=node.ib_ip),
+                                "" if ok else _("fix the netplan for the fabric interface or "
+                                                "the ib_ip in config.toml")))
     try:
         remote = float(s.get("clock", "").strip())
         skew = remote - (sent_at + received_at) / 2
         checks.append(Check(name, "clock", PASS if abs(skew) <= MAX_SKEW_SECONDS else WARN,
-                            f"skew {skew:+.2f} s", "" if abs(skew) <= MAX_SKEW_SECONDS else
-                            "enable time sync: sudo timedatectl set-ntp true"))
+                            _("skew {seconds} s").format(
+                                seconds=("+" if skew >= 0 else "") + format_number(skew, 2, True)),
+                            "" if abs(skew) <= MAX_SKEW_SECONDS else
+                            _("enable time sync: {command}").format(
+                                command="sudo timedatectl set-ntp true")))
     except ValueError:
-        checks.append(Check(name, "clock", WARN, "unreadable"))
+        checks.append(Check(name, "clock", WARN, _("unreadable")))
     return checks
 
 
@@ -130,12 +138,14 @@ def image_checks(ids: dict[str, dict[str, str]]) -> list[Check]:
         missing = sorted(set(per_node) - set(valid))
         distinct = set(valid.values())
         if missing:
-            checks.append(Check("*", f"image {image}", FAIL, "missing on " + ", ".join(missing),
-                                f"docker pull {image} on those nodes"))
+            checks.append(Check("*", f"image {image}", FAIL, _("missing on {nodes}").format(
+                                nodes=", ".join(missing)),
+                                _("run {command} on those nodes").format(
+                                    command=f"docker pull {image}")))
         elif len(distinct) > 1:
             detail = ", ".join(f"{n}={i[7:19]}" for n, i in sorted(valid.items()))
-            checks.append(Check("*", f"image {image}", FAIL, "differs: " + detail,
-                                "pull the same tag everywhere (docker pull) or pin a digest"))
+            checks.append(Check("*", f"image {image}", FAIL, _("differs: {ids}").format(ids=detail),
+                                _("pull the same tag everywhere (docker pull) or pin a digest")))
         else:
             checks.append(Check("*", f"image {image}", PASS, next(iter(distinct), "")[:19]))
     return checks
@@ -152,7 +162,8 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
             result = await transports[node.name].run(script)
         except NodeError as exc:
             return [Check(node.name, "ssh", FAIL, f"{exc.reason}: {exc.detail}",
-                          "is the node on? try: sparktui init-host-keys; ssh to it by hand")], {}
+                          _("is the node on? try {command}, then ssh to it by hand").format(
+                              command="sparktui init-host-keys"))], {}
         received = time.time()
         sections = _sections(result.stdout)
         found = {img: sections.get(f"image {img}", "") for img in images}

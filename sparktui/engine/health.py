@@ -12,6 +12,8 @@ from sparktui.engine.metrics import engine_figures
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.engine.workloads import DISCOVER, parse_discovery
+from sparktui.fmt import format_seconds
+from sparktui.i18n import _
 
 
 async def engine_status(transport: Transport, host: str, port: int,
@@ -26,8 +28,9 @@ async def engine_status(transport: Transport, host: str, port: int,
     health, models, metrics = await asyncio.gather(get("/health"), get("/v1/models"),
                                                    get("/metrics"))
     if isinstance(health, Exception) and isinstance(models, Exception):
-        reason = "timeout" if isinstance(health, TimeoutError) else "not answering"
-        return EngineStatus(health_ok=False, ready=False, error=f"{reason} on port {port}")
+        reason = (_("timeout on port {port}") if isinstance(health, TimeoutError)
+                  else _("not answering on port {port}"))
+        return EngineStatus(health_ok=False, ready=False, error=reason.format(port=port))
     names: list[str] = []
     ready = not isinstance(models, Exception) and models.status == 200
     if ready:
@@ -52,7 +55,8 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     except NodeError as exc:
         return NodeHealth(node.name, reachable=False, error=_reason(exc))
     except TimeoutError:
-        return NodeHealth(node.name, reachable=False, error=f"timeout ({timeout:g} s)")
+        return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
+            seconds=format_seconds(timeout)))
     latency = (time.perf_counter() - started) * 1000
     workloads = parse_discovery(node.name, result.stdout)
     head = _serving_head(workloads)
@@ -68,4 +72,4 @@ def _serving_head(workloads: list[Workload]) -> Workload | None:
 
 
 def _reason(exc: NodeError) -> str:
-    return f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+    return f"{_(exc.reason)}: {exc.detail}" if exc.detail else _(exc.reason)

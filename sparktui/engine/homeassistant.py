@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from pydantic import SecretStr
+if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
+    import httpx
+    from pydantic import SecretStr
 
-from sparktui.config.models import HomeAssistant as HomeAssistantConfig
+    from sparktui.config.models import HomeAssistant as HomeAssistantConfig
 
 CONFIRM_POLL_SECONDS = 0.5
 """How often ``set_and_confirm`` reads the state back."""
@@ -47,6 +48,8 @@ class HomeAssistantClient:
 
     def __init__(self, config: HomeAssistantConfig, *,
                  transport: httpx.AsyncBaseTransport | None = None):
+        import httpx
+
         self.url = config.url.rstrip("/")
         self.timeout = config.timeout_seconds
         self.confirm_timeout = config.confirm_timeout_seconds
@@ -80,6 +83,8 @@ class HomeAssistantClient:
 
     async def _request(self, method: str, path: str, *, entity: str | None = None,
                        body: dict[str, Any] | None = None) -> Any:
+        import httpx
+
         headers = {"Authorization": f"Bearer {self._token.get_secret_value()}",
                    "Accept": "application/json"}
         try:

@@ -6,10 +6,12 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import asyncssh
+if TYPE_CHECKING:  # asyncssh is imported when a key is fetched: it costs ~0.15 s
+    import asyncssh
 
-from sparktui.config.models import Config, Node
+    from sparktui.config.models import Config, Node
 
 NEW, SAME, CHANGED, FAILED = "new", "same", "changed", "failed"
 
@@ -46,6 +48,8 @@ def _recorded(path: Path) -> dict[str, list[str]]:
 
 
 async def _fetch(node: Node, timeout: float) -> asyncssh.SSHKey:
+    import asyncssh
+
     key = await asyncio.wait_for(
         asyncssh.get_server_host_key(node.ssh_ip, node.ssh_port),
         timeout)

@@ -29,6 +29,7 @@ from sparktui.engine.homeassistant import HomeAssistantClient, HomeAssistantErro
 from sparktui.engine.powerplan import PowerPlan
 from sparktui.engine.transport import NodeError, Transport, argv_command
 from sparktui.errors import fail
+from sparktui.i18n import _
 
 POLL_SECONDS = 1.0
 """How often a node is probed while waiting for it to go down or come up."""
@@ -134,7 +135,8 @@ class PowerRun:
     async def _preflight(self) -> str | None:
         """Home Assistant answers, takes the token and knows every entity; else why not."""
         assert self.ha is not None
-        self.say("preflight", None, "started", f"Home Assistant at {self.ha.url}")
+        self.say("preflight", None, "started",
+                 _("Home Assistant at {url}").format(url=self.ha.url))
         try:
             await self.ha.check()
             states = await asyncio.gather(*(self.ha.state(e) for e in self.plan.entities),
@@ -150,11 +152,11 @@ class PowerRun:
         if errors:
             return "; ".join(str(e) for e in errors)
         shown = ", ".join(f"{e} {s}" for e, s in zip(self.plan.entities, states, strict=True))
-        self.say("preflight", None, "ok", shown or "no entities to switch")
+        self.say("preflight", None, "ok", shown or _("no entities to switch"))
         return None
 
     def _nothing_done(self, reason: str) -> None:
-        why = f"not attempted: {reason}"
+        why = _("not attempted: {reason}").format(reason=reason)
         for n in self.plan.down:
             self.record("shutdown", n.name, False, why, n.name)
         for e in [*self.plan.down_entities, *self.plan.down_extras]:
@@ -189,21 +191,22 @@ class PowerRun:
         assert self.config.home_assistant is not None
         delay = self.config.home_assistant.shutdown_delay_seconds
         if delay:
-            self.say("delay", None, "waiting", f"{delay} s before cutting power")
+            self.say("delay", None, "waiting",
+                     _("{seconds} s before cutting power").format(seconds=delay))
             await asyncio.sleep(delay)
             self.say("delay", None, "ok")
         await asyncio.gather(*(cut() for _, cut in cuts))
         await asyncio.gather(*(cut() for _, cut in extra_cuts))
 
     def _kept(self, entity: str, node: str | None, reason: str) -> None:
-        detail = f"kept on: {reason}"
+        detail = _("kept on: {reason}").format(reason=reason)
         self.say("power_off", node, "failed", detail, entity=entity)
         self.record("power_off", entity, False, detail, node)
 
     async def _shut_down(self, node: Node) -> bool:
         """Send the power-off command and wait until the node stops answering SSH."""
         if node.local:
-            detail = "this machine (a local node) is never powered off by sparktui"
+            detail = _("this machine (a local node) is never powered off by sparktui")
             self.say("shutdown", node.name, "failed", detail)
             self.record("shutdown", node.name, False, detail, node.name)
             return False
@@ -217,17 +220,18 @@ class PowerRun:
                 return False
             self.say("shutdown", node.name, "ok", detail)
         else:
-            self.say("shutdown", node.name, "ok", "no SSH answer: already down?")
+            self.say("shutdown", node.name, "ok", _("no SSH answer: already down?"))
         limit = self.config.shutdown_timeout_seconds
-        self.say("halt", node.name, "waiting", f"until it stops answering SSH ({limit:g} s)")
+        self.say("halt", node.name, "waiting",
+                 _("until it stops answering SSH ({seconds:g} s)").format(seconds=limit))
         took = await self._wait(node, up=False, limit=limit)
         await self.engine.forget(node)
         if took is None:
-            detail = f"still answers SSH after {limit:g} s"
+            detail = _("still answers SSH after {seconds:g} s").format(seconds=limit)
             self.say("halt", node.name, "failed", detail)
             self.record("shutdown", node.name, False, detail, node.name)
             return False
-        detail = f"stopped answering SSH after {took:.1f} s"
+        detail = _("stopped answering SSH after {seconds:.1f} s").format(seconds=took)
         self.say("halt", node.name, "ok", detail)
         self.record("shutdown", node.name, True, detail, node.name)
         return True
@@ -323,28 +327,29 @@ class PowerRun:
     async def _boot(self, node: Node, powered: bool) -> None:
         """Wait until the node answers SSH; without power (or entity) only look once."""
         if node.local:
-            self.record("boot", node.name, True, "this machine", node.name)
+            self.record("boot", node.name, True, _("this machine"), node.name)
             return
         await self.engine.forget(node)  # connections from before the power cut are dead
         if not powered or not node.entity:
             if await self._answers(node):
-                self.say("boot", node.name, "ok", "answers SSH")
-                self.record("boot", node.name, True, "answers SSH", node.name)
+                self.say("boot", node.name, "ok", _("answers SSH"))
+                self.record("boot", node.name, True, _("answers SSH"), node.name)
                 return
-            detail = ("its entity did not turn on" if node.entity
-                      else "no entity to power it on")
+            detail = (_("its entity did not turn on") if node.entity
+                      else _("no entity to power it on"))
             self.say("boot", node.name, "failed", detail)
             self.record("boot", node.name, False, detail, node.name)
             return
         limit = self.config.boot_timeout_seconds
-        self.say("boot", node.name, "waiting", f"until it answers SSH ({limit:g} s)")
+        self.say("boot", node.name, "waiting",
+                 _("until it answers SSH ({seconds:g} s)").format(seconds=limit))
         took = await self._wait(node, up=True, limit=limit)
         if took is None:
-            detail = f"no SSH answer after {limit:g} s"
+            detail = _("no SSH answer after {seconds:g} s").format(seconds=limit)
             self.say("boot", node.name, "failed", detail)
             self.record("boot", node.name, False, detail, node.name)
             return
-        detail = f"answers SSH after {took:.1f} s"
+        detail = _("answers SSH after {seconds:.1f} s").format(seconds=took)
         self.say("boot", node.name, "ok", detail)
         self.record("boot", node.name, True, detail, node.name)
 

@@ -7,9 +7,12 @@ its confirmation dialog; ``sparktui.engine.power`` carries it out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sparktui.config.models import Config, Node
 from sparktui.i18n import _
+
+if TYPE_CHECKING:
+    from sparktui.config.models import Config, Node
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,10 @@
 """serve: preflight, hooks, HF references, launch (workers first), readiness.
 
+Services start around the engine by phase: ``infra`` and ``before_workers``
+before it, ``after_frontend`` once its API answers (``engine/services.py``). A
+services-only plan (no engine nodes) is gated on the services' readiness alone;
+terminal services are then waited for and their worst exit code is the run's.
+
 Nothing is started until every node passes preflight; a failed launch or an
 engine that dies while loading removes what this serve started, unless the
 operator asked to keep it for a post-mortem.
@@ -15,6 +20,7 @@ from dataclasses import replace
 
 from sparktui.engine.api import ActionResult, Progress, ProgressSink
 from sparktui.engine.http import http_get
+from sparktui.engine.services import ServiceFailed, ServiceRunner
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.engine.workloads import remove_command
 from sparktui.plan import hf
@@ -45,6 +51,7 @@ class Serve:
         self.started: list[NodePlan] = []
         self.log: list[Progress] = []
         self.image_ids: dict[str, str | None] = {}
+        self.services = ServiceRunner(transports, self._say)
 
     def _say(self, step: str, node: str | None, state: str, detail: str = "") -> None:
         event = Progress(step, node, state, detail)
@@ -52,24 +59,44 @@ class Serve:
         self.emit(event)
 
     async def run(self) -> ActionResult:
+        services = self.plan.services
+        exit_code = None
         try:
             await self._each("preflight", self._preflight)
+            await self._service_step(self.services.preflight(services))
             await self._image_ids_match()
-            await self._port_free()
+            if self.plan.nodes:
+                await self._port_free()
             resolved = await self._each("hf", self._resolve_hf)
             self.plan = replace(self.plan, nodes=[
                 hf.substitute(n, resolved.get(n.name) or {}) for n in self.plan.nodes])
             await self._each("before_serve", self._before_serve)
+            for phase in ("infra", "before_workers"):
+                await self._service_step(self.services.start_phase(services, phase))
             for name in self.plan.start_order:
                 await self._launch(self.plan.node(name))
-            await self._wait_ready()
+            if self.plan.nodes:
+                await self._wait_ready()
+            await self._service_step(self.services.start_phase(services, "after_frontend"))
+            if any(s.terminal for s in services):
+                exit_code = await self._service_step(self.services.wait_terminal(services))
         except StepFailed as exc:
             if not exc.reported:
                 self._say(exc.step, exc.node, "failed", exc.detail)
-            if self.started and not self.keep:
+            if (self.started or self.services.started) and not self.keep:
                 await self._rollback()
+                await self.services.rollback()
             return ActionResult(False, exc.node, exc.step, exc.detail, list(self.log))
-        return ActionResult(True, steps=list(self.log))
+        return ActionResult(True, steps=list(self.log), exit_code=exit_code)
+
+    async def _service_step(self, work: Awaitable[object]):
+        """Service failures become the serve's StepFailed (step ``service``)."""
+        try:
+            return await work
+        except ServiceFailed as exc:
+            raise StepFailed(exc.node, "service", exc.detail, reported=exc.reported) from None
+        except NodeError as exc:
+            raise StepFailed(exc.node, "service", f"{exc.reason}: {exc.detail}") from None
 
     async def _each(self, step: str, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
         """Run a step on every node at once; every node's outcome is reported."""

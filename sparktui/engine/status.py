@@ -29,13 +29,20 @@ class Workload:
     started_at: str | None = None
     restarts: int = 0
     exit_code: int | None = None
+    service: str | None = None  # role "service": the service's name (labels below too)
+    service_index: int | None = None
+    labels: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def running(self) -> bool:
         return self.state == "running"
 
+    @property
+    def is_service(self) -> bool:
+        return self.role == "service" or self.service is not None
+
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "labels"}
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,77 @@ class NodeHealth:
 
 
 @dataclass(frozen=True)
+class MetricsStatus:
+    """One scrape of a service's Prometheus endpoint on one node."""
+
+    name: str
+    node: str
+    port: int
+    path: str
+    up: bool
+    samples: int = 0
+    headline: dict[str, float] = field(default_factory=dict)  # a few figures worth showing
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "headline": dict(self.headline)}
+
+
+@dataclass(frozen=True)
+class ServiceInstanceStatus:
+    """One container of a service as found on its node, and whether it passes readiness."""
+
+    node: str
+    index: int
+    container: str
+    state: str  # docker's State, or "unreachable"
+    exit_code: int | None = None
+    ready: bool | None = None  # None: no probe, or nothing to probe (not running)
+    readiness: str = ""  # what was probed: "tcp 2379", "http 8080/health", "log", ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ServiceStatus:
+    """A service of one recipe, gathered from its instances' labels across the nodes."""
+
+    name: str
+    recipe: str
+    type: str
+    critical: bool
+    terminal: bool
+    instances: list[ServiceInstanceStatus]
+    metrics: list[MetricsStatus] = field(default_factory=list)
+    pool: str | None = None  # the pool it owns or rides on
+
+    @property
+    def state(self) -> str:
+        """ready, starting, exited, failed (an instance exited non-zero), or partial."""
+        states = {i.state for i in self.instances}
+        if any(i.state != "running" and i.exit_code for i in self.instances):
+            return "failed"
+        if states == {"running"}:
+            return "starting" if any(i.ready is False for i in self.instances) else "ready"
+        if "running" not in states:
+            return "exited"
+        return "partial"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "recipe": self.recipe, "type": self.type,
+                "critical": self.critical, "terminal": self.terminal, "state": self.state,
+                "pool": self.pool,
+                "instances": [i.as_dict() for i in self.instances],
+                "metrics": [m.as_dict() for m in self.metrics]}
+
+
+@dataclass(frozen=True)
 class ClusterHealth:
     cluster: str
     nodes: list[NodeHealth]
     checked_at: float  # time.time() when the check finished
+    services: list[ServiceStatus] = field(default_factory=list)
 
     @property
     def workloads(self) -> list[Workload]:
@@ -98,7 +172,8 @@ class ClusterHealth:
 
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,
-                "serving": self.serving, "nodes": [n.as_dict() for n in self.nodes]}
+                "serving": self.serving, "nodes": [n.as_dict() for n in self.nodes],
+                "services": [s.as_dict() for s in self.services]}
 
 
 class LogLine(NamedTuple):

@@ -14,11 +14,13 @@ import shlex
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import asyncssh
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.config.models import Config, Node
+from sparktui.i18n import N_, _
+
+if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s
+    import asyncssh
 
 CHANNELS_PER_CONNECTION = 8
 KEEPALIVE_SECONDS = 15
@@ -28,12 +30,18 @@ CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly130
            "aes128-ctr", "aes256-ctr")
 
 
+# The reasons, marked for translation: the code stays English, people read _(reason).
+REASONS = (N_("host key not trusted"), N_("authentication failed"), N_("timeout"),
+           N_("unreachable"), N_("ssh error"), N_("connection lost"), N_("channel refused"),
+           N_("stream failed"))
+
+
 class NodeError(Exception):
     """A node could not do what was asked; ``reason`` is a short code for people and JSON."""
 
     def __init__(self, node: str, reason: str, detail: str = ""):
         self.node, self.reason, self.detail = node, reason, detail
-        super().__init__(f"{node}: {reason}" + (f": {detail}" if detail else ""))
+        super().__init__(f"{node}: {_(reason)}" + (f": {detail}" if detail else ""))
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,8 @@ class SshTransport:
 
     # -- connections -----------------------------------------------------------
     async def _connect(self) -> _Conn:
+        import asyncssh
+
         cfg = self._config
         keys = [str(Path(cfg.ssh_key_path).expanduser())] if cfg.ssh_key_path else ()
         # Never disabled: a missing file trusts no key (run `sparktui init-host-keys`).
@@ -183,6 +193,8 @@ class SshTransport:
     # -- commands --------------------------------------------------------------
     async def run(self, command: str, *, stdin: str | None = None,
                   timeout: float | None = None) -> Completed:
+        import asyncssh
+
         limit = timeout or self._config.command_timeout_seconds
         holder = await self._acquire()
         broken = False
@@ -202,6 +214,8 @@ class SshTransport:
             await self._release(holder, broken)
 
     async def stream(self, command: str) -> Stream:
+        import asyncssh
+
         holder = await self._acquire()
         try:
             process = await holder.conn.create_process(command, stderr=asyncssh.STDOUT)

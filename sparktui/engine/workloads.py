@@ -49,6 +49,8 @@ def _from_inspect(node: str, text: str) -> list[Workload]:
             port=_int(label.get("port"), None), image=(item.get("Config") or {}).get("Image", ""),
             started_at=state.get("StartedAt"), restarts=_int(item.get("RestartCount"), 0),
             exit_code=None if status == "running" else exit_code,
+            service=label.get("service"), service_index=_int(label.get("service_index"), None),
+            labels=label,
         ))
     return found
 
@@ -63,7 +65,9 @@ def _from_tmux(node: str, text: str) -> list[Workload]:
                 name=session, recipe=labels.get("RECIPE", ""), cluster=labels.get("CLUSTER", ""),
                 node=labels.get("NODE", node), rank=_int(labels.get("RANK"), 0),
                 role=labels.get("ROLE", ""), runtime="tmux", state="running", status="running",
-                port=_int(labels.get("PORT"), None)))
+                port=_int(labels.get("PORT"), None), service=labels.get("SERVICE"),
+                service_index=_int(labels.get("SERVICE_INDEX"), None),
+                labels={k.lower(): v for k, v in labels.items()}))
 
     for line in text.splitlines():
         if line.startswith("== "):

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sparktui.config.discovery import find_recipe
-from sparktui.config.loader import load_recipe
 from sparktui.errors import SparkError
 from sparktui.plan.model import HookStep
 
@@ -24,6 +23,8 @@ def after_stop_loader(directory: Path,
     broken) has no hooks, and ``on_error(recipe, error)`` says so."""
 
     def hooks(name: str) -> list[HookStep]:
+        from sparktui.config.loader import load_recipe  # pydantic: not at the dashboard's start
+
         try:
             recipe = load_recipe(find_recipe(directory, name)).recipe
         except SparkError as exc:

@@ -23,6 +23,7 @@ from sparktui.plan.container import (
 from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
 from sparktui.plan.model import HEAD, WORKER, HfRef, HookStep, LaunchPlan, MountPlan, NodePlan
+from sparktui.plan.service_model import ServicePlan
 
 
 def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
@@ -30,16 +31,25 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
     """The whole launch, node by node; raises SparkError with file:line on bad input.
 
     HF references stay ``{{placeholder}}``: serve resolves them per node
-    (``sparktui.plan.hf.substitute``).
+    (``sparktui.plan.hf.substitute``). A services-only recipe (no ``engine``) gives a
+    plan with no engine nodes: ``engine`` "none", ``port`` 0, only ``services``.
     """
     cfg, rec = config.config, recipe.recipe
-    engine = engine_for(rec.engine)
-    _check_args(engine, rec, recipe.source)
+    if rec.engine is not None:
+        _check_args(engine_for(rec.engine), rec, recipe.source)
     chosen = resolve_cluster(cfg, rec, cluster)
     nnodes = nodes_needed(rec, chosen)
+    services, service_env = _services(cfg, chosen, rec, recipe.source, nnodes)
+    if rec.engine is None:
+        return LaunchPlan(recipe=rec.name, cluster=chosen.name, engine="none",
+                          runtime=rec.runtime, port=0, model="", image=rec.docker_image,
+                          ssh_user=cfg.ssh_user, nodes=[], start_order=[],
+                          services=services, frontend=rec.frontend_type)
+    engine = engine_for(rec.engine)
     pp = effective_pipeline_size(rec, chosen, nnodes)
     check_fits(rec, chosen, nnodes, pp)
     mounts, injected = _mounts(cfg, rec, recipe.source)
+    injected = {**service_env, **injected}
     cluster_hooks = [_step(h, "cluster") for h in _cluster_hooks(cfg, chosen.name)]
     nodes = []
     for node in chosen.ranked[:nnodes]:
@@ -57,7 +67,19 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
     return LaunchPlan(recipe=rec.name, cluster=chosen.name, engine=rec.engine,
                       runtime=rec.runtime, port=rec.port, model=rec.model,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
-                      start_order=start_order, hf_refs=hf_refs)
+                      start_order=start_order, hf_refs=hf_refs, services=services,
+                      frontend=rec.frontend_type)
+
+
+def _services(cfg: Config, cluster: Cluster, rec: Recipe, source: SourceRef,
+              nnodes: int) -> tuple[list[ServicePlan], dict[str, str]]:
+    """Loads the kinds only for a recipe that has or implies services."""
+    if not (rec.services or rec.telemetry or rec.mooncake_kv_store
+            or rec.frontend_type == "dynamo"):
+        return [], {}
+    from sparktui.plan.services.assemble import plan_services
+
+    return plan_services(cfg, cluster, rec, source, nnodes)
 
 
 def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: EngineContext,

@@ -5,15 +5,24 @@ from __future__ import annotations
 from sparktui.config.models import Cluster, Config
 from sparktui.config.recipe import Recipe
 from sparktui.errors import fail
+from sparktui.plan.services.placement import breakdown, extra_nodes
 
 AUTO = "auto"
 
 
 def nodes_needed(recipe: Recipe, cluster: Cluster) -> int:
+    """The engine's nodes (0 for a services-only recipe); pools come on top."""
+    if not recipe.has_engine:
+        return 0
     if recipe.required_nodes is not None:
         return recipe.required_nodes
     world = recipe.tensor_parallel_size * max(recipe.pipeline_parallel_size, 1)
     return max(1, -(-world // cluster.gpus_per_node))
+
+
+def total_nodes_needed(recipe: Recipe, cluster: Cluster) -> int:
+    """Engine nodes, then every service pool, then a dedicated node if one is asked for."""
+    return max(1, nodes_needed(recipe, cluster) + extra_nodes(recipe))
 
 
 def resolve_cluster(config: Config, recipe: Recipe, requested: str | None = None) -> Cluster:
@@ -23,8 +32,12 @@ def resolve_cluster(config: Config, recipe: Recipe, requested: str | None = None
     if requested is None:
         requested = config.clusters[0].name if len(config.clusters) == 1 else AUTO
     cluster = _auto(config, recipe) if requested == AUTO else _by_name(config, requested)
-    need = nodes_needed(recipe, cluster)
+    need = total_nodes_needed(recipe, cluster)
     if len(cluster.nodes) < need:
+        if extra_nodes(recipe):
+            raise fail("cluster_too_small_services", cluster=cluster.name,
+                       have=len(cluster.nodes), need=need,
+                       breakdown=breakdown(recipe, nodes_needed(recipe, cluster)))
         raise fail("cluster_too_small", cluster=cluster.name, have=len(cluster.nodes), need=need)
     return cluster
 
@@ -54,12 +67,17 @@ def _by_name(config: Config, name: str) -> Cluster:
 
 def _auto(config: Config, recipe: Recipe) -> Cluster:
     # Only a multi-node run needs the fabric settings of an [nccl] entry.
+    # Pool nodes count too, but only the engine's own rendezvous needs the fabric.
     fitting = [c for c in config.clusters
-               if len(c.nodes) >= (need := nodes_needed(recipe, c))
-               and (need == 1 or c.name in config.nccl)]
+               if len(c.nodes) >= total_nodes_needed(recipe, c)
+               and (nodes_needed(recipe, c) <= 1 or c.name in config.nccl)]
     if not fitting:
         # The smallest requirement over all clusters is what to report.
-        need = min(nodes_needed(recipe, c) for c in config.clusters)
+        smallest = min(config.clusters, key=lambda c: total_nodes_needed(recipe, c))
+        need = total_nodes_needed(recipe, smallest)
+        if extra_nodes(recipe):
+            raise fail("cluster_auto_none_services", need=need,
+                       breakdown=breakdown(recipe, nodes_needed(recipe, smallest)))
         raise fail("cluster_auto_none", need=need)
     return min(fitting, key=lambda c: len(c.nodes))
 

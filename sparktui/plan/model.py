@@ -106,6 +106,7 @@ class LaunchPlan:
     start_order: list[str]
     hf_refs: list[HfRef] = field(default_factory=list)
     services: list[ServicePlan] = field(default_factory=list)
+    frontend: str = "engine"  # "engine" | "dynamo" | "none" (services only: no engine nodes)
 
     @property
     def head(self) -> NodePlan:
@@ -128,4 +129,5 @@ class LaunchPlan:
             "start_order": list(self.start_order),
             "hf_refs": [r.as_dict() for r in self.hf_refs],
             "services": [s.as_dict() for s in self.services],
+            "frontend": self.frontend,
         }

@@ -59,12 +59,13 @@ class ServiceInstance:
     container: str
     env: dict[str, str]
     launch: list[str]  # the full argv run on the node (docker run ... or tmux ...)
+    rank: int = -1  # the node's rank in the cluster
 
     def as_dict(self) -> dict[str, Any]:
         return {"service": self.service, "index": self.index, "node": self.node,
                 "ssh_ip": self.ssh_ip, "ssh_port": self.ssh_port, "ib_ip": self.ib_ip,
                 "local": self.local, "container": self.container, "env": dict(self.env),
-                "launch": list(self.launch)}
+                "launch": list(self.launch), "rank": self.rank}
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,10 @@ class ServicePlan:
     metrics: list[MetricsEndpoint] = field(default_factory=list)
     pool: str | None = None  # the pool it owns or rides on
     implied_by: str | None = None
+    image: str = ""  # the container image ("" for the tmux runtime's host command)
+    runtime: str = "docker"  # "docker" | "tmux"
+    owns_pool: bool = False  # True for the pool's owner, False for a rider
+    placement: str = ""  # head | workers | compute | all | dedicated | pool
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,5 +98,9 @@ class ServicePlan:
             "readiness": self.readiness.as_dict(),
             "metrics": [m.as_dict() for m in self.metrics],
             "implied_by": self.implied_by,
+            "image": self.image,
+            "runtime": self.runtime,
+            "owns_pool": self.owns_pool,
+            "placement": self.placement,
             "instances": [i.as_dict() for i in self.instances],
         }

@@ -1,4 +1,5 @@
-"""What the dashboard knows about a serve or stop it started, computed without widgets.
+"""What the dashboard knows about a serve, stop or power action it started, computed
+without widgets.
 
 The engine reports each step as a :class:`Progress` event; an :class:`ActionRun` keeps
 them, and :func:`progress_rows` folds them into one row per step and node: a step that
@@ -11,9 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sparktui.engine.api import ActionResult, Progress
+from sparktui.engine.api import ActionResult, Outcome, Progress
+from sparktui.engine.powerplan import PowerPlan
 from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
+from sparktui.labels import step_label
+
+ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
+                 "exec": N_("exec"), "tmux": N_("tmux")}
+
+
+def action_label(action: str) -> str:
+    """An action's code ("serve") as the operator reads it in the active language."""
+    return _(ACTION_LABELS[action]) if action in ACTION_LABELS else action
+
 
 OPEN_STATES = frozenset({"started", "waiting"})
 
@@ -28,10 +40,11 @@ class ProgressRow:
 
 @dataclass
 class ActionRun:
-    """One serve or stop started from the dashboard; it lives on after its view closes."""
+    """One serve, stop or power action started from the dashboard; it lives on after its
+    view closes."""
 
     id: int
-    action: str  # "serve" or "stop"
+    action: str  # "serve", "stop" or "power"
     cluster: str
     recipe: str | None
     started_at: float
@@ -39,12 +52,19 @@ class ActionRun:
     events: list[Progress] = field(default_factory=list)
     result: ActionResult | None = None
     finished_at: float | None = None
+    power: PowerPlan | None = None  # power: what it set out to do
 
     @property
     def running(self) -> bool:
         return self.result is None
 
+    @property
+    def label(self) -> str:
+        return action_label(self.action)
+
     def title(self) -> str:
+        if self.power is not None:
+            return power_title(self.power)
         if self.action == "serve":
             return _("Serve {recipe} on {cluster}").format(recipe=self.recipe,
                                                           cluster=self.cluster)
@@ -61,14 +81,17 @@ class ActionRun:
         """One line: what happened, for the view's status line and a notification."""
         result = self.result
         if result is None:
-            return _("{action} running").format(action=self.action)
+            return _("{action} running").format(action=self.label)
+        if self.power is not None:
+            return power_outcome(self.power, result)
         if result.ok and self.action == "serve":
             return _("serving {recipe} on {cluster}: {url}").format(
                 recipe=self.recipe, cluster=self.cluster, url=self.url)
         if result.ok:
             return _("stopped what {cluster} ran").format(cluster=self.cluster)
         return _("{action} failed on {node} at {step}").format(
-            action=self.action, node=result.failed_node or "-", step=result.failed_step or "-")
+            action=self.label, node=result.failed_node or "-",
+            step=step_label(result.failed_step or "-"))
 
 
 def progress_rows(events: list[Progress]) -> list[ProgressRow]:
@@ -77,12 +100,13 @@ def progress_rows(events: list[Progress]) -> list[ProgressRow]:
     rows: list[ProgressRow] = []
     for event in events:
         at = _open_row(rows, event)
-        row = ProgressRow(event.step, event.node, event.state, event.detail)
+        who = event.node or event.entity  # power: an extra entity has no node
+        row = ProgressRow(event.step, who, event.state, event.detail)
         if at is None:
             rows.append(row)
         else:
             if not event.detail:
-                row = ProgressRow(event.step, event.node, event.state, rows[at].detail)
+                row = ProgressRow(event.step, who, event.state, rows[at].detail)
             rows[at] = row
     return rows
 
@@ -90,7 +114,7 @@ def progress_rows(events: list[Progress]) -> list[ProgressRow]:
 def _open_row(rows: list[ProgressRow], event: Progress) -> int | None:
     for i in range(len(rows) - 1, -1, -1):
         row = rows[i]
-        if row.step == event.step and row.node == event.node:
+        if row.step == event.step and row.node == (event.node or event.entity):
             return i if row.state in OPEN_STATES else None
     return None
 
@@ -125,3 +149,33 @@ def running_recipe(health: ClusterHealth | None, recipe: str) -> list[str]:
     if health is None:
         return []
     return sorted({w.node for w in health.workloads if w.recipe == recipe})
+
+
+# -- power ----------------------------------------------------------------------------------
+
+
+def power_title(plan: PowerPlan) -> str:
+    if plan.action == "switch":
+        return _("Switch from {source} to {target}").format(source=plan.source,
+                                                            target=plan.target)
+    if plan.action == "on":
+        return _("Power on {cluster}").format(cluster=plan.target)
+    return _("Power off {cluster}").format(cluster=plan.source)
+
+
+def power_outcome(plan: PowerPlan, result: ActionResult) -> str:
+    """One line: everything done, part of it, or nothing (and why)."""
+    title = power_title(plan)
+    if result.ok:
+        return _("{title}: everything was done").format(title=title)
+    if result.done:
+        return _("{title}: partly done, {n} of {total} steps not done").format(
+            title=title, n=len(result.not_done), total=len(result.outcomes))
+    return _("{title}: nothing was done").format(title=title)
+
+
+def outcome_line(outcome: Outcome) -> str:
+    """``power_off  switch.node2 (node2)  kept on: node2 did not go down``."""
+    target = (f"{outcome.target} ({outcome.node})" if outcome.node
+              and outcome.node != outcome.target else outcome.target)
+    return f"{outcome.action:<10} {target:<28} {outcome.detail}"

@@ -1,44 +1,101 @@
 """Command palette: the dashboard's actions that make sense right now.
 
-Every entry is an action string checked with the app's ``check_action`` before it
-is offered, so ``--watch`` never lists a mutating action; ``SparkApp.offers`` then
-drops what cannot work now (serve without a fitting recipe, tmux without a session).
+Every entry names where its action lives (the app, the dashboard screen, the logs pane,
+the recipes pane) and is checked with that node's ``check_action`` before it is offered,
+so ``--watch`` never lists a mutating action; ``SparkApp.offers`` then drops what cannot
+work now (serve without a fitting recipe, tmux without a session). A pane's entry first
+brings the pane into view, so what it does is seen. A test checks that every key binding
+of the app, the screen and the panes has an entry here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.dom import DOMNode
 
 from sparktui.i18n import N_, _
 
 if TYPE_CHECKING:
     from sparktui.tui.app import SparkApp
 
-# (action, its parameters, title, help)
-ENTRIES: list[tuple[str, tuple[str, ...], str, str]] = [
-    ("refresh", (), N_("Refresh"), N_("check health now and reload the recipes")),
-    ("help", (), N_("Help: keys"), N_("list every key")),
-    ("focus_pane", ("clusters",), N_("Go to clusters"), N_("the cluster tree")),
-    ("focus_pane", ("recipes",), N_("Go to recipes"), N_("the recipe list")),
-    ("focus_pane", ("nodes",), N_("Go to nodes"), N_("the nodes of the cluster in focus")),
-    ("focus_pane", ("plan",), N_("Go to plan"), N_("the launch plan of the selected recipe")),
-    ("focus_pane", ("logs",), N_("Go to logs"), N_("the logs of the cluster in focus")),
-    ("focus_pane", ("services",), N_("Go to services"), N_("services next to the engine")),
-    ("filter", (), N_("Filter / search"), N_("filter the recipes or search the log lines")),
-    ("serve", (), N_("Serve"), N_("serve the selected recipe on the cluster in focus")),
-    ("stop", (), N_("Stop"), N_("stop what the cluster in focus serves")),
-    ("exec", (), N_("Exec"), N_("run a command on the nodes of the cluster in focus")),
-    ("tmux", (), N_("Tmux attach"), N_("attach to the tmux session of a tmux recipe")),
-    ("power", (), N_("Power"), N_("switch the nodes' power through Home Assistant")),
-    ("progress", (), N_("Progress"), N_("the steps of the last serve or stop")),
+
+class Entry(NamedTuple):
+    target: str  # "app", "screen" (the dashboard), "logs" or "recipes" (a pane)
+    action: str
+    params: tuple[object, ...]
+    title: str  # N_: translated when shown
+    help: str
+
+
+ENTRIES: list[Entry] = [
+    Entry("app", "refresh", (), N_("Refresh"), N_("check health now and reload the recipes")),
+    Entry("app", "help", (), N_("Help: keys"), N_("list every key")),
+    Entry("screen", "focus_pane", ("clusters",), N_("Go to clusters"), N_("the cluster tree")),
+    Entry("screen", "focus_pane", ("recipes",), N_("Go to recipes"), N_("the recipe list")),
+    Entry("screen", "focus_pane", ("nodes",), N_("Go to nodes"),
+          N_("the nodes of the cluster in focus")),
+    Entry("screen", "focus_pane", ("plan",), N_("Go to plan"),
+          N_("the launch plan of the selected recipe")),
+    Entry("screen", "focus_pane", ("logs",), N_("Go to logs"),
+          N_("the logs of the cluster in focus")),
+    Entry("screen", "focus_pane", ("services",), N_("Go to services"),
+          N_("services next to the engine")),
+    Entry("screen", "filter", (), N_("Filter / search"),
+          N_("filter the recipes or search the log lines")),
+    Entry("screen", "details", (), N_("Details"),
+          N_("details of the node, recipe or cluster under the cursor")),
+    # cluster actions (mutating: never in --watch)
+    Entry("app", "serve", (), N_("Serve"), N_("serve the selected recipe on the cluster in focus")),
+    Entry("app", "stop", (), N_("Stop"), N_("stop what the cluster in focus serves")),
+    Entry("app", "exec", (), N_("Exec"), N_("run a command on the nodes of the cluster in focus")),
+    Entry("app", "tmux", (), N_("Tmux attach"), N_("attach to the tmux session of a tmux recipe")),
+    Entry("app", "power", (), N_("Power…"),
+          N_("power on, off or switch the cluster under the cursor (Home Assistant)")),
+    Entry("app", "power_on", (), N_("Power on"),
+          N_("turn on the cluster's entities, then wait for SSH")),
+    Entry("app", "power_off", (), N_("Power off"),
+          N_("shut the cluster's nodes down, then turn off their entities")),
+    Entry("app", "power_switch", (), N_("Switch to this cluster"),
+          N_("power off what only the cluster in focus uses, power on this one")),
+    Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
+    Entry("app", "deep_check", (), N_("Deep check"),
+          N_("a one-token completion on the head of the cluster in focus")),
+    # the logs pane
+    Entry("logs", "follow", (), N_("Logs: follow"), N_("scroll with new lines again")),
+    Entry("logs", "wrap", (), N_("Logs: wrap long lines"), N_("toggle wrapping")),
+    Entry("logs", "search", (), N_("Logs: search"), N_("highlight a text, n/N to move")),
+    Entry("logs", "match", (1,), N_("Logs: next match"), N_("the next line the search finds")),
+    Entry("logs", "match", (-1,), N_("Logs: previous match"),
+          N_("the previous line the search finds")),
+    Entry("logs", "filter", (), N_("Logs: filter lines"), N_("show only lines with a text")),
+    Entry("logs", "next_node", (), N_("Logs: next node"),
+          N_("all nodes, then one node at a time")),
+    Entry("logs", "level", (), N_("Logs: level"), N_("all lines, ERROR+, WARNING+, INFO+")),
+    Entry("logs", "first_error", (), N_("Logs: jump to first error"),
+          N_("the first ERROR, traceback, CUDA or NCCL error in view")),
+    Entry("logs", "save", (), N_("Logs: save to a file"),
+          N_("the lines in view, with node tags, to the current folder")),
+    Entry("logs", "clear", (), N_("Logs: clear search and filter"), N_("show every line")),
+    # the recipes pane (not in --watch: the pane is hidden there)
+    Entry("recipes", "edit", (), N_("Recipe: edit"),
+          N_("a form for the common fields, validated before saving")),
+    Entry("recipes", "open_editor", (), N_("Recipe: open in $EDITOR"),
+          N_("edit the recipe file; checked when the editor closes")),
+    Entry("recipes", "duplicate", (), N_("Recipe: duplicate as new recipe"),
+          N_("copy the recipe under a new name")),
+    Entry("recipes", "close_filter", (), N_("Recipes: clear filter"), N_("list every recipe")),
 ]
 
+SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}
+"""Bindings whose action another entry already offers."""
 
-def action_string(action: str, params: tuple[str, ...]) -> str:
+PANES = {"logs", "recipes"}
+
+
+def action_string(action: str, params: tuple[object, ...]) -> str:
     if not params:
         return action
     return f"{action}({', '.join(repr(p) for p in params)})"
@@ -51,20 +108,41 @@ class SparkCommands(Provider):
     def spark(self) -> SparkApp:
         return self.app  # type: ignore[return-value]
 
+    def _target(self, name: str) -> DOMNode | None:
+        app, dashboard = self.spark, self.spark.dashboard
+        if name == "app":
+            return app
+        if dashboard is None or dashboard not in app.screen_stack:
+            return None
+        if name == "screen":
+            return dashboard
+        if name == "recipes" and dashboard.watch:
+            return None
+        return dashboard.logs if name == "logs" else dashboard.recipes
+
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
         app = self.spark
-        for action, params, title, help_text in ENTRIES:
-            # cluster actions live on the app, moving around on the dashboard screen
-            target = app if hasattr(app, f"action_{action}") else app.dashboard
-            if target is None or target.check_action(action, params) is False:
+        for entry in ENTRIES:
+            target = self._target(entry.target)
+            if target is None or target.check_action(entry.action, entry.params) is False:
                 continue
-            if target is app and not app.offers(action):  # e.g. tmux without a session
+            if target is app and not app.offers(entry.action):  # e.g. tmux without a session
                 continue
-            yield _(title), _(help_text), partial(app.run_action,
-                                                  action_string(action, params), target)
+            yield _(entry.title), _(entry.help), self._runner(entry, target)
         for name in app.cluster_names():
             yield (_("Cluster: {name}").format(name=name), _("show this cluster"),
-                   partial(app.focus_cluster, name))
+                   lambda name=name: app.focus_cluster(name))
+
+    def _runner(self, entry: Entry, target: DOMNode) -> Callable[[], object]:
+        app = self.spark
+        action = action_string(entry.action, entry.params)
+
+        def run() -> object:
+            if entry.target in PANES and app.dashboard is not None:
+                app.dashboard.focus_pane(entry.target)  # see what the action does
+            return app.run_action(action, target)
+
+        return run
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():

@@ -1,5 +1,5 @@
-"""Serve, stop, exec and tmux from the dashboard: which screens, in which order, and the
-run they start.
+"""Serve, stop, power, exec and tmux from the dashboard: which screens, in which order,
+and the run they start.
 
 The app makes one :class:`ActionFlows` and hands it the engine as a ``ClusterControl``
 only after its own gate (``SparkApp._mutating``) let the action through, so nothing here
@@ -19,18 +19,22 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SuspendNotSupported
 
 from sparktui.config import LoadedConfig
+from sparktui.config.models import Config
 from sparktui.engine.api import ClusterControl, Progress
 from sparktui.engine.attach import tmux_attach_argv
+from sparktui.engine.powerplan import PowerPlan, plan_off, plan_on, plan_switch
+from sparktui.engine.status import Workload
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan import LaunchPlan, build_plan
 from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.render import render
 from sparktui.tui import workers
-from sparktui.tui.actions import ActionRun, running_recipe
+from sparktui.tui.actions import ActionRun, power_title, running_recipe
 from sparktui.tui.messages import ActionFinished, ActionProgress
-from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
+from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCheck
 from sparktui.tui.screens.exec import ExecScreen
+from sparktui.tui.screens.power_menu import PowerChoice
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.state import render_problems
@@ -57,7 +61,7 @@ class ActionFlows:
             return False
         assert self.run is not None
         self.app.notify(_("{action} of {cluster} is still running; wait for it to end").format(
-            action=self.run.action, cluster=self.run.cluster), severity="warning")
+            action=self.run.label, cluster=self.run.cluster), severity="warning")
         self.show_progress()
         return True
 
@@ -93,6 +97,33 @@ class ActionFlows:
         hooks = after_stop_loader(self.app.recipes_dir, skipped)
         self._launch(workers.run_stop(control, cluster, sink, hooks, run.id))
 
+    # -- power ----------------------------------------------------------------------------
+
+    def power(self, control: ClusterControl, config: LoadedConfig,
+              choice: PowerChoice | None) -> None:
+        """Off, on or switch: the plan in words and a fresh health check of the cluster
+        that goes down (or comes up), then the run."""
+        if choice is None or self._refuse_while_busy():
+            return
+        try:
+            plan = power_plan(config, choice)
+        except SparkError as exc:
+            self.app.notify(render_problems(exc.problems), severity="error")
+            return
+        checked = plan.source or plan.target or ""
+        request = power_request(config.config, plan, partial(self.app.fresh_health, checked))
+        self.app.push_screen(ConfirmScreen(request),
+                             partial(self._power_confirmed, control, plan))
+
+    def _power_confirmed(self, control: ClusterControl, plan: PowerPlan,
+                         confirmed: bool | None) -> None:
+        if not confirmed:
+            self.app.notify(_("cancelled; nothing was powered on or off"), timeout=3)
+            return
+        run = self._start("power", plan.confirm_name, None, power=plan)
+        self._launch(workers.run_power(control, plan.action, plan.source, plan.target,
+                                       self._sink(run), run.id))
+
     # -- serve ----------------------------------------------------------------------------
 
     def serve(self, control: ClusterControl, config: LoadedConfig, recipe_name: str,
@@ -122,14 +153,15 @@ class ActionFlows:
         if not confirmed:
             return
         run = self._start("serve", plan.cluster, plan.recipe,
-                          url=f"http://{plan.head.ssh_ip}:{plan.port}/v1")
+                          url=f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes else "")
         self._launch(workers.run_serve(control, plan, self._sink(run), run.id))
 
     # -- the run and its view -------------------------------------------------------------
 
-    def _start(self, action: str, cluster: str, recipe: str | None, url: str = "") -> ActionRun:
+    def _start(self, action: str, cluster: str, recipe: str | None, url: str = "",
+               power: PowerPlan | None = None) -> ActionRun:
         self.run = ActionRun(next(self._ids), action, cluster, recipe,
-                             self.app.options.clock(), url=url)
+                             self.app.options.clock(), url=url, power=power)
         self.app.refresh_bindings()
         self.show_progress()
         return self.run
@@ -210,3 +242,33 @@ class ActionFlows:
                 command=" ".join(argv)), severity="warning")
             return
         self.app.refresh_now()
+
+
+def power_request(config: Config, plan: PowerPlan, check: HealthCheck) -> ConfirmRequest:
+    """The confirmation of a power action: its plan in words, the health of the cluster
+    that goes down (or comes up) from ``check``, the workloads that go down marked."""
+    down = {n.name for n in plan.down}
+
+    def affects(work: Workload) -> bool:
+        return work.node in down  # a node going down takes everything on it along
+
+    verb = {"off": _("Power off"), "on": _("Power on"), "switch": _("Switch")}[plan.action]
+    lines = "\n".join("• " + line for line in plan.lines(config))
+    return ConfirmRequest(
+        title=power_title(plan), verb=verb, cluster=plan.confirm_name,
+        what=_("Through Home Assistant:\n{steps}\nBelow is what the nodes of {cluster} "
+               "answer right now; ✖ marks what goes down with its node.").format(
+            steps=lines, cluster=plan.source or plan.target or ""),
+        check=check, affects=affects)
+
+
+def power_plan(config: LoadedConfig, choice: PowerChoice) -> PowerPlan:
+    """The engine's plan for a choice (raises SparkError for an unknown cluster)."""
+    if choice.action == "switch":
+        assert choice.source is not None and choice.target is not None
+        return plan_switch(config.config, choice.source, choice.target)
+    if choice.action == "off":
+        assert choice.source is not None
+        return plan_off(config.config, choice.source)
+    assert choice.target is not None
+    return plan_on(config.config, choice.target)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from sparktui.engine.api import ActionResult, Progress
-from sparktui.engine.status import ClusterHealth, LogLine
+if TYPE_CHECKING:  # field types only: the app imports this before its first frame
+    from sparktui.engine.api import ActionResult, Progress
+    from sparktui.engine.figures import TelemetryFrame
+    from sparktui.engine.status import ClusterHealth, LogLine
 
 # -- from workers (engine results) ------------------------------------------------------
 
@@ -20,6 +23,13 @@ class HealthUpdated(Message):
     """A fresh health check of one cluster."""
 
     health: ClusterHealth
+
+
+@dataclass
+class TelemetryUpdated(Message):
+    """A telemetry sample of one cluster (figures, history, alerts)."""
+
+    frame: TelemetryFrame
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 from sparktui.config import LoadedConfig, LoadedRecipe, list_recipes, load_recipe
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.errors import Problem, SparkError
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
 from sparktui.plan import build_plan
 from sparktui.plan.render import render
 
@@ -36,7 +36,7 @@ class RecipeEntry:
             return short_problem(self.problems[0]) if self.problems else _("broken")
         rec = self.loaded.recipe
         nodes = rec.required_nodes or 1
-        return f"{rec.engine} · {nodes} " + (_("node") if nodes == 1 else _("nodes")) + \
+        return f"{rec.engine} · " + ngettext("{n} node", "{n} nodes", nodes).format(n=nodes) + \
             f" · :{rec.port}"
 
 
@@ -137,17 +137,10 @@ def uptime(work: Workload, now: float) -> str:
 
 
 def human_duration(seconds: float) -> str:
-    secs = int(seconds)
-    days, rest = divmod(secs, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes}m"
-    if minutes:
-        return f"{minutes}m"
-    return f"{secs}s"
+    """An age or uptime in the active language: "3d 4h", "10m", "42s"."""
+    from sparktui.fmt import format_duration
+
+    return format_duration(seconds)
 
 
 _FRACTION = re.compile(r"\.(\d+)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sparktui.engine.api import (
     ActionResult,
@@ -19,11 +20,13 @@ from sparktui.engine.api import (
     ProgressSink,
     ReadOnlyView,
 )
-from sparktui.engine.status import ClusterHealth, LogLine
 from sparktui.i18n import _
-from sparktui.plan import LaunchPlan
-from sparktui.plan.after_stop import HooksFor
-from sparktui.tui.messages import ActionFinished, HealthFailed, HealthUpdated
+from sparktui.tui.messages import ActionFinished, HealthFailed, HealthUpdated, TelemetryUpdated
+
+if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
+    from sparktui.engine.status import ClusterHealth, LogLine
+    from sparktui.plan import LaunchPlan
+    from sparktui.plan.after_stop import HooksFor
 
 LOG_RETRY_SECONDS = 5.0
 
@@ -58,6 +61,48 @@ async def fetch_health(engine: ClusterView, cluster: str,
     return HealthUpdated(health)
 
 
+async def follow_telemetry(engine: ClusterView, cluster: str,
+                           deliver: Callable[[TelemetryUpdated], None], interval: float) -> None:
+    """Sample the cluster every ``interval`` seconds, start to start, never overlapping.
+
+    An engine without telemetry (a test double) ends the loop; a failed sample is skipped.
+    """
+    sample = getattr(engine, "telemetry", None)
+    if sample is None:
+        return
+    loop = asyncio.get_running_loop()
+    while True:
+        started = loop.time()
+        try:
+            frame = await asyncio.wait_for(sample(cluster), max(interval * 5, 10.0))
+        except asyncio.CancelledError:
+            raise
+        except AttributeError:
+            return  # a read-only view over an engine that does not sample
+        except Exception:  # a failed sample must not end the dashboard
+            frame = None
+        if frame is not None:
+            deliver(TelemetryUpdated(frame))
+        await asyncio.sleep(max(0.05, interval - (loop.time() - started)))
+
+
+async def deep_check(engine: ClusterView, cluster: str) -> tuple[bool, str]:
+    """The on-demand readiness tier: (passed, one line for a notification)."""
+    check = getattr(engine, "deep_check", None)
+    try:
+        result = await check(cluster) if check is not None else None
+    except AttributeError:
+        result = None
+    except Exception as exc:  # the engine's bug must not end the dashboard
+        return False, _("deep check failed: {error}").format(error=str(exc) or type(exc).__name__)
+    if result is None:
+        return False, _("deep check: nothing serves on {cluster}").format(cluster=cluster)
+    if result.ok:
+        return True, _("deep check: one-token completion in {ms:.0f} ms").format(
+            ms=result.latency_ms or 0)
+    return False, _("deep check failed: {error}").format(error=result.error or result.status)
+
+
 async def follow_logs(engine: ClusterView, cluster: str,
                       sink: Callable[[list[LogLine]], None], *, tail: int = 200,
                       retry_seconds: float = LOG_RETRY_SECONDS) -> None:
@@ -65,6 +110,8 @@ async def follow_logs(engine: ClusterView, cluster: str,
 
     ``sink`` only appends to a buffer: the app flushes it as ``LogsArrived`` messages.
     """
+    from sparktui.engine.status import LogLine
+
     while True:
         try:
             async for batch in engine.log_batches(cluster, tail=tail, follow=True):
@@ -114,6 +161,28 @@ async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
         raise
     except Exception as exc:
         result = _crashed("stop", exc)
+    return ActionFinished(run_id, result)
+
+
+async def run_power(control: ClusterControl, action: str, source: str | None,
+                    target: str | None, sink: ProgressSink, run_id: int) -> ActionFinished:
+    """Power ``off`` source, ``on`` target or ``switch`` from source to target."""
+    try:
+        if action == "switch":
+            assert source is not None and target is not None
+            result = await control.power_switch(source, target, sink)
+        elif action == "off":
+            assert source is not None
+            result = await control.power_off(source, sink)
+        else:
+            assert target is not None
+            result = await control.power_on(target, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # SparkError (no [home_assistant]) or an engine bug
+        render = getattr(exc, "render", None)
+        result = ActionResult(False, None, "power", render() if callable(render)
+                              else str(exc) or type(exc).__name__)
     return ActionFinished(run_id, result)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from sparktui.config import load_config
@@ -37,7 +38,7 @@ async def test_selecting_a_recipe_updates_the_plan_preview(app):
         await pilot.press("down")
         await pilot.pause()
         assert _plan_text(app).startswith("Plan: recipe gpt-oss-120b-sglang on cluster 2nodes")
-        await pilot.press("down", "down", "enter")
+        await pilot.press("down", "down", "down", "enter")  # llama, pools-toy, qwen3-235b
         await pilot.pause()
         assert _plan_text(app).startswith("Plan: recipe qwen3-235b-2node")
         assert app.focused is app.dashboard.plan
@@ -180,22 +181,26 @@ async def test_broken_config_shows_an_error_screen(tmp_path: Path):
 
 
 def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
-    """run_app builds the app from the same helpers as the CLI; a broken config is no crash."""
+    """run_app builds the app from the same helpers as the CLI. The config is validated
+    (and the engine built) after the first frame: tests/engine/test_dashboard_startup.py
+    runs that part on the real hosts; a broken config is no crash."""
+    from sparktui.tui.startup import PendingConfig
+
     built: list[SparkApp] = []
     monkeypatch.setattr(app_module.SparkApp, "run", lambda self: built.append(self))
     args = argparse.Namespace(config=_broken_config(tmp_path), recipes=RECIPES, lang=None,
                               watch=True)
     assert run_app(args) == 0
-    assert isinstance(built[0].config, SparkError) and built[0].watch
+    pending = built[0].config
+    assert isinstance(pending, PendingConfig) and built[0].watch
+    assert pending.path == args.config and pending.clusters == (("a", ()),)
+    with pytest.raises(SparkError):
+        pending.load()  # what the error screen will show
     args.config = EXAMPLE_CONFIG
     assert run_app(args) == 0
-    assert built[1].config.config.clusters[0].name == "2nodes"
+    assert built[1].config.load().config.clusters[0].name == "2nodes"
     assert built[1].recipes_dir == RECIPES
-    # watch mode holds the real engine behind a view that has no mutating method at all
-    from sparktui.engine.api import ReadOnlyView
-    assert isinstance(built[1].engine, ReadOnlyView)
-    assert not any(hasattr(built[1].engine, name) for name in ("serve", "stop", "exec"))
-    assert built[0].engine is None  # a broken config connects to nothing
+    assert built[0].engine is None and built[1].engine is None  # nothing connects yet
 
 
 async def test_refresh_worker_polls_without_overlap():

@@ -38,8 +38,14 @@ def test_broken_recipe_inline(snap_compare, broken_recipes: Path):
 
 
 def test_plan_preview(snap_compare, app):
-    """Down to qwen3-235b-2node, enter: the plan tab takes the focus."""
-    assert snap_compare(app, terminal_size=SMALL, press=["down", "down", "down", "enter"])
+    """qwen3-235b-2node (picked by name: the recipe list grows), enter: the plan tab takes
+    the focus."""
+    async def run_before(pilot: Pilot) -> None:
+        assert _dashboard(pilot).recipes.select("qwen3-235b-2node")
+        await pilot.press("enter")
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
 
 
 def test_logs_two_nodes_merged(snap_compare, app):

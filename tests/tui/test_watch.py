@@ -83,7 +83,20 @@ async def test_normal_footer_shows_mutating_bindings():
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
-        assert _footer_actions(app) >= MUTATING_ACTIONS
+        bound = {b.action for b in SparkApp.BINDINGS} & MUTATING_ACTIONS  # type: ignore[union-attr]
+        assert bound >= {"serve", "stop", "exec", "tmux", "power"}
+        assert _footer_actions(app) >= bound  # power on/off/switch: the menu and palette
+
+
+async def test_watch_engine_has_no_power_method():
+    app = make_app(watch=True, engine=RecordingEngine())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for name in ("power_on", "power_off", "power_switch"):
+            assert not hasattr(app.engine, name)
+        await pilot.press("1", "p")
+        await pilot.pause()
+        assert app.screen is app.dashboard and app.flows.run is None
 
 
 async def _palette_titles(pilot, query: str = "") -> list[str]:
@@ -101,7 +114,7 @@ async def _palette_titles(pilot, query: str = "") -> list[str]:
     return titles
 
 
-TITLES = {"Serve", "Stop", "Exec", "Tmux attach", "Power"}
+TITLES = {"Serve", "Stop", "Exec", "Tmux attach", "Power", "Switch to this cluster"}
 
 
 async def test_watch_palette_lists_no_mutating_action():
@@ -111,7 +124,7 @@ async def test_watch_palette_lists_no_mutating_action():
         discovered = await _palette_titles(pilot)
         assert any("Refresh" in t for t in discovered)
         assert not any(t in TITLES or t.startswith(tuple(TITLES)) for t in discovered)
-        for query in ("serve", "stop", "exec", "tmux", "power"):
+        for query in ("serve", "stop", "exec", "tmux", "power", "switch"):
             found = await _palette_titles(pilot, query)
             assert not any(title.split("\n")[0] in TITLES for title in found), (query, found)
 

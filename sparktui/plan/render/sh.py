@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from typing import Protocol
 
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+from sparktui.plan.service_model import ServicePlan
 
 _EOF = "SPARKTUI_SCRIPT_EOF"
 
@@ -20,7 +22,15 @@ def _local_path(path: str) -> str:
     return shlex.quote(path)
 
 
-def _ssh(node: NodePlan, user: str, key: str | None, known_hosts: str | None) -> str:
+class _Reachable(Protocol):
+    """A node plan or a service instance: what it takes to run a command there."""
+
+    ssh_ip: str
+    ssh_port: int
+    local: bool
+
+
+def _ssh(node: _Reachable, user: str, key: str | None, known_hosts: str | None) -> str:
     words = ["ssh", "-p", str(node.ssh_port)]
     opts = " ".join(shlex.quote(w) for w in words)
     if key:
@@ -31,7 +41,7 @@ def _ssh(node: NodePlan, user: str, key: str | None, known_hosts: str | None) ->
     return f"{opts} {shlex.quote(f'{user}@{node.ssh_ip}')}"
 
 
-def _on(node: NodePlan, prefix: str, remote_command: str) -> str:
+def _on(node: _Reachable, prefix: str, remote_command: str) -> str:
     """Run a shell command line on the node (locally for the built-in local node).
 
     stdin is /dev/null: ssh reads its stdin, and in ``plan -f sh | sh`` that is the
@@ -76,9 +86,29 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
             out.append("")
             out.append(f"# before serve on {node.name}")
             out += [_hook(node, prefixes[node.name], s, scripts) for s in node.before_serve]
+    def services(phases: tuple[str, ...]) -> None:
+        for service in plan.services:
+            if service.start in phases:
+                out.extend(_service(service, plan.ssh_user, ssh_key_path, known_hosts_path))
+
+    services(("infra", "before_workers"))
     for name in plan.start_order:
         node = plan.node(name)
         out.append("")
         out.append(f"# launch on {node.name} (rank {node.rank}, {node.role})")
         out.append(_on(node, prefixes[name], shlex.join(node.launch)))
+    services(("after_frontend",))
     return "\n".join(out) + "\n"
+
+
+def _service(service: ServicePlan, user: str, key: str | None,
+             known_hosts: str | None) -> list[str]:
+    """One launch line per instance; readiness is noted, not waited for."""
+    ready = service.readiness
+    probe = ready.kind if ready.port is None else f"{ready.kind} :{ready.port}"
+    lines = ["", f"# service {service.name} ({service.type}, {service.start}); "
+                 f"sparktui serve waits for readiness {probe}, this script does not"]
+    for inst in service.instances:
+        prefix = _ssh(inst, user, key, known_hosts)
+        lines.append(_on(inst, prefix, shlex.join(inst.launch)))
+    return lines

@@ -5,21 +5,31 @@ from __future__ import annotations
 from sparktui.i18n import _
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 from sparktui.plan.render.argv import pretty
+from sparktui.plan.render.services_text import instance_sections, node_map, services_section
 
 
 def render_text(plan: LaunchPlan) -> str:
     out: list[str] = []
     out.append(_("Plan: recipe {recipe} on cluster {cluster}").format(
         recipe=plan.recipe, cluster=plan.cluster))
-    out.append(_("  engine {engine}, runtime {runtime}, port {port}").format(
-        engine=plan.engine, runtime=plan.runtime, port=plan.port))
-    out.append(_("  model {model}").format(model=plan.model))
-    if plan.runtime == "docker":
-        out.append(_("  image {image}").format(image=plan.image))
-    out.append(_("  start order: {order}").format(order=" -> ".join(plan.start_order)))
+    if plan.nodes:
+        out.append(_("  engine {engine}, runtime {runtime}, port {port}").format(
+            engine=plan.engine, runtime=plan.runtime, port=plan.port))
+        out.append(_("  model {model}").format(model=plan.model))
+        if plan.runtime == "docker":
+            out.append(_("  image {image}").format(image=plan.image))
+    else:
+        out.append(_("  services only: no engine"))
+    if plan.nodes:
+        out.append(_("  start order: {order}").format(order=" -> ".join(plan.start_order)))
+    if plan.frontend != "engine":
+        out.append(_("  frontend: {frontend}").format(frontend=plan.frontend))
     out.append("")
     out.append(_("Nodes:"))
-    out += _table(plan.nodes)
+    out += node_map(plan) if plan.services else _table(plan.nodes)
+    if plan.services:
+        out.append("")
+        out += services_section(plan)
     if plan.hf_refs:
         out.append("")
         out.append(_("HF references (resolved on each node at serve time):"))
@@ -29,6 +39,8 @@ def render_text(plan: LaunchPlan) -> str:
     for node in plan.nodes:
         out.append("")
         out += _node(node)
+    for service in plan.services:
+        out += instance_sections(service)
     return "\n".join(out) + "\n"
 
 

@@ -21,7 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.i18n import _
+from sparktui.fmt import format_ms, format_number, format_optional
+from sparktui.i18n import _, ngettext
 from sparktui.tui.actions import cluster_workloads, needs_typed_name
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
@@ -38,7 +39,7 @@ class ConfirmRequest:
 
 
 def _figure(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
+    return format_optional(value)
 
 
 def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]) -> None:
@@ -47,7 +48,7 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
     if not node.reachable:
         text.append(_("UNREACHABLE") + f": {node.error or '-'}\n", style="bold red")
         return
-    latency = f" · {node.latency_ms:.0f} ms" if node.latency_ms is not None else ""
+    latency = " · " + format_ms(node.latency_ms) if node.latency_ms is not None else ""
     text.append(_("reachable") + latency + "\n", style="green")
     if not node.workloads:
         text.append("  " + _("no sparktui workload") + "\n", style="dim")
@@ -87,7 +88,8 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
     text = Text()
     if hit:
         nodes = sorted({w.node for w in hit})
-        text.append(_("{verb} touches {n} workload(s) on {nodes}.").format(
+        text.append(ngettext("{verb} touches {n} workload on {nodes}.",
+                             "{verb} touches {n} workloads on {nodes}.", len(hit)).format(
             verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
     else:
         text.append(_("Nothing of {cluster} runs on its nodes.").format(cluster=cluster),
@@ -96,9 +98,10 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
         heads = [n.engine for n in health.nodes if n.engine is not None]
         running = sum(e.running or 0 for e in heads)
         waiting = sum(e.waiting or 0 for e in heads)
-        text.append("\n" + _("{cluster} is SERVING ({r:g} running, {w:g} waiting requests). "
+        text.append("\n" + _("{cluster} is SERVING ({r} running, {w} waiting requests). "
                              "Type its name to enable {verb}.").format(
-            cluster=cluster, r=running, w=waiting, verb=verb), style="bold yellow")
+            cluster=cluster, r=format_number(running), w=format_number(waiting), verb=verb),
+            style="bold yellow")
     elif not health.all_reachable:
         text.append("\n" + _("Some nodes did not answer: what they run is unknown. "
                              "Type the cluster name to enable {verb}.").format(verb=verb),

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from sparktui.config import Cluster, LoadedConfig
+from sparktui.engine.figures import TelemetryFrame
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import N_, _
 from sparktui.tui import recipe_actions
@@ -29,10 +30,12 @@ from sparktui.tui.messages import (
     NodeChosen,
     RecipeChosen,
     RecipeHighlighted,
+    TelemetryUpdated,
 )
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
 from sparktui.tui.state import PlanPreview, RecipeEntry, plan_preview, scan_recipes
+from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.clusters import ClustersPane
 from sparktui.tui.widgets.header import HeaderState, StatusHeader
 from sparktui.tui.widgets.logs import LogsPane
@@ -40,6 +43,7 @@ from sparktui.tui.widgets.nodes import NodesPane
 from sparktui.tui.widgets.plan import PlanPane
 from sparktui.tui.widgets.recipes import RecipesPane
 from sparktui.tui.widgets.services import ServicesPane
+from sparktui.tui.widgets.wall import WallPane
 
 TABS = {"plan": "tab-plan", "logs": "tab-logs", "services": "tab-services"}
 PANES = {"clusters": N_("clusters"), "recipes": N_("recipes"), "nodes": N_("nodes"),  # 1-6
@@ -71,6 +75,7 @@ class DashboardScreen(Screen[None]):
         self.cluster = self.clusters[0].name if self.clusters else ""
         self.health: dict[str, ClusterHealth] = {}
         self.health_error: dict[str, str] = {}
+        self.telemetry: dict[str, TelemetryFrame] = {}
         self.recipe: str | None = None
         self._log_lines_per_node = options.log_lines_per_node
         self._cursor_blink = options.cursor_blink
@@ -82,6 +87,9 @@ class DashboardScreen(Screen[None]):
                 yield ClustersPane(self.clusters, id="clusters", classes="pane")
                 yield RecipesPane(cursor_blink=self._cursor_blink, id="recipes", classes="pane")
             with Vertical(id="main"):
+                if self.watch:
+                    yield WallPane(id="wall")
+                yield AlertsStrip(id="alerts")
                 yield NodesPane(self.clock, id="nodes", classes="pane")
                 with TabbedContent(id="tabs", initial="tab-logs" if self.watch else "tab-plan"):
                     with TabPane(_("4 Plan"), id="tab-plan"):
@@ -161,12 +169,13 @@ class DashboardScreen(Screen[None]):
         self.cluster = name
         self.clusters_pane.set_focused(name)
         self.nodes.show(cluster, self.health.get(name))
+        self.query_one(ServicesPane).show(self.health.get(name))
         if changed:
             self.logs.clear()
             self.logs.set_nodes(n.name for n in cluster.ranked)
         self.logs.cluster = name
         self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=name)
-        self._paint_header()
+        self._show_telemetry(self.telemetry.get(name))  # paints the header too
         self._preview()
 
     def reload_recipes(self) -> None:
@@ -227,7 +236,22 @@ class DashboardScreen(Screen[None]):
         self.clusters_pane.set_health(health)
         if health.cluster == self.cluster and (cluster := self.cluster_config(self.cluster)):
             self.nodes.show(cluster, health)
+            self.query_one(ServicesPane).show(health)
             self._paint_header()
+
+    @on(TelemetryUpdated)
+    def _on_telemetry(self, message: TelemetryUpdated) -> None:
+        frame = message.frame
+        self.telemetry[frame.cluster] = frame
+        if frame.cluster == self.cluster:
+            self._show_telemetry(frame)
+
+    def _show_telemetry(self, frame: TelemetryFrame | None) -> None:
+        self.nodes.set_telemetry(frame)
+        self.query_one(AlertsStrip).show(frame.alerts if frame else [])
+        if self.watch:
+            self.query_one(WallPane).show(frame)
+        self._paint_header()
 
     @on(HealthFailed)
     def _on_health_failed(self, message: HealthFailed) -> None:
@@ -281,7 +305,8 @@ class DashboardScreen(Screen[None]):
         self.query_one(StatusHeader).update_state(HeaderState(
             cluster=self.cluster, nodes=len(cluster.nodes) if cluster else 0,
             health=self.health.get(self.cluster), error=self.health_error.get(self.cluster),
-            connected=self.connected, watch=self.watch, stale_after=self.stale_after))
+            connected=self.connected, watch=self.watch, stale_after=self.stale_after,
+            telemetry=self.telemetry.get(self.cluster)))
 
     def _preview(self) -> None:
         if self.watch:

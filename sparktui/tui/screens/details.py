@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from sparktui.config import Config, Node
 from sparktui.engine.status import NodeHealth
+from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
 from sparktui.tui.state import RecipeEntry, render_problems
 
@@ -59,7 +60,7 @@ def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | 
         if health.error:
             _row(text, _("error"), health.error, "red")
         return text
-    latency = f"{health.latency_ms:.0f} ms" if health.latency_ms is not None else "-"
+    latency = format_ms(health.latency_ms) if health.latency_ms is not None else "-"
     _row(text, _("state"), _("reachable") + f" ({latency})", "green")
     for work in health.workloads:
         text.append("\n")
@@ -76,11 +77,10 @@ def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | 
     if health.engine is not None:
         eng = health.engine
         text.append("\n")
-        _row(text, _("/health"), {True: "ok", False: "failing", None: "-"}[eng.health_ok])
+        _row(text, _("/health"), {True: "ok", False: _("failing"), None: "-"}[eng.health_ok])
         _row(text, _("models"), ", ".join(eng.models) or "-")
         _row(text, _("requests"), _("{r} running, {w} waiting").format(
-            r="-" if eng.running is None else f"{eng.running:g}",
-            w="-" if eng.waiting is None else f"{eng.waiting:g}"))
+            r=format_optional(eng.running), w=format_optional(eng.waiting)))
         if eng.error:
             _row(text, _("error"), eng.error, "red")
     if not health.workloads:

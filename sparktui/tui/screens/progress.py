@@ -1,4 +1,5 @@
-"""The steps of a serve or stop as they arrive; closing the view leaves the action running.
+"""The steps of a serve, stop or power action as they arrive; closing the view leaves the
+action running.
 
 The screen only renders an :class:`ActionRun` the app keeps; the app calls
 :meth:`ProgressScreen.refresh_run` when an event arrives, and ``o`` reopens the view.
@@ -16,8 +17,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from sparktui.fmt import format_seconds
 from sparktui.i18n import _
-from sparktui.tui.actions import ActionRun, ProgressRow, short_detail
+from sparktui.labels import state_label, step_label
+from sparktui.tui.actions import ActionRun, ProgressRow, outcome_line, short_detail
 
 MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
          "started": ("…", "cyan"), "waiting": ("◷", "cyan")}
@@ -32,13 +35,13 @@ def steps_table(rows: list[ProgressRow]) -> Table:
     table.add_column(overflow="fold")
     for row in rows:
         mark, style = MARKS.get(row.state, ("?", ""))
-        table.add_row(Text(mark, style=style), row.node or "-", row.step,
-                      Text(row.state, style=style), Text(short_detail(row.detail)))
+        table.add_row(Text(mark, style=style), row.node or "-", step_label(row.step),
+                      Text(state_label(row.state), style=style), Text(short_detail(row.detail)))
     return table
 
 
 def status_line(run: ActionRun, now: float) -> Text:
-    elapsed = f"{run.elapsed(now):.0f} s"
+    elapsed = format_seconds(round(run.elapsed(now)), 0)
     if run.running:
         return Text.assemble(("◷ ", "cyan"), (run.outcome() + " · " + elapsed, "bold"))
     assert run.result is not None
@@ -47,13 +50,34 @@ def status_line(run: ActionRun, now: float) -> Text:
     return Text.assemble(("✗ ", "bold red"), (run.outcome(), "bold red"), f" · {elapsed}")
 
 
+def outcomes_text(run: ActionRun) -> Text:
+    """A power action's end: what was done and what was not (and why)."""
+    result = run.result
+    assert result is not None
+    text = Text()
+    if result.done:
+        text.append(_("done:") + "\n", style="bold green")
+        for outcome in result.done:
+            text.append("  " + outcome_line(outcome) + "\n")
+    if result.not_done:
+        text.append(_("not done:") + "\n", style="bold red")
+        for outcome in result.not_done:
+            text.append("  " + outcome_line(outcome) + "\n", style="red")
+    if not result.outcomes and result.detail:
+        text.append(result.detail, style="red")
+    text.rstrip()
+    return text
+
+
 def failure_text(run: ActionRun) -> Text:
     """Where it failed and the engine's whole detail (a container's last log lines)."""
     result = run.result
     assert result is not None and not result.ok
+    if run.power is not None:
+        return outcomes_text(run)
     text = Text()
     text.append(_("node") + f"  {result.failed_node or '-'}\n", style="bold")
-    text.append(_("step") + f"  {result.failed_step or '-'}\n", style="bold")
+    text.append(_("step") + f"  {step_label(result.failed_step or '-')}\n", style="bold")
     text.append(result.detail.rstrip() or "-", style="red")
     if run.action == "serve":
         steps = {(e.step, e.state) for e in run.events}
@@ -102,7 +126,7 @@ class ProgressScreen(ModalScreen[None]):
         run = self.run
         box = self.query_one("#progress-box")
         box.border_subtitle = (_("Esc closes; the {action} goes on (o reopens)").format(
-            action=run.action) if run.running else _("Esc closes"))
+            action=run.label) if run.running else _("Esc closes"))
         box.set_class(not run.running and run.result is not None and not run.result.ok,
                       "-failed")
         self.query_one("#progress-status", Static).update(status_line(run, self.clock()))

@@ -10,9 +10,15 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from sparktui.engine.figures import TelemetryFrame
 from sparktui.engine.status import ClusterHealth
-from sparktui.i18n import _
+from sparktui.fmt import format_optional
+from sparktui.i18n import _, ngettext
 from sparktui.tui.state import human_duration, serving_of
+from sparktui.tui.widgets.spark import pct, rate, sparkline
+
+SPARK = 12  # header sparklines: the last 24 s at the default interval
+WIDE = 160  # columns from which the header shows every live figure
 
 
 @dataclass(frozen=True)
@@ -24,10 +30,11 @@ class HeaderState:
     connected: bool = False
     watch: bool = False
     stale_after: float = 30.0
+    telemetry: TelemetryFrame | None = None  # the last sample of this cluster
 
 
 def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
+    return format_optional(value)
 
 
 def describe(state: HeaderState) -> Text:
@@ -35,8 +42,8 @@ def describe(state: HeaderState) -> Text:
     text = Text.assemble((" sparktui ", "bold reverse"), "  ")
     if state.cluster:
         text.append(state.cluster, style="bold")
-        text.append(f" ({state.nodes} " + (_("node") if state.nodes == 1 else _("nodes")) + ")",
-                    style="dim")
+        text.append(" (" + ngettext("{n} node", "{n} nodes", state.nodes).format(n=state.nodes)
+                    + ")", style="dim")
         text.append("  ")
     if state.health is None:
         text.append("○ " + (_("checking…") if state.connected else _("not connected")),
@@ -58,7 +65,44 @@ def describe(state: HeaderState) -> Text:
         text.append("○ " + _("idle"), style="dim")
     if not state.health.all_reachable:
         down = sum(1 for n in state.health.nodes if not n.reachable)
-        text.append("  ✖ " + _("{n} unreachable").format(n=down), style="bold red")
+        text.append("  ✖ " + ngettext("{n} unreachable", "{n} unreachable", down).format(n=down),
+                    style="bold red")
+    return text
+
+
+def live_figures(state: HeaderState, wide: bool = True) -> Text:
+    """Middle part: ``gen 512 tok/s ▂▃▅▇ KV 31% ▃▄▅`` and the count of active alerts.
+
+    Narrow (``wide`` False): the sparkline and the figures only; the alerts strip below
+    the header already shows what fired.
+    """
+    text = Text()
+    frame = state.telemetry
+    if frame is None:
+        return text
+    engine = frame.engine
+    if engine is not None and engine.error is None:
+        series = frame.history.get("engine.gen_tps", ())
+        text.append("  ")
+        if wide:
+            text.append(_("gen") + " ", style="dim")
+        text.append(sparkline(series, SPARK if wide else SPARK // 2, lo=0) + " ",
+                    style="cyan")
+        text.append(_("{rate} tok/s").format(rate=rate(engine.gen_tps)), style="bold")
+        if wide:
+            text.append("  " + _("KV") + " ", style="dim")
+            kv = None if engine.kv_cache is None else engine.kv_cache * 100
+            text.append(pct(kv), style="bold red" if kv is not None and kv > 95 else "bold")
+            kv_series = tuple(None if v is None else v * 100
+                              for v in frame.history.get("engine.kv_cache", ()))
+            text.append(" " + sparkline(kv_series, SPARK, lo=0, hi=100), style="cyan")
+    active = len(frame.active_alerts)
+    if active and wide:
+        text.append("  ")
+        text.append(" ⚠ " + ngettext("{n} alert", "{n} alerts", active).format(n=active) + " ",
+                    style="bold reverse red")
+    if text:
+        text.append("  ")
     return text
 
 
@@ -86,10 +130,14 @@ class StatusHeader(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header-left")
+        yield Static(id="header-live")
         yield Static(id="header-right")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
+        self._paint()
+
+    def on_resize(self) -> None:
         self._paint()
 
     def update_state(self, state: HeaderState) -> None:
@@ -104,4 +152,7 @@ class StatusHeader(Horizontal):
         if not self.is_mounted:
             return
         self.query_one("#header-left", Static).update(describe(self.state))
+        wide = self.size.width >= WIDE
+        live = Text() if self.state.watch and not wide else live_figures(self.state, wide)
+        self.query_one("#header-live", Static).update(live)  # narrow --watch: the wall has it
         self.query_one("#header-right", Static).update(freshness(self.state, self.clock()))

@@ -9,7 +9,8 @@
   function of the buffers, so changing it re-renders from them. Each line's level is read
   once, on arrival (``logtext.classify``), and kept with it.
 * Search (``/``, ``n``/``N``), the first-error jump (``E``) and save (``ctrl+s``) work on
-  the view; matches are styled only as visible lines are drawn (``LogView``).
+  the view (``logfind.LogFinding``, mixed in); matches are styled only as visible lines
+  are drawn (``LogView``).
 """
 
 from __future__ import annotations
@@ -39,19 +40,15 @@ from sparktui.tui.logtext import (
     WARNING,
     classify,
     format_line,
-    is_error_line,
-    pick_match,
-    save_log,
-    search_pattern,
 )
 from sparktui.tui.messages import LogsArrived
-from sparktui.tui.widgets.logview import SEP, LogView, TagHighlighter
+from sparktui.tui.widgets.logfind import LogFinding
+from sparktui.tui.widgets.logview import SEP, SYSTEM_NODE, LogView, TagHighlighter
 
 DEFAULT_MAX_LINES = 5000
 FLUSH_HZ = 20
 TAG_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow", "bold blue",
               "bold red")
-SYSTEM_NODE = "sparktui"
 __all__ = ["SEP", "LogView", "LogsPane"]
 
 
@@ -61,7 +58,7 @@ class Entry(NamedTuple):
     level: int
 
 
-class LogsPane(Vertical):
+class LogsPane(LogFinding, Vertical):
     """Logs of the cluster in focus, merged with node tags or one node at a time."""
 
     BINDINGS = [
@@ -343,92 +340,7 @@ class LogsPane(Vertical):
         if self.wrap:
             self.rerender()
 
-    # -- search -----------------------------------------------------------------------------
-
-    def open_search(self) -> None:
-        # Incremental search starts where the reader is: the top of the screen, or the
-        # latest line while following.
-        self._anchor = None if self.follow else round(self.view.scroll_y)
-        box = self.query_one("#logs-search", Input)
-        box.display = True
-        box.focus()
-
-    action_search = open_search
-
-    def watch_search(self, search: str) -> None:
-        if not self.is_mounted:
-            return
-        self.view.pattern = search_pattern(search)
-        if not search:
-            self.match_index = None
-            self.view.unmark()
-        else:
-            self._jump(0, anchor=self._anchor)
-        self.view.refresh()
-        self._update_labels()
-
-    def action_match(self, step: int) -> None:
-        """``n`` (1) and ``N`` (-1); without a search, they open the search box."""
-        if self.search:
-            self._jump(step)
-        else:
-            self.open_search()
-
-    def _jump(self, step: int, anchor: int | None = None) -> None:
-        """Next (1) or previous (-1) match; 0: the first from line ``anchor`` (None: latest)."""
-        matches = self.view.matches()
-        if matches is not self._indexed:  # the lines changed: start from the screen
-            self._indexed, self.match_index = matches, None
-        if not matches:
-            self.match_index = None
-            self.view.unmark()
-            self._update_labels()
-            return
-        if step and self.match_index is None:
-            anchor = round(self.view.scroll_y)
-        self.match_index = pick_match(matches, self.match_index, step, anchor)
-        self._show(*matches[self.match_index])
-
-    def _show(self, y: int, start: int, end: int) -> None:
-        """Mark and scroll to a spot: the view pauses so it holds still under the reader."""
-        self.follow = False
-        self.view.show(y, start, end)
-        self._update_labels()
-
-    def action_first_error(self) -> None:
-        """The first ERROR, traceback, CUDA out of memory or NCCL error line in view."""
-        y = self.view.first_line(is_error_line)
-        if y is None:
-            self.notify(_("no error line in view"), timeout=3)
-            return
-        self.match_index = None
-        self._show(y, self.view.prefix, len(self.view.text_at(y)))
-
-    # -- text filter ------------------------------------------------------------------------
-
-    def open_filter(self) -> None:
-        box = self.query_one("#logs-filter", Input)
-        box.display = True
-        box.focus()
-
-    action_filter = open_filter
-
-    def action_clear(self) -> None:
-        """Esc: close the box in focus; in the view, the search first, then the filter."""
-        focused = self.screen.focused
-        search = self.query_one("#logs-search", Input)
-        if focused is search or (focused is not self.query_one("#logs-filter") and self.search):
-            search.value = ""
-            search.display = False
-        else:
-            self.action_close_filter()
-        self.view.focus()
-
-    def action_close_filter(self) -> None:
-        box = self.query_one("#logs-filter", Input)
-        box.value = ""
-        box.display = False
-        self.view.focus()
+    # -- the search and filter boxes (their actions: LogFinding) ---------------------------
 
     @on(Input.Changed, "#logs-filter")
     def _on_filter_changed(self, event: Input.Changed) -> None:
@@ -445,23 +357,6 @@ class LogsPane(Vertical):
         event.stop()
         event.input.display = False if event.input.id == "logs-search" else bool(event.value)
         self.view.focus()
-
-    # -- save -------------------------------------------------------------------------------
-
-    def action_save(self) -> None:
-        """The view's lines, each with its node tag, to a file in the current folder."""
-        prefixes, _cont = self._prefixes(True)
-        lines = [text for e in self.view_entries()
-                 for text in format_line(e.line, prefixes[e.line.node or SYSTEM_NODE], "", 0)]
-        try:
-            path = save_log(lines, Path.cwd(), self.cluster or "logs", self.clock())
-        except OSError as exc:
-            self.notify(_("could not save the logs: {error}").format(error=exc),
-                        severity="error")
-            return
-        self.saved_path = path
-        self.notify(ngettext("saved {n} line to {path}", "saved {n} lines to {path}",
-                             len(lines)).format(n=len(lines), path=path), timeout=6)
 
     # -- labels -----------------------------------------------------------------------------
 

@@ -22,6 +22,8 @@ from textual.strip import Strip
 from textual.widgets import Log
 
 SEP = " │ "
+SYSTEM_NODE = "sparktui"
+"""The tag of lines sparktui adds itself (a dropped stream, a gap)."""
 LEVEL_WORD = re.compile(r"(?<![A-Za-z])(CRITICAL|FATAL|ERROR|WARNING|WARN)(?![A-Za-z])"
                         r"|Traceback \(most recent call last\)")
 

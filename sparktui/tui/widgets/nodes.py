@@ -13,18 +13,21 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
 from textual.timer import Timer
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from sparktui.config import Cluster, Node
+from sparktui.engine.figures import TelemetryFrame
 from sparktui.engine.status import ClusterHealth, NodeHealth
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.state import main_workload, strip_ansi, uptime
+from sparktui.tui.widgets.telemetry_table import telemetry_table
 
 LAST_LINE_HZ = 4
 STATE_STYLES = {"running": "green", "restarting": "yellow", "created": "yellow",
                 "exited": "red", "dead": "bold red"}
+ROLES = {"head": N_("head"), "worker": N_("worker")}
 
 
 class NodeTable(DataTable):
@@ -50,10 +53,27 @@ class NodesPane(Vertical):
         self._stale_cells: set[str] = set()
         self._cell_timer: Timer | None = None
         self._cells_painted = 0.0
+        self.telemetry: TelemetryFrame | None = None
 
     def compose(self) -> ComposeResult:
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
         yield table
+        yield Static(id="nodes-telemetry")
+
+    def set_telemetry(self, frame: TelemetryFrame | None) -> None:
+        """Per-node figures with their sparklines, under the table (hidden until a sample)."""
+        if frame is not None and (self.cluster is None or frame.cluster != self.cluster.name):
+            return
+        self.telemetry = frame
+        self._paint_telemetry()
+
+    def _paint_telemetry(self) -> None:
+        if not self.is_mounted:
+            return
+        box = self.query_one("#nodes-telemetry", Static)
+        box.display = self.telemetry is not None
+        if self.telemetry is not None and self.cluster is not None:
+            box.update(telemetry_table(self.cluster, self.telemetry, self.size.width - 2))
 
     @property
     def table(self) -> NodeTable:
@@ -62,8 +82,11 @@ class NodesPane(Vertical):
     def show(self, cluster: Cluster, health: ClusterHealth | None) -> None:
         if self.cluster is None or cluster.name != self.cluster.name:
             self.last_lines = {}
+        if self.cluster is not None and cluster.name != self.cluster.name:
+            self.telemetry = None
         self.cluster, self.health = cluster, health
         self._fill()
+        self._paint_telemetry()
 
     def set_last_lines(self, lines: dict[str, str]) -> None:
         """Update only the last-log cells, at most ``LAST_LINE_HZ`` times a second: under a
@@ -98,6 +121,7 @@ class NodesPane(Vertical):
 
     def on_resize(self, event: Resize) -> None:
         self._fill()
+        self._paint_telemetry()
 
     def _fill(self) -> None:
         """Rows for the cluster's nodes, in columns sized here (not by the table).
@@ -139,8 +163,8 @@ class NodesPane(Vertical):
         ssh = node.ssh_ip if node.ssh_port == 22 else f"{node.ssh_ip}:{node.ssh_port}"
         if node.local:
             ssh = _("local")
-        role = Text(work.role if work else "", style="bold" if work and work.role == "head"
-                    else "")
+        role = Text(_(ROLES.get(work.role, work.role)) if work else "",
+                    style="bold" if work and work.role == "head" else "")
         return [Text(str(node.rank), justify="right"), Text(node.name, style="bold"), role,
                 Text(ssh), Text(node.fabric_ip), self._state(nh),
                 Text(uptime(work, self.clock()) if work else ""), Text("")]

@@ -1,7 +1,9 @@
 """The process of one stand-in container: plays a vLLM/SGLang engine's life.
 
 Started detached by `docker run`; stdout/stderr go to containers/<name>.log and the
-exit code is written to containers/<name>.exit. Knobs (container env, set with -e):
+exit code is written to containers/<name>.exit. Service containers (etcd, NATS, exporters,
+generic commands) play their own life instead: see service_main.py.
+Knobs (container env, set with -e):
   STANDIN_READY_AFTER   seconds before /v1/models etc. answer 200 (default 0.5)
   STANDIN_EXIT_AFTER    exit after N seconds with STANDIN_EXIT_CODE (default 1)
   STANDIN_LOG_FLOOD     print N lines as fast as possible first (-1: forever)
@@ -22,6 +24,7 @@ import threading
 import time
 
 import fake_engine
+import service_main
 from dockersim import container_paths, read_json, state_dir, write_json
 
 LOCK = threading.Lock()
@@ -147,7 +150,10 @@ def main(name: str) -> None:
     signal.signal(signal.SIGINT, on_term)
     threading.Thread(target=watchdog, args=(name,), daemon=True).start()
 
-    all_toks = tokens([*(rec.get("entrypoint") or []), *rec.get("cmd", [])])
+    argv = [*(rec.get("entrypoint") or []), *rec.get("cmd", [])]
+    all_toks = tokens(argv)
+    if service_main.is_service(rec, all_toks):
+        service_main.run(rec, argv, all_toks, out, lambda code: finish(name, code))
     kind = "sglang" if any("sglang" in t for t in all_toks) else "vllm"
     toks = engine_args(all_toks)
     model = model_name(toks)

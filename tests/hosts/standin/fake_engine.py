@@ -1,11 +1,13 @@
 """Fake OpenAI-compatible inference engine (vLLM/SGLang look-alike), stdlib only.
 
 Values come from $SPARKTUI_NODE_STATE/engine.json, re-read on every request:
-  running, waiting, kv (0..1), prompt_tps, gen_tps, rps (requests/s, default 1 when
-  any token rate is set), ttft, tpot (seconds), max_model_len.
+  running, waiting, kv (0..1), kv_wave ([amplitude, period s]: kv moves as a sine),
+  prompt_tps, gen_tps, rps (requests/s, default 1 when any token rate is set), ttft,
+  tpot (seconds, or a mix [[seconds, share], ...]), max_model_len.
 Counters advance at the given rates over real time; every TTFT/TPOT observation is
-exactly ttft/tpot, so sum/count (mean) equals the set value and histogram quantiles land
-in the bucket holding it.
+exactly ttft/tpot (or one of the mix's values, in proportion to the shares), so
+sum/count (mean) equals the set value and histogram quantiles land in the bucket
+holding the value at that rank.
 
 Run standalone: python fake_engine.py --host 127.0.0.1 --port 8000 --model m [--sglang]
 """
@@ -36,6 +38,7 @@ class Histogram:
         self.count = 0
         self.sum = 0.0
         self.pending = 0.0  # fractional observations not yet recorded
+        self.owed: dict[float, float] = {}  # per value of a mix: observations not yet made
 
     def observe(self, value: float, n: int = 1) -> None:
         for i, le in enumerate(self.buckets):
@@ -44,12 +47,33 @@ class Histogram:
         self.count += n
         self.sum += value * n
 
-    def add_rate(self, value: float, expected: float) -> None:
+    def add_rate(self, value, expected: float) -> None:
+        """``expected`` more observations, of ``value`` (seconds) or spread over a mix
+        ``[[seconds, share], ...]`` in proportion to the shares (largest remainder)."""
+        mix = mixture(value)
         self.pending += expected
         whole = math.floor(self.pending)
-        if whole > 0 and value > 0:
-            self.observe(value, whole)
-            self.pending -= whole
+        if whole <= 0 or not mix:
+            return
+        self.pending -= whole
+        total = sum(share for _, share in mix)
+        for v, share in mix:
+            self.owed[v] = self.owed.get(v, 0.0) + whole * share / total
+        for v in list(self.owed):
+            n = math.floor(self.owed[v] + 1e-9)
+            if n > 0:
+                self.observe(v, n)
+                self.owed[v] -= n
+
+
+def mixture(value) -> list[tuple[float, float]]:
+    """A number, or ``[[seconds, share], ...]``: the distribution the fake produces."""
+    if isinstance(value, (int, float)):
+        return [(float(value), 1.0)] if value > 0 else []
+    try:
+        return [(float(v), float(w)) for v, w in value if float(v) > 0 and float(w) > 0]
+    except (TypeError, ValueError):
+        return []
 
 
 class EngineState:
@@ -85,8 +109,8 @@ class EngineState:
             self.gen += float(v.get("gen_tps", 0)) * dt
             rps = self._rps(v)
             self.success += rps * dt
-            self.ttft.add_rate(float(v.get("ttft", 0.1)), rps * dt)
-            self.tpot.add_rate(float(v.get("tpot", 0.02)), float(v.get("gen_tps", 0)) * dt)
+            self.ttft.add_rate(v.get("ttft", 0.1), rps * dt)
+            self.tpot.add_rate(v.get("tpot", 0.02), float(v.get("gen_tps", 0)) * dt)
             self.values = self.read_control()
             return dict(self.values)
 
@@ -103,7 +127,9 @@ class EngineState:
             self.prompt += prompt_tokens
             self.gen += gen_tokens
             self.success += 1
-            self.ttft.observe(float(self.values.get("ttft", 0.1)))
+            mix = mixture(self.values.get("ttft", 0.1))
+            if mix:
+                self.ttft.observe(mix[0][0])
 
     def metrics(self) -> str:
         v = self.advance()
@@ -125,6 +151,10 @@ class EngineState:
             out.append(f"{name}_sum{{{lab}}} {h.sum!r}")
 
         running, waiting, kv = v.get("running", 0), v.get("waiting", 0), v.get("kv", 0.0)
+        wave = v.get("kv_wave")  # [amplitude, period s]: KV usage moving like a real load
+        if isinstance(wave, list) and len(wave) == 2 and float(wave[1]) > 0:
+            phase = 2 * math.pi * time.time() / float(wave[1])
+            kv = min(1.0, max(0.0, float(kv) + float(wave[0]) * math.sin(phase)))
         with self.lock:
             metric("vllm:num_requests_running", "gauge",
                    "Number of requests in model execution batches.", [(f"{{{lab}}}", running)])

@@ -1,0 +1,206 @@
+"""Launch a plan's services: per phase, every instance of a service at once, then
+every instance's readiness gate at once; terminal services are waited for.
+
+An instance whose container exits while it should be coming up fails the launch
+at once with its exit code and last log lines (a terminal service is allowed to
+finish: its exit code is the run's). Progress events use the step ``service``
+with the node of the instance; ``detail`` starts with ``<service>[<index>]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from sparktui.engine import service_probe as probe
+from sparktui.engine.service_probe import Target
+from sparktui.engine.transport import NodeError, Transport
+from sparktui.engine.workloads import remove_command
+from sparktui.plan.service_model import ServiceInstance, ServicePlan
+
+Say = Callable[[str, str | None, str, str], None]
+STEP = "service"
+
+
+class ServiceFailed(Exception):
+    """An instance did not come up; ``reported``: a failed event was already emitted."""
+
+    def __init__(self, node: str | None, detail: str, reported: bool = False):
+        self.node, self.detail, self.reported = node, detail, reported
+        super().__init__(f"{node}: {detail}")
+
+
+@dataclass(frozen=True)
+class Started:
+    service: ServicePlan
+    instance: ServiceInstance
+    target: Target
+
+
+def tag(instance: ServiceInstance) -> str:
+    return f"{instance.service}[{instance.index}]"
+
+
+def worst_exit(codes: list[int]) -> int:
+    """The run's exit code: any failure beats success; among failures the highest."""
+    return max(codes, key=lambda c: (c != 0, c), default=0)
+
+
+class ServiceRunner:
+    def __init__(self, transports: Mapping[str, Transport], say: Say, *,
+                 poll_seconds: float = 0.5):
+        self.t = transports
+        self.say = say
+        self.poll = poll_seconds
+        self.started: list[Started] = []
+
+    # -- preflight ------------------------------------------------------------------
+    async def preflight(self, services: list[ServicePlan]) -> None:
+        """No instance's container may already exist on its node."""
+        instances = [i for s in services for i in s.instances]
+
+        async def check(inst: ServiceInstance) -> str | None:
+            target = _target(inst)
+            found, _code = await probe.state(self.t[inst.node], target)
+            if found != "missing":
+                return inst.node
+            return None
+
+        results = await asyncio.gather(*(check(i) for i in instances), return_exceptions=True)
+        for inst, result in zip(instances, results, strict=True):
+            if isinstance(result, NodeError):
+                raise ServiceFailed(inst.node, f"{tag(inst)}: {result.reason}: {result.detail}")
+            if isinstance(result, BaseException):
+                raise result
+            if result is not None:
+                raise ServiceFailed(inst.node, f"{tag(inst)}: {inst.container} already exists "
+                                    "on the node; stop it first")
+
+    # -- launch -----------------------------------------------------------------------
+    async def start_phase(self, services: list[ServicePlan], phase: str) -> None:
+        """Every service of ``phase`` in declaration order, each gated on its readiness."""
+        for service in [s for s in services if s.start == phase]:
+            await self.start(service)
+
+    async def start(self, service: ServicePlan) -> None:
+        began = time.monotonic()
+        count = len(service.instances)
+        self.say(STEP, None, "started", f"{service.name}: {service.type}, {count} "
+                 f"instance{'s' if count != 1 else ''} ({service.start})")
+        launched = await asyncio.gather(*(self._launch(service, i) for i in service.instances),
+                                        return_exceptions=True)
+        self._raise_first(launched)
+        await _all_or_first_failure([self._await_ready(s) for s in launched])
+        self.say(STEP, None, "ok", f"{service.name}: ready in {time.monotonic() - began:.1f} s")
+
+    def _raise_first(self, results: list) -> None:
+        failures = [r for r in results if isinstance(r, BaseException)]
+        for failure in failures:
+            if not isinstance(failure, ServiceFailed | NodeError):
+                raise failure
+        if failures:
+            first = failures[0]
+            if isinstance(first, NodeError):
+                raise ServiceFailed(first.node, f"{first.reason}: {first.detail}")
+            raise first
+
+    async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
+        self.say(STEP, inst.node, "started", f"{tag(inst)}: launch {inst.container}")
+        result = await self.t[inst.node].run(shlex.join(inst.launch))
+        if not result.ok:
+            detail = f"{tag(inst)}: launch failed: {(result.stderr or result.stdout).strip()[:300]}"
+            self.say(STEP, inst.node, "failed", detail)
+            raise ServiceFailed(inst.node, detail, reported=True)
+        started = Started(service, inst, _target(inst))
+        self.started.append(started)
+        self.say(STEP, inst.node, "ok", f"{tag(inst)}: launched {result.stdout.strip()[:12]}")
+        return started
+
+    async def _await_ready(self, s: Started) -> None:
+        inst, readiness, t = s.instance, s.service.readiness, self.t[s.instance.node]
+        what = probe.describe(readiness) or "running"
+        began = time.monotonic()
+        deadline = began + readiness.timeout
+        self.say(STEP, inst.node, "waiting", f"{tag(inst)}: {what}")
+        while True:
+            state, code = await probe.state(t, s.target)
+            if state != "running":
+                if s.service.terminal:  # finished already: its exit code is the run's
+                    self.say(STEP, inst.node, "ok", f"{tag(inst)}: exited {code}")
+                    return
+                await self._crashed(s, state, code)
+            if await probe.ready(t, s.target, readiness):
+                self.say(STEP, inst.node, "ok",
+                         f"{tag(inst)}: ready ({what}) in {time.monotonic() - began:.1f} s")
+                return
+            if time.monotonic() > deadline:
+                detail = f"{tag(inst)}: not ready ({what}) after {readiness.timeout:g} s"
+                self.say(STEP, inst.node, "failed", detail)
+                raise ServiceFailed(inst.node, detail, reported=True)
+            await asyncio.sleep(self.poll)
+
+    async def _crashed(self, s: Started, state: str, code: int | None) -> None:
+        inst = s.instance
+        tail = (await probe.logs(self.t[inst.node], s.target, tail=15)).strip()
+        detail = f"{tag(inst)}: {inst.container} {state} with exit code {code}"
+        self.say(STEP, inst.node, "failed", detail + (f"\n{tail}" if tail else ""))
+        raise ServiceFailed(inst.node, detail + (f"\n{tail}" if tail else ""), reported=True)
+
+    # -- terminal services --------------------------------------------------------------
+    async def wait_terminal(self, services: list[ServicePlan]) -> int:
+        """Until every instance of every terminal service has exited; the worst exit code."""
+        names = {s.name for s in services if s.terminal}
+        waiting = [s for s in self.started if s.service.name in names]
+        self.say(STEP, None, "waiting", "terminal: " + ", ".join(sorted(names)))
+        codes: dict[int, int] = {}
+        while len(codes) < len(waiting):
+            for n, s in enumerate(waiting):
+                if n in codes:
+                    continue
+                state, code = await probe.state(self.t[s.instance.node], s.target)
+                if state == "running":
+                    continue
+                if code is None:  # tmux keeps no exit code; a vanished container failed
+                    code = 0 if s.target.runtime == "tmux" else 1
+                codes[n] = code
+                self.say(STEP, s.instance.node, "ok" if codes[n] == 0 else "warn",
+                         f"{tag(s.instance)}: exited {codes[n]}")
+            if len(codes) < len(waiting):
+                await asyncio.sleep(self.poll)
+        worst = worst_exit(list(codes.values()))
+        self.say(STEP, None, "ok" if worst == 0 else "warn", f"terminal: exit code {worst}")
+        return worst
+
+    # -- rollback ---------------------------------------------------------------------
+    async def rollback(self) -> None:
+        """Remove what was started, last first; critical services after the rest."""
+        order = [s for s in reversed(self.started) if not s.service.critical]
+        order += [s for s in reversed(self.started) if s.service.critical]
+        for s in order:
+            inst = s.instance
+            self.say("rollback", inst.node, "started", inst.container)
+            try:
+                await self.t[inst.node].run(remove_command(s.target.runtime, inst.container))
+                self.say("rollback", inst.node, "ok", inst.container)
+            except NodeError as exc:
+                self.say("rollback", inst.node, "failed", str(exc))
+        self.started = []
+
+
+async def _all_or_first_failure(coros: list) -> None:
+    """Await together; the first failure cancels the rest (a crash fails at once)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            await next_done
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _target(inst: ServiceInstance) -> Target:
+    return Target(inst.node, inst.ssh_ip, inst.container, probe.runtime_of(inst.launch))

@@ -1,0 +1,244 @@
+"""Live telemetry of one cluster: sample every node and the head, keep the history.
+
+A sample costs one SSH channel per node (``nodestats.sample_command``) plus one
+direct-tcpip channel for the head's ``/metrics``; an exporter service found on a node
+(dcgm-exporter, node-exporter) is read instead of the matching part of the command.
+Deltas (CPU, token rates, histogram windows) need the previous samples, so one
+``ClusterTelemetry`` lives per cluster for as long as the engine does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Callable
+
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine import metrics, nodestats
+from sparktui.engine.alerts import AlertBook, AlertRules
+from sparktui.engine.figures import DeepCheck, EngineFigures, NodeFigures, TelemetryFrame
+from sparktui.engine.history import History
+from sparktui.engine.http import http_get
+from sparktui.engine.service_labels import metrics as metric_endpoints
+from sparktui.engine.status import ClusterHealth, Workload
+from sparktui.engine.transport import NodeError, Transport
+from sparktui.fmt import format_seconds
+from sparktui.i18n import _
+
+PERCENTILE_WINDOW = 60.0
+EXPORTERS = {"dcgm-exporter": ("gpu", 9401), "node-exporter": ("proc", 9101)}
+
+
+def exporter_kind(workload: Workload) -> str | None:
+    """``dcgm-exporter``/``node-exporter`` for a running exporter service, else None."""
+    if not workload.running or not workload.is_service:
+        return None
+    names = (workload.labels.get("service_type", ""), workload.service or "", workload.name)
+    for name in names:
+        norm = name.lower().replace("_", "-")
+        for kind in EXPORTERS:
+            if kind in norm:
+                return kind
+    return None
+
+
+def exporters_on(workloads: list[Workload]) -> dict[str, tuple[int, str]]:
+    """kind -> (port, path) of the exporters a node runs."""
+    found: dict[str, tuple[int, str]] = {}
+    for w in workloads:
+        kind = exporter_kind(w)
+        if kind is None or kind in found:
+            continue
+        endpoints = metric_endpoints(w)
+        port = endpoints[0].port if endpoints else w.port or EXPORTERS[kind][1]
+        found[kind] = (port, endpoints[0].path if endpoints else "/metrics")
+    return found
+
+
+def serving_head(health: ClusterHealth | None) -> Workload | None:
+    if health is None:
+        return None
+    return next((w for w in health.workloads if w.role == "head" and w.running and w.port),
+                None)
+
+
+class ClusterTelemetry:
+    """Samples one cluster; keeps CPU counters, engine snapshots, history and alerts."""
+
+    def __init__(self, cluster: Cluster, config: Config,
+                 transport_for: Callable[[Node], Transport], *, interval: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.cluster = cluster
+        self.config = config
+        self.transport_for = transport_for
+        self.interval = interval or config.telemetry_interval_seconds
+        self.clock = clock
+        self.history = History(self.interval)
+        self.rules = AlertRules(stall_seconds=config.telemetry_stall_seconds)
+        self.book = AlertBook()
+        self._cpu: dict[str, tuple[float, float] | None] = {}
+        self._snaps: deque[metrics.EngineSnapshot] = deque()
+        self._head: tuple[str, int] | None = None
+        self.channels = 0  # SSH channels opened by samples, for the benchmark
+
+    async def sample(self, health: ClusterHealth | None) -> TelemetryFrame:
+        timeout = self.config.health_timeout_seconds
+        rows = {n.node: n for n in health.nodes} if health else {}
+        head = serving_head(health)
+        nodes = self.cluster.ranked
+        by_name = {n.name: n for n in nodes}
+        jobs = [self._node(n, exporters_on(rows[n.name].workloads) if n.name in rows else {},
+                           timeout) for n in nodes]
+        engine_job = (self._engine(by_name[head.node], head.port or 0, timeout)
+                      if head is not None and head.node in by_name else _none())
+        *figures, engine = await asyncio.gather(*jobs, engine_job)
+        now = self.clock()
+        self._record(now, figures, engine)
+        conditions = self.rules.evaluate(now, figures, engine, self.history, health)
+        alerts = self.book.update(now, conditions)
+        return TelemetryFrame(self.cluster.name, now, self.interval, figures, engine, alerts,
+                              self.history.snapshot())
+
+    # -- nodes -----------------------------------------------------------------------------
+    async def _node(self, node: Node, exporters: dict[str, tuple[int, str]],
+                    timeout: float) -> NodeFigures:
+        transport = self.transport_for(node)
+        command = nodestats.sample_command(self.config.hf_cache_host,
+                                           proc="node-exporter" not in exporters,
+                                           gpu="dcgm-exporter" not in exporters)
+
+        async def scrape(kind: str) -> tuple[str, str | None]:
+            port, path = exporters[kind]
+            self.channels += 1
+            try:
+                answer = await http_get(transport, node.ssh_ip, port, path, timeout)
+            except Exception:  # refused, timed out: fall back to the command next time
+                return kind, None
+            return kind, answer.body if answer.status == 200 else None
+
+        self.channels += 1
+        try:
+            result, *scraped = await asyncio.gather(
+                asyncio.wait_for(transport.run(command, timeout=timeout), timeout),
+                *(scrape(kind) for kind in exporters))
+        except NodeError as exc:
+            self._cpu[node.name] = None
+            detail = f"{_(exc.reason)}: {exc.detail}" if exc.detail else _(exc.reason)
+            return NodeFigures(node.name, reachable=False, error=detail)
+        except TimeoutError:
+            self._cpu[node.name] = None
+            return NodeFigures(node.name, reachable=False, error=_("timeout ({seconds})").format(
+                seconds=format_seconds(timeout)))
+        raw = nodestats.parse_sample(result.stdout)
+        sources = {"cpu_mem": "proc", "gpu": "nvidia-smi"}
+        for kind, body in scraped:
+            if body is None:
+                continue
+            if kind == "node-exporter":
+                nodestats.parse_node_exporter(body, raw)
+                sources["cpu_mem"] = kind
+            else:
+                nodestats.parse_dcgm(body, raw)
+                sources["gpu"] = kind
+        cpu = nodestats.cpu_percent(self._cpu.get(node.name), raw.cpu)
+        self._cpu[node.name] = raw.cpu
+        mem = nodestats.memory_split(raw.mem)
+        return NodeFigures(
+            node.name, cpu_pct=cpu, **mem, gpu_util=raw.gpu.get("util"),
+            gpu_power=raw.gpu.get("power"), gpu_temp=raw.gpu.get("temp"),
+            gpu_mem_used=raw.gpu.get("mem_used"), disk_path=self.config.hf_cache_host,
+            disk_free=raw.disk[0] if raw.disk else None,
+            disk_total=raw.disk[1] if raw.disk else None, kernel=raw.kernel, sources=sources)
+
+    # -- the head ----------------------------------------------------------------------------
+    async def _engine(self, node: Node, port: int, timeout: float) -> EngineFigures:
+        if self._head != (node.name, port):  # another engine: its counters start anew
+            self._head = (node.name, port)
+            self._snaps.clear()
+        self.channels += 1
+        try:
+            answer = await http_get(self.transport_for(node), node.ssh_ip, port, "/metrics",
+                                    timeout)
+            if answer.status != 200:
+                raise ConnectionError(f"HTTP {answer.status}")
+            snap = metrics.snapshot(answer.body, time.monotonic())
+        except Exception as exc:
+            return EngineFigures(node.name, port, error=str(exc) or type(exc).__name__)
+        prev = self._snaps[-1] if self._snaps else None
+        self._snaps.append(snap)
+        while len(self._snaps) > 2 and self._snaps[1].t <= snap.t - PERCENTILE_WINDOW:
+            self._snaps.popleft()  # keep one snapshot at or before the window's start
+        base = self._snaps[0]
+        ttft = metrics.bucket_delta(base.ttft, snap.ttft) if base is not snap else {}
+        tpot = metrics.bucket_delta(base.tpot, snap.tpot) if base is not snap else {}
+        dt = snap.t - prev.t if prev is not None else 0.0
+        return EngineFigures(
+            node.name, port, snap.running, snap.waiting, snap.kv_cache,
+            metrics.rate(prev.prompt_tokens, snap.prompt_tokens, dt) if prev else None,
+            metrics.rate(prev.generation_tokens, snap.generation_tokens, dt) if prev else None,
+            metrics.quantile(0.5, ttft), metrics.quantile(0.95, ttft),
+            metrics.quantile(0.5, tpot), metrics.quantile(0.95, tpot))
+
+    # -- history -----------------------------------------------------------------------------
+    def _record(self, now: float, figures: list[NodeFigures],
+                engine: EngineFigures | None) -> None:
+        values: dict[str, float | None] = {}
+        for f in figures:
+            for name in ("cpu_pct", "mem_pct", "swap_used", "gpu_util", "gpu_power",
+                         "gpu_temp"):
+                values[f"{f.node}.{name}"] = getattr(f, name)
+        if engine is not None:
+            for name in ("gen_tps", "prompt_tps", "kv_cache", "running", "waiting",
+                         "ttft_p95", "tpot_p95"):
+                values[f"engine.{name}"] = getattr(engine, name)
+        elif "engine.gen_tps" in self.history.names():
+            values.update({f"engine.{name}": None for name in ("gen_tps", "kv_cache")})
+        self.history.add(now, values)
+
+
+async def _none() -> None:
+    return None
+
+
+# -- the third readiness tier ----------------------------------------------------------------
+
+async def deep_check(transport: Transport, host: str, port: int, model: str | None,
+                     timeout: float) -> DeepCheck:
+    """POST a one-token completion through the SSH connection; ok on a 200 with a choice."""
+    body = json.dumps({"model": model or "", "prompt": "ping", "max_tokens": 1,
+                       "temperature": 0}).encode()
+    started = time.perf_counter()
+
+    async def post() -> tuple[int, bytes]:
+        reader, writer = await transport.open_tcp(host, port, timeout)
+        try:
+            writer.write(f"POST /v1/completions HTTP/1.0\r\nHost: {host}:{port}\r\n"
+                         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                         "\r\n".encode("ascii") + body)
+            chunks = []
+            while data := await reader.read(1 << 16):
+                chunks.append(data if isinstance(data, bytes) else data.encode())
+        finally:
+            writer.close()
+        raw = b"".join(chunks)
+        head, _, payload = raw.partition(b"\r\n\r\n")
+        status = head.split(b"\r\n", 1)[0].split()
+        if len(status) < 2 or not status[1].isdigit():
+            raise ConnectionError("not an HTTP answer")
+        return int(status[1]), payload
+
+    try:
+        status, payload = await asyncio.wait_for(post(), timeout)
+    except Exception as exc:
+        return DeepCheck(False, error=str(exc) or type(exc).__name__, model=model)
+    latency = round((time.perf_counter() - started) * 1000, 1)
+    ok = False
+    if status == 200:
+        try:
+            ok = bool(json.loads(payload).get("choices"))
+        except (ValueError, AttributeError):
+            ok = False
+    return DeepCheck(ok, latency, status, None if ok else payload[:200].decode(
+        "utf-8", "replace"), model)

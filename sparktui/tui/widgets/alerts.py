@@ -1,0 +1,50 @@
+"""The alerts strip: what crossed a threshold, since when, and what cleared lately."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.widgets import Static
+
+from sparktui.engine.alerts import describe
+from sparktui.engine.figures import Alert
+from sparktui.i18n import _
+
+MAX_ACTIVE = 4
+MAX_CLEARED = 2
+
+
+def clock_time(t: float) -> str:
+    return datetime.fromtimestamp(t).strftime("%H:%M:%S")
+
+
+def alert_lines(alerts: list[Alert], *, max_active: int = MAX_ACTIVE,
+                max_cleared: int = MAX_CLEARED) -> Text:
+    active = [a for a in alerts if a.active]
+    cleared = [a for a in alerts if not a.active]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for alert in active[:max_active]:
+        if text:
+            text.append("\n")
+        text.append(" ⚠ " + clock_time(alert.since) + " ", style="bold")
+        text.append(describe(alert))
+    if len(active) > max_active:
+        text.append("\n   " + _("and {n} more").format(n=len(active) - max_active))
+    for alert in cleared[:max_cleared]:
+        if text:
+            text.append("\n")
+        text.append(" ✓ " + _("cleared {time}").format(time=clock_time(alert.cleared or 0))
+                    + " ", style="dim")
+        text.append(describe(alert) + " (" + _("since {time}").format(
+            time=clock_time(alert.since)) + ")", style="dim")
+    return text
+
+
+class AlertsStrip(Static):
+    """Hidden while nothing fired; red while an alert is active."""
+
+    def show(self, alerts: list[Alert]) -> None:
+        self.display = bool(alerts)
+        self.set_class(any(a.active for a in alerts), "-active")
+        self.update(alert_lines(alerts))

@@ -1,0 +1,84 @@
+"""The per-node telemetry table under the nodes list: figures and their sparklines.
+
+Laid out by hand (fixed columns, the kernel line takes what is left and is cut with an
+ellipsis) so a long kernel message never squeezes the figures.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from sparktui.config import Cluster
+from sparktui.engine.figures import NodeFigures, TelemetryFrame
+from sparktui.i18n import _
+from sparktui.tui.widgets.spark import pct, size, sparkline
+
+WARN_PCT = 90.0
+
+
+def _share(value: float | None, series: tuple[float | None, ...], width: int,
+           warn: float = WARN_PCT) -> Text:
+    style = "bold red" if value is not None and value > warn else ""
+    text = Text(f"{pct(value):>4} ", style=style)
+    text.append(sparkline(series, width, lo=0, hi=100), style="red" if style else "cyan")
+    return text
+
+
+def short_kernel(line: str) -> str:
+    """``2025-06-15T14:58:02,120000+00:00 text`` -> ``14:58:02 text``."""
+    stamp, _, rest = line.partition(" ")
+    if len(stamp) >= 19 and stamp[10] == "T":
+        return f"{stamp[11:19]} {rest}"
+    return line
+
+
+def _row(f: NodeFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
+    if not f.reachable:
+        return [Text(f.node, style="bold"), Text(f.error or _("unreachable"), style="red")]
+    h = frame.history
+
+    def series(name: str) -> tuple[float | None, ...]:
+        return h.get(f"{f.node}.{name}", ())
+
+    split = Text(f"{size(f.mem_used)}/{size(f.mem_cache)}/{size(f.mem_available)}")
+    swap = Text(size(f.swap_used) if f.swap_total else "-",
+                style="yellow" if f.swap_used else "")
+    gpu = Text(f"{pct(f.gpu_util):>4} ")
+    gpu.append(sparkline(series("gpu_util"), spark, lo=0, hi=100), style="green")
+    power = "-" if f.gpu_power is None else f"{f.gpu_power:.0f}W"
+    temp = "-" if f.gpu_temp is None else f"{f.gpu_temp:.0f}°C"
+    kernel = Text(short_kernel(f.kernel[-1]) if f.kernel else "", style="red")
+    return [Text(f.node, style="bold"), _share(f.cpu_pct, series("cpu_pct"), spark),
+            _share(f.mem_pct, series("mem_pct"), spark), split, swap, gpu, Text(power),
+            Text(temp), Text(size(f.disk_free)), kernel]
+
+
+def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int) -> Text:
+    spark = 16 if width >= 150 else 8 if width >= 100 else 4
+    gap = " " * (2 if width >= 100 else 1)
+    headers = [_("node"), _("cpu"), _("mem"), _("used/cache/avail"), _("swap"), _("gpu"),
+               _("power"), _("temp"), _("HF free"), _("kernel")]
+    rows = [_row(f, frame, spark) for node in cluster.ranked
+            if (f := frame.node(node.name)) is not None]
+    widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
+              for i, h in enumerate(headers[:-1])]
+    rest = width - sum(widths) - len(gap) * len(widths) - 1
+    if rest < 8:  # no room for the kernel line: it shows as an alert anyway
+        headers, rows = headers[:-1], [r[:len(headers) - 1] for r in rows]
+        widths, rest = widths[:-1], widths[-1]
+    lines = []
+    for cells in [[Text(h, style="bold") for h in headers], *rows]:
+        line = Text(" ")
+        for i, cell in enumerate(cells):
+            cell = cell.copy()
+            if i < len(widths) and i < len(cells) - 1:
+                cell.pad_right(widths[i] - cell.cell_len)
+                line.append_text(cell)
+                line.append(gap)
+            else:  # the last cell: the kernel line, or an unreachable node's reason
+                cell.truncate(rest if i == len(widths) else max(1, width - line.cell_len),
+                              overflow="ellipsis")
+                line.append_text(cell)
+        lines.append(line)
+    return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)

@@ -1,0 +1,66 @@
+"""Terminal services: the run ends when every instance has exited, with the worst exit
+code, end to end on four real sshd test hosts (recipes and a hand-built plan)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import Recorder
+from service_support import service, services_only
+from test_services_recipes import POOLS
+
+from sparktui.cli import main
+from sparktui.plan.service_model import Readiness
+
+
+def _nodes(s):
+    return s.loaded.config.clusters[0].ranked
+
+
+def _all_names(s, node: str) -> list[str]:
+    return s.hosts.ssh(node, "docker ps -a --format '{{.Names}}'").stdout.split()
+
+
+def _pools_plan(s, train_command: list[str]):
+    n1, n2, n3, n4 = _nodes(s)
+    train = service("train", [n1, n2], train_command, terminal=True, pool="train")
+    store = service("store", [n3, n4], ["store-server", "--port", "7100"], pool="store",
+                    env={"STANDIN_LISTEN": "7100"}, readiness=Readiness("tcp", port=7100))
+    watcher = service("watcher", [n1, n2], ["sleep", "600"], pool="train")
+    return services_only("test", [store, train, watcher])
+
+
+@pytest.mark.parametrize(("exit_line", "code"), [
+    ("sleep 0.5; exit $(( {index} * 3 ))", 3),  # 0 and 3: the worst wins
+    ("exit 0", 0),
+    ("kill -9 $$", 137),  # killed: 128 + the signal
+])
+def test_a_terminal_services_exit_code_becomes_the_runs(site, capsys, exit_line, code):
+    s = site(4)
+    s.recipe("pools", POOLS.replace("sleep 1; EXIT", exit_line))
+    assert main(s.cli("serve", "pools")) == code
+    out = capsys.readouterr().out
+    assert f"terminal services exited with code {code}" in out
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_terminal_run_reports_each_instance_as_it_exits(site):
+    s = site(4)
+    plan = _pools_plan(s, ["sh", "-c", "sleep {index}; exit {index}"])
+    rec = Recorder()
+
+    async def go():
+        engine = s.engine()
+        try:
+            return await engine.serve(plan, rec), await engine.stop("test", rec)
+        finally:
+            await engine.close()
+
+    served, stopped = asyncio.run(go())
+    assert served.ok and served.exit_code == 1 and stopped.ok
+    exits = [(e.node, e.detail) for e in rec.events
+             if e.step == "service" and e.detail.startswith("train[") and "exited" in e.detail]
+    assert ("node1", "train[0]: exited 0") in exits and ("node2", "train[1]: exited 1") in exits
+    for node in ("node1", "node2", "node3", "node4"):
+        assert _all_names(s, node) == []

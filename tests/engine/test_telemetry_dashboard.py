@@ -1,0 +1,54 @@
+"""The dashboard and the wall screen sampling the real test hosts."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import toy_recipe
+from dashboard_support import dashboard_app, wait_until
+
+from sparktui.cli import main
+from sparktui.config import load_config
+from sparktui.tui.widgets.wall import WallPane
+
+
+def _fast(s) -> None:
+    s.config_path.write_text("telemetry_interval_seconds = 0.5\n" + s.config_path.read_text())
+    s.loaded = load_config(s.config_path)
+
+
+def test_wall_screen_shows_the_engine_figures_and_the_deep_check(site):
+    s = site(2)
+    _fast(s)
+    s.hosts.node("node1").set_engine(running=4, waiting=0, kv=0.3, gen_tps=250)
+    s.hosts.node("node2").set_gpu(**{"utilization.gpu": 64})
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    app = dashboard_app(s, watch=True, refresh_seconds=0.5)
+    notes: list[str] = []
+
+    async def look():
+        async with app.run_test(size=(160, 48)) as pilot:
+            dashboard = app.dashboard
+
+            def sampled() -> bool:
+                frame = dashboard.telemetry.get("test")
+                return bool(frame and frame.engine and frame.engine.gen_tps
+                            and len(frame.history.get("engine.gen_tps", ())) >= 3)
+
+            await wait_until(pilot, sampled)
+            wall = app.screen.query_one(WallPane)
+            await wait_until(pilot, lambda: wall.frame is not None)
+            app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore
+            await pilot.press("D")
+            await wait_until(pilot, lambda: bool(notes))
+            return dashboard.telemetry["test"], wall.frame
+
+    frame, shown = asyncio.run(look())
+    assert shown is not None and shown.cluster == "test"
+    assert frame.engine.running == 4 and abs(frame.engine.gen_tps - 250) / 250 < 0.25
+    assert frame.node("node2").gpu_util == 64
+    assert frame.interval == 0.5
+    assert notes and notes[-1].startswith("deep check: one-token completion in")
+    assert "deep_check" in app.action_log
+    assert main(s.cli("stop", "--yes")) == 0

@@ -1,0 +1,85 @@
+"""Snapshots of telemetry: the nodes pane with sparklines, the header, the alerts strip,
+and the --watch wall screen. Update with:
+python -m pytest tests/tui/test_snapshots_telemetry.py --snapshot-update"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from textual.pilot import Pilot
+
+from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
+from sparktui.tui.widgets.alerts import AlertsStrip
+from sparktui.tui.widgets.wall import WallPane, tiles
+from tui.support import make_app, serving_health
+from tui.telemetry_support import telemetry_frame
+
+SMALL = (120, 40)
+LARGE = (200, 60)
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    """Alert times print in local time: pin the zone so snapshots match anywhere."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def _with_telemetry(pilot: Pilot) -> None:
+    dashboard = pilot.app.dashboard
+    dashboard.post_message(HealthUpdated(serving_health()))
+    dashboard.post_message(TelemetryUpdated(telemetry_frame()))
+    await pilot.pause(0.2)
+
+
+def test_nodes_telemetry_120x40(snap_compare):
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=_with_telemetry)
+
+
+def test_nodes_telemetry_200x60(snap_compare):
+    assert snap_compare(make_app(), terminal_size=LARGE, run_before=_with_telemetry)
+
+
+def test_watch_wall_120x40(snap_compare):
+    assert snap_compare(make_app(watch=True), terminal_size=SMALL, run_before=_with_telemetry)
+
+
+def test_watch_wall_200x60(snap_compare):
+    assert snap_compare(make_app(watch=True), terminal_size=LARGE, run_before=_with_telemetry)
+
+
+async def test_alerts_strip_shows_while_alerts_exist_and_follows_the_cluster():
+    app = make_app(watch=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        strip = app.screen.query_one(AlertsStrip)
+        assert not strip.display
+        app.dashboard.post_message(TelemetryUpdated(telemetry_frame()))
+        await pilot.pause(0.1)
+        assert strip.display and strip.has_class("-active")
+        assert "memory 93% used" in str(strip.render())
+        app.dashboard.post_message(TelemetryUpdated(telemetry_frame(alerts=False)))
+        await pilot.pause(0.1)
+        assert not strip.display
+        # a frame of another cluster does not show on this one
+        app.dashboard.post_message(TelemetryUpdated(telemetry_frame("2nodes-b")))
+        await pilot.pause(0.1)
+        assert not strip.display
+        app.focus_cluster("2nodes-b")
+        await pilot.pause(0.1)
+        assert strip.display
+        assert app.screen.query_one(WallPane).frame.cluster == "2nodes-b"
+
+
+def test_wall_tiles_from_a_frame():
+    shown = tiles(telemetry_frame())
+    assert shown["gen"].value == "412" and shown["prompt"].value == "1840"
+    assert shown["requests"].value == "2" and shown["requests"].note == "waiting 1"
+    assert shown["kv"].value == "47" and not shown["kv"].hot
+    assert shown["ttft"].value == "640" and shown["ttft"].note == "p50 182ms"
+    assert shown["mem"].value == "93" and shown["mem"].hot and shown["mem"].note == "spark1"
+    assert {t.value for t in tiles(None).values()} == {"-"}
