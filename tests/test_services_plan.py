@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -247,7 +248,9 @@ def test_instance_names_and_labels(tmp_path: Path) -> None:
                       "sparktui.role=service", "sparktui.service=w",
                       "sparktui.service_type=generic", "sparktui.service_index=1",
                       "sparktui.start=before_workers", "sparktui.critical=false",
-                      "sparktui.terminal=false", "sparktui.pool=train"]
+                      "sparktui.terminal=false", "sparktui.pool=train",
+                      'sparktui.readiness={"kind":"none","port":null,"path":null,'
+                      '"pattern":null,"timeout":300.0}', "sparktui.metrics=[]"]
     assert launch[:5] == ["docker", "run", "-d", "--name", "sparktui-demo--w-1"]
     assert launch[launch.index("--network"):][:2] == ["--network", "host"]
 
@@ -306,6 +309,30 @@ def test_declared_metrics_replace_the_kind_default(tmp_path: Path) -> None:
         {"name": "a", "port": 1, "path": "/metrics", "nodes": ["n0"]},
         {"name": "b", "port": 2, "path": "/p", "nodes": ["n0"]}]
     assert service(plan, "node-exporter").metrics == []
+
+
+def _labels(launch: list[str]) -> dict[str, str]:
+    pairs = [launch[i + 1].split("=", 1) for i, a in enumerate(launch) if a == "--label"]
+    return {k.removeprefix("sparktui."): v for k, v in pairs}
+
+
+def test_readiness_and_metrics_overrides_travel_as_labels(tmp_path: Path) -> None:
+    recipe = VLLM_MIN + "telemetry = true\n" + svc(
+        'command = ["x"]\nreadiness = { port = 81, path = "/up", timeout = 7 }\n'
+        'metrics = { port = 82, path = "/stats", name = "side" }\n', name="side") \
+        + svc("metrics = []\n", name="node-exporter")
+    plan = plan_of(tmp_path, recipe, cluster="quad")
+    side = service(plan, "side")
+    for inst in side.instances:
+        labels = _labels(inst.launch)
+        assert json.loads(labels["readiness"]) == {"kind": "http", "port": 81, "path": "/up",
+                                                   "pattern": None, "timeout": 7.0}
+        assert json.loads(labels["metrics"]) == [m.as_dict() for m in side.metrics] == [
+            {"name": "side", "port": 82, "path": "/stats", "nodes": side.nodes}]
+    for inst in service(plan, "node-exporter").instances:  # none: not the kind's :9101
+        assert _labels(inst.launch)["metrics"] == "[]"
+    dcgm = service(plan, "dcgm-exporter").instances[0]  # the kind's own defaults, spelled out
+    assert json.loads(_labels(dcgm.launch)["metrics"])[0]["port"] == 9401
 
 
 def test_services_are_listed_in_phase_order(tmp_path: Path) -> None:

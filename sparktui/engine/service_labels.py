@@ -6,8 +6,9 @@ the ``sparktui.`` prefix): ``role=service``, ``service``, ``service_index``,
 and ``metrics``. ``readiness`` is ``Readiness.as_dict()`` as JSON, or the short
 ``tcp:PORT``, ``http:PORT/PATH``, ``log:REGEX``, ``none``; ``metrics`` is a JSON
 list of ``MetricsEndpoint.as_dict()`` (``nodes`` optional), or
-``NAME:PORT/PATH`` items separated by commas. Without those two labels, the defaults of
-the kind named by ``service_type`` apply (a recipe's own override is then not seen).
+``NAME:PORT/PATH`` items separated by commas. The plan writes both as JSON
+(``plan/services/launch.py``); only a container without them (started by an older
+sparktui) falls back to the defaults of the kind named by ``service_type``.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ def readiness(workload: Workload) -> Readiness | None:
         try:
             data = json.loads(raw)
             return Readiness(kind=str(data.get("kind", "none")), port=_port(data.get("port")),
-                             path=data.get("path"), pattern=data.get("pattern"))
-        except (ValueError, AttributeError):
+                             path=data.get("path"), pattern=data.get("pattern"),
+                             timeout=float(data.get("timeout") or 300.0))
+        except (ValueError, AttributeError, TypeError):
             return None
     kind, _, rest = raw.partition(":")
     if kind == "log":

@@ -15,6 +15,7 @@ from sparktui.errors import Problem, SparkError
 from sparktui.i18n import _, ngettext
 from sparktui.plan import build_plan
 from sparktui.plan.render import render
+from sparktui.plan.services.placement import extra_nodes
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class RecipeEntry:
         if self.loaded is None:
             return short_problem(self.problems[0]) if self.problems else _("broken")
         rec = self.loaded.recipe
+        if not rec.has_engine:  # its pools and dedicated node, at least the one it runs on
+            nodes = max(1, extra_nodes(rec))
+            return _("services only") + " · " + ngettext("{n} node", "{n} nodes", nodes).format(
+                n=nodes)
         nodes = rec.required_nodes or 1
         return f"{rec.engine} · " + ngettext("{n} node", "{n} nodes", nodes).format(n=nodes) + \
             f" · :{rec.port}"
@@ -118,11 +123,16 @@ def serving_of(health: ClusterHealth) -> Serving:
     return Serving("idle")
 
 
+ENGINE_ROLES = ("head", "worker")
+
+
 def main_workload(node: NodeHealth) -> Workload | None:
-    """The workload to show in a node's row: a running one first."""
+    """The workload to show in a node's row: the engine's (even one that crashed) before
+    a service next to it, then a running one before one that has exited."""
     if not node.workloads:
         return None
-    return next((w for w in node.workloads if w.running), node.workloads[0])
+    ranked = sorted(node.workloads, key=lambda w: (w.role not in ENGINE_ROLES, not w.running))
+    return ranked[0]
 
 
 def uptime(work: Workload, now: float) -> str:

@@ -43,8 +43,8 @@ def language(code: str) -> Iterator[ModuleType]:
     try:
         yield importlib.import_module("tui.support")
     finally:
-        for name in [n for n in sys.modules if n not in saved]:
-            del sys.modules[name]
+        for name in [n for n in sys.modules if n not in saved and _fresh(n)]:
+            del sys.modules[name]  # only ours: babel's classes must stay the ones its caches hold
         sys.modules.update(saved)
         for package, values in attrs.items():
             vars(sys.modules[package]).clear()

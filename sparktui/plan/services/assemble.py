@@ -168,6 +168,7 @@ def _plan(cfg: Config, cluster: Cluster, recipe: Recipe, source: SourceRef, r: _
     critical = kind.critical if entry.critical is None else entry.critical
     gpus = kind.gpus if entry.gpus is None else entry.gpus
     head = cut.head if cut.head is not None else r.nodes[0]
+    readiness, metrics = _readiness(entry, kind), _metrics(entry, kind, r.nodes)
     instances = []
     for index, node in enumerate(r.nodes):
         vals = values(index=index, node=node, head=head, pool=r.nodes,
@@ -176,8 +177,9 @@ def _plan(cfg: Config, cluster: Cluster, recipe: Recipe, source: SourceRef, r: _
         inst_argv = [substitute(a, vals) for a in argv]
         name, launch = service_launch(
             cfg=cfg, recipe=recipe, cluster=cluster.name, node=node.name, entry=entry,
-            kind=kind, index=index, start=start, critical=critical, pool=r.pool, image=image,
-            gpus=gpus, env=inst_env, argv=inst_argv, has_command=bool(command))
+            kind=kind, index=index, start=start, critical=critical, pool=r.pool,
+            readiness=readiness, metrics=metrics, image=image, gpus=gpus, env=inst_env,
+            argv=inst_argv, has_command=bool(command))
         instances.append(ServiceInstance(
             service=entry.name, index=index, node=node.name, ssh_ip=node.ssh_ip,
             ssh_port=node.ssh_port, ib_ip=node.fabric_ip, local=node.local, container=name,
@@ -185,7 +187,7 @@ def _plan(cfg: Config, cluster: Cluster, recipe: Recipe, source: SourceRef, r: _
     return ServicePlan(
         name=entry.name, type=kind.name, start=start, critical=critical,
         terminal=entry.terminal, nodes=[n.name for n in r.nodes], instances=instances,
-        readiness=_readiness(entry, kind), metrics=_metrics(entry, kind, r.nodes),
+        readiness=readiness, metrics=metrics,
         pool=r.pool, implied_by=r.want.implied_by, image=image, runtime=entry.runtime,
         owns_pool=entry.nodes is not None, placement=_placement(entry, kind))
 

@@ -80,16 +80,24 @@ def failure_text(run: ActionRun) -> Text:
     text.append(_("step") + f"  {step_label(result.failed_step or '-')}\n", style="bold")
     text.append(result.detail.rstrip() or "-", style="red")
     if run.action == "serve":
-        steps = {(e.step, e.state) for e in run.events}
-        if ("rollback", "ok") in steps or ("rollback", "failed") in steps:
-            note = _("What this serve had started was removed (see the rollback rows).")
-        elif ("launch", "ok") not in steps:
-            note = _("Nothing was started on the cluster.")
-        else:
-            note = ""
+        note = serve_failure_note(run)
         if note:
             text.append("\n\n" + note, style="dim")
     return text
+
+
+def serve_failure_note(run: ActionRun) -> str:
+    """What a failed serve left behind: removed, nothing, or kept (keep on failure)."""
+    steps = {(e.step, e.state) for e in run.events}
+    if ("rollback", "ok") in steps or ("rollback", "failed") in steps:
+        return _("What this serve had started was removed (see the rollback rows).")
+    # A service instance's first "ok" on its node is its launch.
+    started = ("launch", "ok") in steps or any(
+        e.step == "service" and e.state == "ok" and e.node for e in run.events)
+    if not started:
+        return _("Nothing was started on the cluster.")
+    return _("What this serve had started is still on the cluster for a post-mortem; "
+             "stop it when done.")
 
 
 class ProgressScreen(ModalScreen[None]):
