@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import socket
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,8 +82,8 @@ def peek_clusters(path: Path | None) -> Clusters:
     """Cluster and node names as written in ``path`` (None: the built-in config); nothing
     when it does not parse. Only for the first frame: the validated load reports problems.
     """
-    if path is None:
-        return ((BUILTIN_CLUSTER, ()),)
+    if path is None:  # the built-in config: this machine as a one-node cluster
+        return ((BUILTIN_CLUSTER, (socket.gethostname() or "localhost",)),)
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)

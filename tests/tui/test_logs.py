@@ -118,11 +118,9 @@ async def test_scrolling_back_to_the_end_resumes():
         await app.shown(pilot, 100)
         pane.view.focus()
         await pilot.press("up")
-        await pilot.pause()
-        assert not pane.follow
+        await wait_for(pilot, lambda: not pane.follow)
         await pilot.press("end")
-        await pilot.pause()
-        assert pane.follow
+        await wait_for(pilot, lambda: pane.follow)
 
 
 async def test_pause_survives_more_lines_than_the_view_holds():

@@ -18,9 +18,13 @@ def test_peek_reads_cluster_and_node_names_in_file_order() -> None:
     assert clusters[0][1] == ("spark1", "spark2")
 
 
-def test_peek_of_the_builtin_config_names_the_local_cluster() -> None:
+def test_peek_of_the_builtin_config_matches_the_loaded_one() -> None:
+    """The first frame already shows this machine as the local cluster's one node."""
+    from sparktui.config.loader import builtin_config
+
     assert BUILTIN_CLUSTER == LOCAL_CLUSTER
-    assert peek_clusters(None) == ((LOCAL_CLUSTER, ()),)
+    loaded = builtin_config().clusters[0]
+    assert peek_clusters(None) == ((loaded.name, tuple(n.name for n in loaded.nodes)),)
 
 
 @pytest.mark.parametrize("text", ["[[clusters]\nname = ", "clusters = 3\n",
