@@ -3,7 +3,12 @@ and tests, people read ``step_label(code)`` in their language."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sparktui.i18n import N_, _
+
+if TYPE_CHECKING:
+    from sparktui.engine.api import Outcome
 
 STEPS = {
     "preflight": N_("preflight"), "hooks": N_("hooks"), "hf": N_("HF refs"),
@@ -22,3 +27,10 @@ def step_label(step: str) -> str:
 
 def state_label(state: str) -> str:
     return _(STATES[state]) if state in STATES else state
+
+
+def outcome_line(outcome: Outcome) -> str:
+    """``power_off  switch.node2 (node2)  kept on: node2 did not go down``."""
+    target = (f"{outcome.target} ({outcome.node})" if outcome.node
+              and outcome.node != outcome.target else outcome.target)
+    return f"{outcome.action:<10} {target:<28} {outcome.detail}"

@@ -110,7 +110,8 @@ COMMON = {"/health", "KV", "Tmux", "tmux", "exec", "ssh", "swap", "env:", "TTFT 
 SAME_AS_ENGLISH = {
     "ru": set(),
     "es": {"4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",
-           "terminal", "{node}: kernel: {line}", "hooks", "%(prog)s: error: %(message)s\n"},
+           "terminal", "{node}: kernel: {line}", "hooks", "%(prog)s: error: %(message)s\n",
+           "{prog}: error: {message}"},
     "it": {"  frontend: {frontend}", "Cluster: {name}", "cluster", "cluster {cluster}: {state}",
            "container", "fabric", "file", "kernel", "no", "script", "server {version}",
            "{node}: kernel: {line}", "rollback"},

@@ -207,3 +207,15 @@ def test_sparkline_scales_and_marks_missed_samples():
     assert sparkline([1, 2], 5) == "   ▁█"
     assert sparkline([], 3) == "   "
     assert sparkline([7, 7], 2) == "▁▁"
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("0", "must be at least 0.2 seconds"), ("-1", "must be at least 0.2 seconds"),
+    ("nan", "must be at least 0.2 seconds"), ("soon", "'soon' is not a number of seconds")])
+def test_top_refuses_an_interval_that_would_hammer_the_nodes(value, message, capsys):
+    from sparktui.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["top", "--interval", value])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err

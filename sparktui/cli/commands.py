@@ -18,6 +18,21 @@ def lazy(module: str, function: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def seconds_at_least(minimum: float) -> Callable[[str], float]:
+    """An argparse ``type``: a number of seconds no lower than ``minimum``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                _("'{text}' is not a number of seconds").format(text=text)) from None
+        if not value >= minimum:  # NaN too
+            raise argparse.ArgumentTypeError(
+                _("must be at least {minimum} seconds").format(minimum=minimum))
+        return value
+    return parse
+
+
 def register_cluster(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help=_("launch a recipe on a cluster"))
     p.add_argument("recipe")
@@ -44,7 +59,7 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("top", help=_("live figures of every node and the head's engine"))
     p.add_argument("--cluster", "-c")
     p.add_argument("--json", action="store_true", help=_("one NDJSON line per sample"))
-    p.add_argument("--interval", type=float, metavar="SECONDS",
+    p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between samples (default: telemetry_interval_seconds)"))
     p.add_argument("--count", "-n", type=int, metavar="N", help=_("stop after N samples"))
     p.set_defaults(run=lazy("sparktui.cli.telemetry_cmds", "run_top"))

@@ -11,9 +11,14 @@ from sparktui.labels import step_label
 _STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
 
+def state_word(state: str) -> str:
+    """A progress state as the CLI prints it (``FAILED`` stands out; open states ``..``)."""
+    return _(_STATE.get(state, state))
+
+
 def print_progress(event: Progress) -> None:
     node = event.node or "-"
-    state = _(_STATE.get(event.state, event.state))
+    state = state_word(event.state)
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
     print(f"{node:<12} {step_label(event.step):<13} {state:<6}{detail}", file=stream, flush=True)

@@ -14,7 +14,8 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage()
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {_('error')}: {message}\n")
+        self.exit(EXIT_BAD_INPUT, _("{prog}: error: {message}").format(prog=self.prog,
+                                                                      message=message) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,17 +13,16 @@ import sys
 
 from sparktui.cli.cluster_cmds import print_health
 from sparktui.cli.context import config_from
+from sparktui.cli.output import state_word
 from sparktui.config import LoadedConfig
 from sparktui.engine import power
-from sparktui.engine.api import ActionResult, Outcome, Progress
+from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.powerplan import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Problem
-from sparktui.i18n import N_, _
-from sparktui.labels import step_label
+from sparktui.i18n import _
+from sparktui.labels import outcome_line, step_label
 from sparktui.plan.cluster import pick_cluster
-
-_STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
 HA_EXAMPLE = """\
 [home_assistant]
@@ -113,26 +112,21 @@ def _confirmed(args: argparse.Namespace, plan: PowerPlan, serving: bool) -> bool
 
 def print_power_progress(event: Progress) -> None:
     who = event.node or event.entity or "-"
-    state = _(_STATE.get(event.state, event.state))
+    state = state_word(event.state)
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
     print(f"{who:<14} {step_label(event.step):<10} {state:<6}{detail}", file=stream, flush=True)
-
-
-def _outcome_line(o: Outcome) -> str:
-    target = f"{o.target} ({o.node})" if o.node and o.node != o.target else o.target
-    return f"  {o.action:<10} {target:<28} {o.detail}"
 
 
 def print_outcomes(result: ActionResult) -> None:
     if result.done:
         print(_("done:"))
         for o in result.done:
-            print(_outcome_line(o))
+            print("  " + outcome_line(o))
     if result.not_done:
         print(_("not done:"), file=sys.stderr)
         for o in result.not_done:
-            print(_outcome_line(o), file=sys.stderr)
+            print("  " + outcome_line(o), file=sys.stderr)
     if result.ok:
         print(_("power: everything was done"))
     elif not result.done:

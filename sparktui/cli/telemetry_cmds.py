@@ -92,11 +92,14 @@ def render_top(frame: TelemetryFrame) -> str:
 def run_top(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
-    interval = args.interval or loaded.config.telemetry_interval_seconds
+    config = loaded.config
+    if args.interval is not None:  # the sampler's history and its frames say this interval
+        config = config.model_copy(update={"telemetry_interval_seconds": args.interval})
+    interval = config.telemetry_interval_seconds
     clear = not args.json and sys.stdout.isatty()
 
     async def go() -> int:
-        engine = ClusterEngine(loaded.config)
+        engine = ClusterEngine(config)
         checked = 0.0
         try:
             count = 0

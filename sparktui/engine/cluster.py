@@ -184,7 +184,7 @@ class ClusterEngine:
             try:
                 result = await self.transport(n).run(DISCOVER)
             except NodeError as exc:
-                say("stop", n.name, "failed", f"{exc.reason}: {exc.detail}")
+                say("stop", n.name, "failed", exc.text)
                 failed.append(n.name)
                 return []
             return [w for w in parse_discovery(n.name, result.stdout)
@@ -199,7 +199,7 @@ class ClusterEngine:
                     remove_command(workload.runtime, workload.name))
                 ok, detail = result.ok, result.stderr.strip()[:200]
             except NodeError as exc:
-                ok, detail = False, f"{exc.reason}: {exc.detail}"
+                ok, detail = False, exc.text
             say("stop", workload.node, "ok" if ok else "failed", detail or workload.name)
             if not ok:
                 failed.append(workload.node)
@@ -231,7 +231,7 @@ class ClusterEngine:
             try:
                 result = await self.transport(n).run(command, timeout=timeout)
             except NodeError as exc:
-                return ExecResult(n.name, None, "", "", f"{exc.reason}: {exc.detail}")
+                return ExecResult(n.name, None, "", "", exc.text)
             return ExecResult(n.name, result.exit_code, result.stdout, result.stderr)
 
         return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))

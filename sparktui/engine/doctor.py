@@ -161,7 +161,7 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
         try:
             result = await transports[node.name].run(script)
         except NodeError as exc:
-            return [Check(node.name, "ssh", FAIL, f"{exc.reason}: {exc.detail}",
+            return [Check(node.name, "ssh", FAIL, exc.text,
                           _("is the node on? try {command}, then ssh to it by hand").format(
                               command="sparktui init-host-keys"))], {}
         received = time.time()

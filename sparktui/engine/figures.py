@@ -101,7 +101,6 @@ class TelemetryFrame:
     engine: EngineFigures | None = None
     alerts: list[Alert] = field(default_factory=list)  # active first, then recently cleared
     history: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
-    channels: int = 0  # SSH channels this sample opened
 
     def node(self, name: str) -> NodeFigures | None:
         return next((n for n in self.nodes if n.node == name), None)

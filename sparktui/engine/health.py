@@ -53,7 +53,7 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     try:
         result = await asyncio.wait_for(transport.run(DISCOVER, timeout=timeout), timeout)
     except NodeError as exc:
-        return NodeHealth(node.name, reachable=False, error=_reason(exc))
+        return NodeHealth(node.name, reachable=False, error=exc.text)
     except TimeoutError:
         return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
             seconds=format_seconds(timeout)))
@@ -69,7 +69,3 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
 
 def _serving_head(workloads: list[Workload]) -> Workload | None:
     return next((w for w in workloads if w.role == "head" and w.running), None)
-
-
-def _reason(exc: NodeError) -> str:
-    return f"{_(exc.reason)}: {exc.detail}" if exc.detail else _(exc.reason)

@@ -1,5 +1,5 @@
-"""A small HTTP/1.0 GET over any stream pair, so the head's API is reached through
-the SSH connection (direct-tcpip) exactly as it is locally."""
+"""A small HTTP/1.0 client (GET; POST for the deep check) over any stream pair, so the
+head's API is reached through the SSH connection (direct-tcpip) exactly as it is locally."""
 
 from __future__ import annotations
 
@@ -20,11 +20,21 @@ class HttpAnswer:
 
 async def http_get(transport: Transport, host: str, port: int, path: str,
                    timeout: float) -> HttpAnswer:
-    async def _get() -> HttpAnswer:
+    return await http_request(transport, host, port, "GET", path, timeout)
+
+
+async def http_request(transport: Transport, host: str, port: int, method: str, path: str,
+                       timeout: float, *, body: bytes = b"",
+                       content_type: str = "application/json") -> HttpAnswer:
+    """``method path`` with an optional body; the whole answer within ``timeout``."""
+    async def _request() -> HttpAnswer:
         reader, writer = await transport.open_tcp(host, port, timeout)
         try:
-            request = f"GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: */*\r\n\r\n"
-            writer.write(request.encode("ascii"))
+            request = f"{method} {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: */*\r\n"
+            if body:
+                request += (f"Content-Type: {content_type}\r\n"
+                            f"Content-Length: {len(body)}\r\n")
+            writer.write((request + "\r\n").encode("ascii") + body)
             raw = await reader.read(MAX_BODY)
             chunks = [raw]
             while raw:
@@ -34,10 +44,10 @@ async def http_get(transport: Transport, host: str, port: int, path: str,
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
-        head, _, body = data.partition(b"\r\n\r\n")
+        head, _, answer = data.partition(b"\r\n\r\n")
         status_line = head.split(b"\r\n", 1)[0].split()
         if len(status_line) < 2 or not status_line[1].isdigit():
             raise ConnectionError("not an HTTP answer")
-        return HttpAnswer(int(status_line[1]), body.decode("utf-8", "replace"))
+        return HttpAnswer(int(status_line[1]), answer.decode("utf-8", "replace"))
 
-    return await asyncio.wait_for(_get(), timeout)
+    return await asyncio.wait_for(_request(), timeout)

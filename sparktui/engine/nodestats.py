@@ -120,11 +120,16 @@ def parse_gpu_csv(text: str) -> dict[str, float | None]:
     def col(i: int) -> list[float]:
         return [r[i] for r in rows if r[i] is not None]  # type: ignore[misc]
 
-    util, power, temp, mem = col(0), col(1), col(2), col(3)
+    return gpu_summary(col(0), col(1), col(2), col(3))
+
+
+def gpu_summary(util: list[float], power: list[float], temp: list[float],
+                mem_mib: list[float]) -> dict[str, float | None]:
+    """Per-GPU readings (nvidia-smi's or dcgm-exporter's) as one node's figures."""
     return {"util": sum(util) / len(util) if util else None,
             "power": sum(power) if power else None,
             "temp": max(temp) if temp else None,
-            "mem_used": sum(mem) * 1024 * 1024 if mem else None}
+            "mem_used": sum(mem_mib) * 1024 * 1024 if mem_mib else None}
 
 
 def parse_df(text: str) -> tuple[float, float] | None:
@@ -220,8 +225,4 @@ def parse_dcgm(text: str, raw: RawNode) -> None:
             per.setdefault(DCGM[name], []).append(value)
     if not per:
         return
-    util, power, temp, mem = (per.get(k, []) for k in ("util", "power", "temp", "mem_used"))
-    raw.gpu = {"util": sum(util) / len(util) if util else None,
-               "power": sum(power) if power else None,
-               "temp": max(temp) if temp else None,
-               "mem_used": sum(mem) * 1024 * 1024 if mem else None}
+    raw.gpu = gpu_summary(*(per.get(k, []) for k in ("util", "power", "temp", "mem_used")))

@@ -243,7 +243,7 @@ class PowerRun:
         except NodeError as exc:
             if exc.reason in ("connection lost", "timeout"):
                 return True, f"sent; the connection dropped ({exc.reason})"
-            return False, f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+            return False, exc.text
         if result.exit_code in (0, 255):  # 255: the session ended without an exit status
             return True, "sent"
         why = (result.stderr.strip() or result.stdout.strip())[:200]

@@ -5,9 +5,10 @@ before it, ``after_frontend`` once its API answers (``engine/services.py``). A
 services-only plan (no engine nodes) is gated on the services' readiness alone;
 terminal services are then waited for and their worst exit code is the run's.
 
-Nothing is started until every node passes preflight; a failed launch or an
-engine that dies while loading removes what this serve started, unless the
-operator asked to keep it for a post-mortem.
+Nothing is started until every node passes preflight; a failed launch, an
+engine that dies while loading, or a critical service that crashes meanwhile
+removes what this serve started, unless the operator asked to keep it for a
+post-mortem.
 """
 
 from __future__ import annotations
@@ -220,6 +221,7 @@ class Serve:
                 if not state.startswith("running"):
                     tail = await self._last_lines(node)
                     raise StepFailed(node.name, "ready", f"{node.container} is {state}\n{tail}")
+            await self._service_step(self.services.check_alive())  # a crashed etcd fails now
             try:
                 answer = await http_get(self.t[head.name], head.ssh_ip, self.plan.port,
                                         "/v1/models", 5)

@@ -56,6 +56,7 @@ class ServiceRunner:
         self.say = say
         self.poll = poll_seconds
         self.started: list[Started] = []
+        self._gone: set[str] = set()  # non-critical instances already reported as stopped
 
     # -- preflight ------------------------------------------------------------------
     async def preflight(self, services: list[ServicePlan]) -> None:
@@ -148,6 +149,25 @@ class ServiceRunner:
         detail = f"{tag(inst)}: {inst.container} {state} with exit code {code}"
         self.say(STEP, inst.node, "failed", detail + (f"\n{tail}" if tail else ""))
         raise ServiceFailed(inst.node, detail + (f"\n{tail}" if tail else ""), reported=True)
+
+    # -- while the engine loads ---------------------------------------------------------
+    async def check_alive(self) -> None:
+        """A critical instance that stopped running fails the serve at once (exit code and
+        last lines); a non-critical one is reported once and left alone. Terminal
+        services may finish whenever they like."""
+        watched = [s for s in self.started if not s.service.terminal
+                   and s.instance.container not in self._gone]
+        states = await asyncio.gather(*(probe.state(self.t[s.instance.node], s.target)
+                                        for s in watched))
+        for s, (state, code) in zip(watched, states, strict=True):
+            if state == "running":
+                continue
+            if s.service.critical:
+                await self._crashed(s, state, code)
+            self._gone.add(s.instance.container)
+            self.say(STEP, s.instance.node, "warn",
+                     f"{tag(s.instance)}: {s.instance.container} {state} with exit code {code} "
+                     "(not critical: serve goes on)")
 
     # -- terminal services --------------------------------------------------------------
     async def wait_terminal(self, services: list[ServicePlan]) -> int:

@@ -20,7 +20,7 @@ from sparktui.engine import metrics, nodestats
 from sparktui.engine.alerts import AlertBook, AlertRules
 from sparktui.engine.figures import DeepCheck, EngineFigures, NodeFigures, TelemetryFrame
 from sparktui.engine.history import History
-from sparktui.engine.http import http_get
+from sparktui.engine.http import http_get, http_request
 from sparktui.engine.service_labels import metrics as metric_endpoints
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.engine.transport import NodeError, Transport
@@ -28,7 +28,9 @@ from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 
 PERCENTILE_WINDOW = 60.0
-EXPORTERS = {"dcgm-exporter": ("gpu", 9401), "node-exporter": ("proc", 9101)}
+EXPORTERS = {"dcgm-exporter": 9401, "node-exporter": 9101}
+"""Exporter kind -> its default port (``plan.services.kinds.exporters``), for a container
+that carries neither a metrics label nor a port."""
 
 
 def exporter_kind(workload: Workload) -> str | None:
@@ -52,7 +54,7 @@ def exporters_on(workloads: list[Workload]) -> dict[str, tuple[int, str]]:
         if kind is None or kind in found:
             continue
         endpoints = metric_endpoints(w)
-        port = endpoints[0].port if endpoints else w.port or EXPORTERS[kind][1]
+        port = endpoints[0].port if endpoints else w.port or EXPORTERS[kind]
         found[kind] = (port, endpoints[0].path if endpoints else "/metrics")
     return found
 
@@ -78,7 +80,9 @@ class ClusterTelemetry:
         self.history = History(self.interval)
         self.rules = AlertRules(stall_seconds=config.telemetry_stall_seconds)
         self.book = AlertBook()
-        self._cpu: dict[str, tuple[float, float] | None] = {}
+        # node -> (source, cumulative CPU): /proc jiffies and node-exporter seconds differ,
+        # so a delta is taken only between two readings of one source
+        self._cpu: dict[str, tuple[str, tuple[float, float] | None] | None] = {}
         self._snaps: deque[metrics.EngineSnapshot] = deque()
         self._head: tuple[str, int] | None = None
         self.channels = 0  # SSH channels opened by samples, for the benchmark
@@ -125,8 +129,7 @@ class ClusterTelemetry:
                 *(scrape(kind) for kind in exporters))
         except NodeError as exc:
             self._cpu[node.name] = None
-            detail = f"{_(exc.reason)}: {exc.detail}" if exc.detail else _(exc.reason)
-            return NodeFigures(node.name, reachable=False, error=detail)
+            return NodeFigures(node.name, reachable=False, error=exc.text)
         except TimeoutError:
             self._cpu[node.name] = None
             return NodeFigures(node.name, reachable=False, error=_("timeout ({seconds})").format(
@@ -142,8 +145,10 @@ class ClusterTelemetry:
             else:
                 nodestats.parse_dcgm(body, raw)
                 sources["gpu"] = kind
-        cpu = nodestats.cpu_percent(self._cpu.get(node.name), raw.cpu)
-        self._cpu[node.name] = raw.cpu
+        before = self._cpu.get(node.name)
+        cpu = nodestats.cpu_percent(before[1] if before and before[0] == sources["cpu_mem"]
+                                    else None, raw.cpu)
+        self._cpu[node.name] = (sources["cpu_mem"], raw.cpu)
         mem = nodestats.memory_split(raw.mem)
         return NodeFigures(
             node.name, cpu_pct=cpu, **mem, gpu_util=raw.gpu.get("util"),
@@ -210,35 +215,16 @@ async def deep_check(transport: Transport, host: str, port: int, model: str | No
     body = json.dumps({"model": model or "", "prompt": "ping", "max_tokens": 1,
                        "temperature": 0}).encode()
     started = time.perf_counter()
-
-    async def post() -> tuple[int, bytes]:
-        reader, writer = await transport.open_tcp(host, port, timeout)
-        try:
-            writer.write(f"POST /v1/completions HTTP/1.0\r\nHost: {host}:{port}\r\n"
-                         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                         "\r\n".encode("ascii") + body)
-            chunks = []
-            while data := await reader.read(1 << 16):
-                chunks.append(data if isinstance(data, bytes) else data.encode())
-        finally:
-            writer.close()
-        raw = b"".join(chunks)
-        head, _, payload = raw.partition(b"\r\n\r\n")
-        status = head.split(b"\r\n", 1)[0].split()
-        if len(status) < 2 or not status[1].isdigit():
-            raise ConnectionError("not an HTTP answer")
-        return int(status[1]), payload
-
     try:
-        status, payload = await asyncio.wait_for(post(), timeout)
+        answer = await http_request(transport, host, port, "POST", "/v1/completions",
+                                    timeout, body=body)
     except Exception as exc:
         return DeepCheck(False, error=str(exc) or type(exc).__name__, model=model)
     latency = round((time.perf_counter() - started) * 1000, 1)
     ok = False
-    if status == 200:
+    if answer.status == 200:
         try:
-            ok = bool(json.loads(payload).get("choices"))
+            ok = bool(json.loads(answer.body).get("choices"))
         except (ValueError, AttributeError):
             ok = False
-    return DeepCheck(ok, latency, status, None if ok else payload[:200].decode(
-        "utf-8", "replace"), model)
+    return DeepCheck(ok, latency, answer.status, None if ok else answer.body[:200], model)

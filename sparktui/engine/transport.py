@@ -41,7 +41,12 @@ class NodeError(Exception):
 
     def __init__(self, node: str, reason: str, detail: str = ""):
         self.node, self.reason, self.detail = node, reason, detail
-        super().__init__(f"{node}: {_(reason)}" + (f": {detail}" if detail else ""))
+        super().__init__(f"{node}: {self.text}")
+
+    @property
+    def text(self) -> str:
+        """The reason in the active language, and the detail: what people read."""
+        return f"{_(self.reason)}: {self.detail}" if self.detail else _(self.reason)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ActionResult, Outcome, Progress
+from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.powerplan import PowerPlan
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
+
+if TYPE_CHECKING:
+    from sparktui.tui.screens.power_menu import PowerChoice
 
 ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
                  "exec": N_("exec"), "tmux": N_("tmux")}
@@ -154,7 +158,8 @@ def running_recipe(health: ClusterHealth | None, recipe: str) -> list[str]:
 # -- power ----------------------------------------------------------------------------------
 
 
-def power_title(plan: PowerPlan) -> str:
+def power_title(plan: PowerPlan | PowerChoice) -> str:
+    """``Power on a`` / ``Power off a`` / ``Switch from a to b``: a plan's or a menu choice's."""
     if plan.action == "switch":
         return _("Switch from {source} to {target}").format(source=plan.source,
                                                             target=plan.target)
@@ -172,10 +177,3 @@ def power_outcome(plan: PowerPlan, result: ActionResult) -> str:
         return _("{title}: partly done, {n} of {total} steps not done").format(
             title=title, n=len(result.not_done), total=len(result.outcomes))
     return _("{title}: nothing was done").format(title=title)
-
-
-def outcome_line(outcome: Outcome) -> str:
-    """``power_off  switch.node2 (node2)  kept on: node2 did not go down``."""
-    target = (f"{outcome.target} ({outcome.node})" if outcome.node
-              and outcome.node != outcome.target else outcome.target)
-    return f"{outcome.action:<10} {target:<28} {outcome.detail}"

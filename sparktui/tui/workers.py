@@ -77,7 +77,7 @@ async def follow_telemetry(engine: ClusterView, cluster: str,
             frame = await asyncio.wait_for(sample(cluster), max(interval * 5, 10.0))
         except asyncio.CancelledError:
             raise
-        except AttributeError:
+        except NotImplementedError:
             return  # a read-only view over an engine that does not sample
         except Exception:  # a failed sample must not end the dashboard
             frame = None
@@ -91,7 +91,7 @@ async def deep_check(engine: ClusterView, cluster: str) -> tuple[bool, str]:
     check = getattr(engine, "deep_check", None)
     try:
         result = await check(cluster) if check is not None else None
-    except AttributeError:
+    except NotImplementedError:  # a read-only view over an engine without the check
         result = None
     except Exception as exc:  # the engine's bug must not end the dashboard
         return False, _("deep check failed: {error}").format(error=str(exc) or type(exc).__name__)

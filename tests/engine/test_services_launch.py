@@ -10,6 +10,8 @@ from conftest import Recorder, toy_recipe
 from service_support import service, services_only, with_services
 
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
+from sparktui.tui.actions import ActionRun
+from sparktui.tui.screens.progress import serve_failure_note
 
 
 def _nodes(s):
@@ -159,6 +161,11 @@ def test_keep_on_failure_leaves_the_failed_service_for_a_post_mortem(site):
     n1, _n2 = _nodes(s)
     store = service("store", [n1], ["sh", "-c", "exit 5"],
                     readiness=Readiness("tcp", port=7997, timeout=30))
-    result, _ = _serve(s, services_only("test", [store]), Recorder(), keep=True)
+    rec = Recorder()
+    result, _ = _serve(s, services_only("test", [store]), rec, keep=True)
     assert not result.ok and "exit code 5" in result.detail
     assert _all_names(s, "node1") == ["sparktui-svc-store-0"]
+    # The dashboard's progress view tells the truth about it: something is left running.
+    run = ActionRun(1, "serve", "test", "svc", 0.0, events=list(rec.events), result=result)
+    note = serve_failure_note(run)
+    assert "Nothing was started" not in note and "still on the cluster" in note

@@ -4,6 +4,7 @@ stopped through the CLI on four sshd test hosts (the docker stand-in plays each 
 from __future__ import annotations
 
 import json
+import time
 
 from conftest import toy_recipe
 
@@ -166,3 +167,65 @@ readiness = { log = "ticker [0-9] up", timeout = 20 }
     for node in ("node1", "node2"):
         sessions = s.hosts.ssh(node, "tmux ls -F '#{session_name}' 2>/dev/null; true")
         assert sessions.stdout.split() == []
+
+
+def test_a_critical_service_crashing_while_the_engine_loads_fails_serve_at_once(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe(nodes=2, env='STANDIN_READY_AFTER = "60"') + """
+[[services]]
+name = "coord"
+command = ["sh", "-c", "echo coord up; sleep 2; echo lost quorum; exit 4"]
+readiness = { log = "coord up", timeout = 20 }
+""")
+    began = time.monotonic()
+    assert main(s.cli("serve", "toy")) == 1
+    assert time.monotonic() - began < 15  # not the engine's 20 s ready timeout
+    err = capsys.readouterr().err
+    assert "coord[0]" in err and "exit code 4" in err and "lost quorum" in err
+    for node in ("node1", "node2"):  # rolled back: the engine and the service
+        assert _all_names(s, node) == []
+
+
+def test_a_non_critical_service_crashing_while_the_engine_loads_is_only_reported(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe(nodes=2, env='STANDIN_READY_AFTER = "4"') + """
+[[services]]
+name = "sidecar"
+critical = false
+command = ["sh", "-c", "echo sidecar up; exit 2"]
+""")
+    assert main(s.cli("serve", "toy")) == 0
+    out = capsys.readouterr().out
+    assert out.count("sidecar[0]: sparktui-toy--sidecar-0 exited with exit code 2") == 1
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_health_shows_a_recipes_own_readiness_and_metrics(site, capsys):
+    s = site(2)
+    s.recipe("side", """\
+docker_image = "busybox:1"
+
+[[services]]
+name = "side"
+nodes = 2
+command = ["data-server", "--port", "7150"]
+readiness = { port = 7150, path = "/ready", timeout = 20 }
+metrics = { port = 7150, path = "/stats", name = "side-stats", nodes = "first" }
+
+[[services]]
+name = "node-exporter"
+type = "node-exporter"
+placement = { pool = "side" }
+metrics = []
+""")
+    assert main(s.cli("serve", "side")) == 0
+    capsys.readouterr()
+    assert main(s.cli("health", "--json")) == 0
+    services = {svc["name"]: svc for svc in json.loads(capsys.readouterr().out)["services"]}
+    side = services["side"]
+    assert [(i["readiness"], i["ready"]) for i in side["instances"]] == [
+        ("http 7150/ready", True), ("http 7150/ready", True)]
+    assert [(m["name"], m["node"], m["port"], m["path"]) for m in side["metrics"]] == [
+        ("side-stats", side["instances"][0]["node"], 7150, "/stats")]
+    assert services["node-exporter"]["metrics"] == []  # not the kind's :9101
+    assert main(s.cli("stop", "--yes")) == 0

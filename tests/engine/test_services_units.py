@@ -26,7 +26,7 @@ def _svc(name: str, **labels: str) -> Workload:
     ("log:ready to serve", Readiness("log", pattern="ready to serve")),
     ("none", Readiness("none")),
     (json.dumps(Readiness("http", port=9, path="/x", timeout=5).as_dict()),
-     Readiness("http", port=9, path="/x")),
+     Readiness("http", port=9, path="/x", timeout=5)),
     ("tcp:99999", Readiness("tcp", port=None)),
     ("bogus", None),
 ])

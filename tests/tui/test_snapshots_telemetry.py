@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.wall import WallPane, tiles
-from tui.support import make_app, serving_health
+from tui.support import make_app, serving_health, wait_for
 from tui.telemetry_support import telemetry_frame
 
 SMALL = (120, 40)
@@ -59,19 +59,18 @@ async def test_alerts_strip_shows_while_alerts_exist_and_follows_the_cluster():
         strip = app.screen.query_one(AlertsStrip)
         assert not strip.display
         app.dashboard.post_message(TelemetryUpdated(telemetry_frame()))
-        await pilot.pause(0.1)
-        assert strip.display and strip.has_class("-active")
+        await wait_for(pilot, lambda: strip.display)
+        assert strip.has_class("-active")
         assert "memory 93% used" in str(strip.render())
         app.dashboard.post_message(TelemetryUpdated(telemetry_frame(alerts=False)))
-        await pilot.pause(0.1)
-        assert not strip.display
+        await wait_for(pilot, lambda: not strip.display)
         # a frame of another cluster does not show on this one
-        app.dashboard.post_message(TelemetryUpdated(telemetry_frame("2nodes-b")))
-        await pilot.pause(0.1)
+        frame_b = telemetry_frame("2nodes-b")
+        app.dashboard.post_message(TelemetryUpdated(frame_b))
+        await wait_for(pilot, lambda: app.dashboard.telemetry.get("2nodes-b") is frame_b)
         assert not strip.display
         app.focus_cluster("2nodes-b")
-        await pilot.pause(0.1)
-        assert strip.display
+        await wait_for(pilot, lambda: strip.display)
         assert app.screen.query_one(WallPane).frame.cluster == "2nodes-b"
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.support import RECIPES
-
 from sparktui.engine.status import NodeHealth, Workload
-from sparktui.tui.state import RecipeEntry, main_workload, scan_recipes
+from sparktui.tui.state import main_workload, scan_recipes
+from tui.support import RECIPES
 
 
 def _work(name: str, role: str, state: str = "running") -> Workload:
@@ -81,3 +80,23 @@ def test_a_crashed_engine_beats_a_running_service_and_running_beats_exited() -> 
     gone, live = _work("a", "service", state="exited"), _work("b", "service")
     assert main_workload(NodeHealth("n1", True, workloads=[gone, live])) is live
     assert main_workload(NodeHealth("n1", True)) is None
+
+
+def test_failed_serve_note_nothing_removed_or_kept() -> None:
+    from sparktui.engine.api import ActionResult, Progress
+    from sparktui.tui.actions import ActionRun
+    from sparktui.tui.screens.progress import serve_failure_note
+
+    def note(*events: tuple[str, str | None, str]) -> str:
+        result = ActionResult(False, "n1", "service", "boom")
+        run = ActionRun(1, "serve", "c", "r", 0.0,
+                        events=[Progress(*e, "") for e in events], result=result)
+        return serve_failure_note(run)
+
+    assert "Nothing was started" in note(("preflight", "n1", "ok"),
+                                         ("service", None, "started"),
+                                         ("service", "n1", "failed"))
+    kept = note(("service", None, "started"), ("service", "n1", "ok"),
+                ("service", "n1", "failed"))
+    assert "still on the cluster" in kept
+    assert "removed" in note(("service", "n1", "ok"), ("rollback", "n1", "ok"))

@@ -18,6 +18,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sparktui.i18n import _
+from sparktui.tui.actions import power_title
 
 
 @dataclass(frozen=True)
@@ -31,16 +32,10 @@ def power_choices(cluster: str, others: list[str], *, switch_only: bool = False
                   ) -> list[tuple[PowerChoice, str]]:
     """The choices for ``cluster`` (the one under the cursor), each with its label;
     ``others``: the clusters a switch may come from, the likeliest first."""
-    choices: list[tuple[PowerChoice, str]] = []
-    if not switch_only:
-        choices += [(PowerChoice("on", None, cluster),
-                     _("Power on {cluster}").format(cluster=cluster)),
-                    (PowerChoice("off", cluster, None),
-                     _("Power off {cluster}").format(cluster=cluster))]
-    choices += [(PowerChoice("switch", other, cluster),
-                 _("Switch from {source} to {target}").format(source=other, target=cluster))
-                for other in others if other != cluster]
-    return choices
+    choices = [] if switch_only else [PowerChoice("on", None, cluster),
+                                      PowerChoice("off", cluster, None)]
+    choices += [PowerChoice("switch", other, cluster) for other in others if other != cluster]
+    return [(choice, power_title(choice)) for choice in choices]
 
 
 class PowerMenuScreen(ModalScreen[PowerChoice | None]):

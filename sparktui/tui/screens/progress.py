@@ -19,8 +19,8 @@ from textual.widgets import Static
 
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
-from sparktui.labels import state_label, step_label
-from sparktui.tui.actions import ActionRun, ProgressRow, outcome_line, short_detail
+from sparktui.labels import outcome_line, state_label, step_label
+from sparktui.tui.actions import ActionRun, ProgressRow, short_detail
 
 MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
          "started": ("…", "cyan"), "waiting": ("◷", "cyan")}

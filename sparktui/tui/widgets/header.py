@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from sparktui.engine.alerts import KV_SHARE
 from sparktui.engine.figures import TelemetryFrame
 from sparktui.engine.status import ClusterHealth
 from sparktui.fmt import format_optional
@@ -92,7 +93,8 @@ def live_figures(state: HeaderState, wide: bool = True) -> Text:
         if wide:
             text.append("  " + _("KV") + " ", style="dim")
             kv = None if engine.kv_cache is None else engine.kv_cache * 100
-            text.append(pct(kv), style="bold red" if kv is not None and kv > 95 else "bold")
+            text.append(pct(kv), style="bold red" if kv is not None and kv > KV_SHARE * 100
+                        else "bold")
             kv_series = tuple(None if v is None else v * 100
                               for v in frame.history.get("engine.kv_cache", ()))
             text.append(" " + sparkline(kv_series, SPARK, lo=0, hi=100), style="cyan")

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Static
 
+from sparktui.engine.alerts import KV_SHARE, MEMORY_PCT
 from sparktui.engine.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.widgets.spark import millis, sparkline
@@ -52,13 +53,14 @@ def tiles(frame: TelemetryFrame | None) -> dict[str, Tile]:
                          _("waiting {n}").format(n=_int(e.waiting)) if ok else "",
                          hot=ok and bool(e.waiting) and not (e.gen_tps or 0) > 0),
         "kv": Tile(_int(None if not ok or e.kv_cache is None else e.kv_cache * 100),
-                   tuple(kv), hot=ok and (e.kv_cache or 0) > 0.95, hi=100),
+                   tuple(kv), hot=ok and (e.kv_cache or 0) > KV_SHARE, hi=100),
         "ttft": Tile(_int(None if not ok or e.ttft_p95 is None else e.ttft_p95 * 1000),
                      tuple(ttft), _("p50 {t}").format(t=millis(e.ttft_p50)) if ok else ""),
         "mem": Tile(_int(busiest.mem_pct) if busiest else "-",
                     h.get(f"{busiest.node}.mem_pct", ()) if busiest else (),
                     busiest.node if busiest else "",
-                    hot=busiest is not None and (busiest.mem_pct or 0) > 90, hi=100),
+                    hot=busiest is not None and (busiest.mem_pct or 0) > MEMORY_PCT,
+                    hi=100),
     }
 
 
