@@ -23,7 +23,7 @@ from sparktui.engine.api import ActionResult, Progress, ProgressSink
 from sparktui.engine.http import http_get
 from sparktui.engine.services import ServiceFailed, ServiceRunner
 from sparktui.engine.transport import NodeError, Transport
-from sparktui.engine.workloads import remove_command
+from sparktui.engine.workloads import roll_back
 from sparktui.plan import hf
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 
@@ -97,7 +97,7 @@ class Serve:
         except ServiceFailed as exc:
             raise StepFailed(exc.node, "service", exc.detail, reported=exc.reported) from None
         except NodeError as exc:
-            raise StepFailed(exc.node, "service", f"{exc.reason}: {exc.detail}") from None
+            raise StepFailed(exc.node, "service", exc.text) from None
 
     async def _each(self, step: str, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
         """Run a step on every node at once; every node's outcome is reported."""
@@ -239,12 +239,8 @@ class Serve:
 
     async def _rollback(self) -> None:
         for node in reversed(self.started):
-            self._say("rollback", node.name, "started", node.container)
-            try:
-                await self.t[node.name].run(remove_command(self.plan.runtime, node.container))
-                self._say("rollback", node.name, "ok", node.container)
-            except NodeError as exc:
-                self._say("rollback", node.name, "failed", str(exc))
+            await roll_back(self.t[node.name], node.name, self.plan.runtime, node.container,
+                            self._say)
 
 
 async def run_hook(t: Transport, node: str, step: HookStep, phase: str, scripts: ScriptText,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from sparktui.engine import service_probe as probe
 from sparktui.engine.service_probe import Target
 from sparktui.engine.transport import NodeError, Transport
-from sparktui.engine.workloads import remove_command
+from sparktui.engine.workloads import roll_back
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 
 Say = Callable[[str, str | None, str, str], None]
@@ -201,12 +201,8 @@ class ServiceRunner:
         order += [s for s in reversed(self.started) if s.service.critical]
         for s in order:
             inst = s.instance
-            self.say("rollback", inst.node, "started", inst.container)
-            try:
-                await self.t[inst.node].run(remove_command(s.target.runtime, inst.container))
-                self.say("rollback", inst.node, "ok", inst.container)
-            except NodeError as exc:
-                self.say("rollback", inst.node, "failed", str(exc))
+            await roll_back(self.t[inst.node], inst.node, s.target.runtime, inst.container,
+                            self.say)
         self.started = []
 
 

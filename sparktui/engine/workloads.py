@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from sparktui.engine.status import Workload
 from sparktui.plan.container import LABEL_PREFIX
+
+if TYPE_CHECKING:
+    from sparktui.engine.transport import Transport
 
 _TMUX_MARK = "@@sparktui-tmux@@"
 
@@ -93,3 +97,16 @@ def remove_command(runtime: str, name: str, grace_seconds: int = 30) -> str:
         return shlex.join(["tmux", "kill-session", "-t", name])
     return (shlex.join(["docker", "stop", "-t", str(grace_seconds), name]) + " >/dev/null 2>&1; "
             + shlex.join(["docker", "rm", "-f", name]) + " >/dev/null")
+
+
+async def roll_back(t: Transport, node: str, runtime: str, container: str,
+                    say: Callable[[str, str | None, str, str], None]) -> None:
+    """Remove one container a failed serve started; a failure is reported, not raised."""
+    from sparktui.engine.transport import NodeError
+
+    say("rollback", node, "started", container)
+    try:
+        await t.run(remove_command(runtime, container))
+        say("rollback", node, "ok", container)
+    except NodeError as exc:
+        say("rollback", node, "failed", exc.text)
