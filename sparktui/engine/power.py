@@ -242,12 +242,14 @@ class PowerRun:
                 command, timeout=self.config.command_timeout_seconds)
         except NodeError as exc:
             if exc.reason in ("connection lost", "timeout"):
-                return True, f"sent; the connection dropped ({exc.reason})"
+                return True, _("sent; the connection dropped ({reason})").format(
+                    reason=_(exc.reason))
             return False, exc.text
         if result.exit_code in (0, 255):  # 255: the session ended without an exit status
-            return True, "sent"
+            return True, _("sent")
         why = (result.stderr.strip() or result.stdout.strip())[:200]
-        return False, f"power-off command failed (exit {result.exit_code}): {why}"
+        return False, _("power-off command failed (exit {code}): {why}").format(
+            code=result.exit_code, why=why)
 
     async def _wait(self, node: Node, *, up: bool, limit: float) -> float | None:
         """Seconds until the node answers SSH (up) or stopped answering; None: deadline."""
