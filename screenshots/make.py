@@ -46,7 +46,7 @@ tensor_parallel_size = 2
 entrypoint = ["vllm", "serve"]
 args = ["--max-model-len", "32768", "--gpu-memory-utilization", "0.85"]
 """
-TOP = ("health_timeout_seconds = 3\nconnect_timeout_seconds = 3\n"
+TOP = ("telemetry_interval_seconds = 1\nhealth_timeout_seconds = 3\nconnect_timeout_seconds = 3\n"
        "command_timeout_seconds = 15\nready_timeout_seconds = 30\n")
 WAIT_SECONDS = 40.0
 
@@ -106,9 +106,16 @@ async def operator_session(app: SparkApp, out: Path, size: tuple[int, int]) -> N
         await pilot.pause(0.2)
 
 
+def engine_rates(app: SparkApp) -> bool:
+    frame = app.dashboard.telemetry.get(CLUSTER)
+    return bool(frame and frame.engine and frame.engine.gen_tps is not None
+                and frame.engine.ttft_p95 is not None)
+
+
 async def watch_session(app: SparkApp, out: Path, size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: serving(app), "watch mode's health")
+        await wait_until(pilot, lambda: engine_rates(app), "token rates (two samples)")
         await pilot.pause(2.0)  # log lines arrive
         save(app, out, "watch", "sparktui --watch")
 
@@ -125,7 +132,11 @@ def make(out: Path, size: tuple[int, int]) -> None:
         (recipes / RECIPE).mkdir(parents=True)
         (recipes / RECIPE / "recipe.toml").write_text(RECIPE_TOML)
         for node, running, waiting in ((hosts.nodes[0], 3, 1), (hosts.nodes[1], 0, 0)):
-            node.set_engine(running=running, waiting=waiting, kv=0.42, gen_tps=61.5)
+            node.set_engine(running=running, waiting=waiting, kv=0.42, prompt_tps=850,
+                            gen_tps=61.5, rps=2, ttft=[[0.08, 0.9], [0.4, 0.1]],
+                            tpot=[[0.016, 0.8], [0.03, 0.2]])
+            node.set_gpu(**{"utilization.gpu": 87 if running else 64, "power.draw": 61,
+                            "temperature.gpu": 58})
         loaded = load_config(config_path)
         app = create_app(loaded, recipes, ClusterEngine(loaded.config), False,
                          options=options(False))
