@@ -18,6 +18,7 @@ from sparktui.engine.alerts import describe
 from sparktui.engine.cluster import TELEMETRY_HEALTH_AGE, ClusterEngine
 from sparktui.engine.figures import TelemetryFrame
 from sparktui.errors import EXIT_OK
+from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
 
@@ -54,7 +55,7 @@ def render_top(frame: TelemetryFrame) -> str:
     """The compact text view: one line per node, the engine, the active alerts."""
     gib = 1 << 30
     lines = [_("{cluster}  {time}  every {s:g} s").format(
-        cluster=frame.cluster, time=time.strftime("%H:%M:%S", time.localtime(frame.at)),
+        cluster=frame.cluster, time=format_time(frame.at),
         s=frame.interval)]
     lines.append(f"{_('node'):<12} {_('cpu'):>5} {_('mem'):>5} {_('used'):>6} {_('cache'):>6} "
                  f"{_('avail'):>6} {_('swap'):>6} {_('gpu'):>5} {_('power'):>6} "
@@ -84,7 +85,7 @@ def render_top(frame: TelemetryFrame) -> str:
             o50=_fig(e.tpot_p50, "{:.3f}"), o95=_fig(e.tpot_p95, "{:.3f}"))
             + (f"  {e.error}" if e.error else ""))
     for alert in frame.active_alerts:
-        lines.append("! " + time.strftime("%H:%M:%S", time.localtime(alert.since)) + " "
+        lines.append("! " + format_time(alert.since) + " "
                      + describe(alert))
     return "\n".join(lines)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from rich.text import Text
 from textual.widgets import Static
 
 from sparktui.engine.alerts import describe
 from sparktui.engine.figures import Alert
+from sparktui.fmt import format_time
 from sparktui.i18n import _
 
 MAX_ACTIVE = 4
@@ -16,7 +15,7 @@ MAX_CLEARED = 2
 
 
 def clock_time(t: float) -> str:
-    return datetime.fromtimestamp(t).strftime("%H:%M:%S")
+    return format_time(t)
 
 
 def alert_lines(alerts: list[Alert], *, max_active: int = MAX_ACTIVE,
