@@ -26,11 +26,11 @@ from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
+from sparktui.plan.services.kinds.exporters import DCGM_PORT, NODE_PORT
 
 PERCENTILE_WINDOW = 60.0
-EXPORTERS = {"dcgm-exporter": 9401, "node-exporter": 9101}
-"""Exporter kind -> its default port (``plan.services.kinds.exporters``), for a container
-that carries neither a metrics label nor a port."""
+EXPORTERS = {"dcgm-exporter": DCGM_PORT, "node-exporter": NODE_PORT}
+"""Exporter kind -> its default port, for a container that carries no metrics label."""
 
 
 def exporter_kind(workload: Workload) -> str | None:
