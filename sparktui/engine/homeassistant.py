@@ -16,6 +16,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from sparktui.i18n import _
+
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
     import httpx
     from pydantic import SecretStr
@@ -39,7 +41,8 @@ def domain_of(entity: str) -> str:
     """``switch.spark1`` -> ``switch``: a service lives in the entity's own domain."""
     match = _ENTITY.match(entity)
     if match is None:
-        raise HomeAssistantError(f"'{entity}' is not an entity id (domain.name)", entity)
+        raise HomeAssistantError(
+            _("'{entity}' is not an entity id (domain.name)").format(entity=entity), entity)
     return match.group(1)
 
 
@@ -61,8 +64,8 @@ class HomeAssistantClient:
                                            transport=transport, trust_env=False,
                                            follow_redirects=False)
         except httpx.InvalidURL as exc:
-            raise HomeAssistantError(f"Home Assistant url {self.url!r} is not valid: "
-                                     f"{self._scrub(str(exc))}") from None
+            raise HomeAssistantError(_("Home Assistant url {url} is not valid: {why}").format(
+                url=repr(self.url), why=self._scrub(str(exc)))) from None
 
     def __repr__(self) -> str:
         return f"HomeAssistantClient(url={self.url!r}, token=**********)"
@@ -90,26 +93,28 @@ class HomeAssistantClient:
         try:
             answer = await self._http.request(method, path, json=body, headers=headers)
         except httpx.TimeoutException:
-            raise HomeAssistantError(f"Home Assistant unreachable at {self.url}: no answer "
-                                     f"within {self.timeout:g} s", entity) from None
+            raise HomeAssistantError(
+                _("Home Assistant unreachable at {url}: no answer within {seconds:g} s").format(
+                    url=self.url, seconds=self.timeout), entity) from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             reason = self._scrub(str(exc)) or type(exc).__name__
-            raise HomeAssistantError(f"Home Assistant unreachable at {self.url}: {reason}",
-                                     entity) from None
+            raise HomeAssistantError(_("Home Assistant unreachable at {url}: {why}").format(
+                url=self.url, why=reason), entity) from None
         if answer.status_code in (401, 403):
-            raise HomeAssistantError("Home Assistant refused the token", entity)
+            raise HomeAssistantError(_("Home Assistant refused the token"), entity)
         if answer.status_code == 404 and entity is not None:
-            raise HomeAssistantError(f"unknown entity {entity}", entity)
+            raise HomeAssistantError(_("unknown entity {entity}").format(entity=entity), entity)
         if answer.status_code >= 400:
             text = self._scrub(answer.text.strip())[:200]
             raise HomeAssistantError(
-                f"Home Assistant answered {answer.status_code} to {method} {path}"
+                _("Home Assistant answered {status} to {request}").format(
+                    status=answer.status_code, request=f"{method} {path}")
                 + (f": {text}" if text else ""), entity)
         try:
             return answer.json()
         except ValueError:
-            raise HomeAssistantError(f"Home Assistant sent a non-JSON answer to {path}",
-                                     entity) from None
+            raise HomeAssistantError(_("Home Assistant sent a non-JSON answer to {path}").format(
+                path=path), entity) from None
 
     async def check(self) -> None:
         """The API answers and accepts the token (``GET /api/``)."""
@@ -119,8 +124,8 @@ class HomeAssistantClient:
         domain_of(entity)
         data = await self._request("GET", f"/api/states/{entity}", entity=entity)
         if not isinstance(data, dict) or "state" not in data:
-            raise HomeAssistantError(f"no state in Home Assistant's answer for {entity}",
-                                     entity)
+            raise HomeAssistantError(_("no state in Home Assistant's answer for {entity}").format(
+                entity=entity), entity)
         return str(data["state"])
 
     async def _service(self, entity: str, service: str) -> None:
@@ -147,7 +152,9 @@ class HomeAssistantClient:
                 return state
             if time.monotonic() >= deadline:
                 raise HomeAssistantError(
-                    f"{entity} still reads '{state}' {limit:g} s after turn_{target}", entity)
+                    _("{entity} still reads '{state}' {seconds:g} s after {action}").format(
+                        entity=entity, state=state, seconds=limit, action=f"turn_{target}"),
+                    entity)
             await asyncio.sleep(CONFIRM_POLL_SECONDS)
 
 

@@ -24,6 +24,7 @@ from sparktui.engine.http import http_get
 from sparktui.engine.services import ServiceFailed, ServiceRunner
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.engine.workloads import roll_back
+from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 
@@ -130,15 +131,17 @@ class Serve:
             inspect = await t.run(shlex.join(["docker", "image", "inspect", "--format",
                                               "{{.Id}}", self.plan.image]))
             if not inspect.ok:
-                raise StepFailed(node.name, "preflight", f"image {self.plan.image} not present "
-                                 f"({inspect.stderr.strip()[:200]})")
+                why = _("image {image} not present ({why})").format(
+                    image=self.plan.image, why=inspect.stderr.strip()[:200])
+                raise StepFailed(node.name, "preflight", why)
             image_id = inspect.stdout.strip()
             probe = shlex.join(["docker", "inspect", "--format", "{{.State.Status}}",
                                 node.container])
             exists = (await t.run(probe + " 2>/dev/null")).ok
         if exists:
-            raise StepFailed(node.name, "preflight", f"{node.container} already exists on the "
-                             "node; stop it first")
+            why = _("{container} already exists on the node; stop it first").format(
+                container=node.container)
+            raise StepFailed(node.name, "preflight", why)
         self._say("preflight", node.name, "ok", image_id or "")
         self.image_ids[node.name] = image_id
         return image_id
@@ -147,7 +150,8 @@ class Serve:
         ids = {i for i in self.image_ids.values() if i}
         if len(ids) > 1:
             detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in self.image_ids.items())
-            raise StepFailed(None, "preflight", f"image IDs differ across nodes: {detail}")
+            raise StepFailed(None, "preflight", _("image IDs differ across nodes: {detail}").format(
+                detail=detail))
 
     async def _port_free(self) -> None:
         head = self.plan.head
@@ -156,7 +160,8 @@ class Serve:
         except Exception:
             return  # nothing listens: free
         writer.close()
-        raise StepFailed(head.name, "preflight", f"port {self.plan.port} is already in use")
+        raise StepFailed(head.name, "preflight", _("port {port} is already in use").format(
+            port=self.plan.port))
 
     async def _resolve_hf(self, node: NodePlan) -> dict[str, str]:
         values: dict[str, str] = {}
@@ -166,15 +171,18 @@ class Serve:
             got = await t.run(shlex.join(["cat", refs_main]))
             commit = got.stdout.strip()
             if not got.ok or not commit:
-                raise StepFailed(node.name, "hf", f"{ref.repo} is not in the HF cache; run "
-                                 f"`huggingface-cli download {ref.repo}` on {node.name}")
+                why = _("{repo} is not in the HF cache; run `huggingface-cli download {repo}` "
+                        "on {node}").format(repo=ref.repo, node=node.name)
+                raise StepFailed(node.name, "hf", why)
             host_path = hf.snapshot_path(self.hf_cache_host, ref, commit)
             if not (await t.run(shlex.join(["test", "-d", host_path]))).ok:
-                raise StepFailed(node.name, "hf", f"{host_path} missing; run "
-                                 f"`huggingface-cli download {ref.repo}` on {node.name}")
+                why = _("{path} missing; run `huggingface-cli download {repo}` on {node}").format(
+                    path=host_path, repo=ref.repo, node=node.name)
+                raise StepFailed(node.name, "hf", why)
             container_path = hf.to_container(self.hf_cache_host, host_path)
             if not hf.safe_path(container_path):
-                raise StepFailed(node.name, "hf", f"unexpected characters in {container_path}")
+                raise StepFailed(node.name, "hf", _("unexpected characters in {path}").format(
+                    path=container_path))
             values[ref.placeholder] = container_path
             self._say("hf", node.name, "ok", f"{{{{{ref.placeholder}}}}} -> {container_path}")
         return values
@@ -214,13 +222,15 @@ class Serve:
         head = self.plan.head
         deadline = time.monotonic() + self.ready_timeout
         started = time.monotonic()
-        self._say("ready", head.name, "waiting", f"/v1/models on port {self.plan.port}")
+        self._say("ready", head.name, "waiting", _("/v1/models on port {port}").format(
+            port=self.plan.port))
         while True:
             for node in self.started:
                 state = await self._state(node)
                 if not state.startswith("running"):
                     tail = await self._last_lines(node)
-                    raise StepFailed(node.name, "ready", f"{node.container} is {state}\n{tail}")
+                    raise StepFailed(node.name, "ready", _("{container} is {state}").format(
+                        container=node.container, state=state) + "\n" + tail)
             await self._service_step(self.services.check_alive())  # a crashed etcd fails now
             try:
                 answer = await http_get(self.t[head.name], head.ssh_ip, self.plan.port,
@@ -232,8 +242,9 @@ class Serve:
             except Exception:  # not listening yet: keep waiting
                 pass
             if time.monotonic() > deadline:
-                raise StepFailed(head.name, "ready", f"no answer on /v1/models after "
-                                 f"{self.ready_timeout:g} s")
+                why = _("no answer on /v1/models after {seconds:g} s").format(
+                    seconds=self.ready_timeout)
+                raise StepFailed(head.name, "ready", why)
             self._say("ready", head.name, "waiting", f"{time.monotonic() - started:.0f} s")
             await asyncio.sleep(self.poll_seconds)
 
