@@ -1,4 +1,5 @@
-"""The wheel carries the built-in host scripts, the example recipes and the console script.
+"""The wheel carries the built-in host scripts, the example recipes, the compiled
+catalogs and the console script.
 
 Builds a wheel of this checkout (``pip wheel --no-build-isolation``, about a second
 with hatchling installed), installs it into a private ``--target`` folder and runs
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from plan_support import EXAMPLE_RECIPES, REPO, subprocess_env
+
+from sparktui.i18n import LANGUAGES
 
 # hatchling comes with the test extra; without it (a bare laptop) skip, in CI fail.
 pytestmark = pytest.mark.skipif(
@@ -91,3 +94,26 @@ def test_installed_plan_uses_shipped_recipes(site: Path, tmp_path: Path) -> None
     data = json.loads(proc.stdout)
     assert (data["recipe"], data["cluster"], data["runtime"]) == ("qwen3-30b-tmux", "local",
                                                                  "tmux")
+
+
+def test_wheel_ships_every_catalog(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+    for lang in LANGUAGES:
+        assert f"sparktui/_data/locales/{lang}/LC_MESSAGES/sparktui.mo" in names
+    assert "sparktui/i18n_catalogs.py" in names  # the maintenance tool, imported by no one
+
+
+def test_installed_copy_prints_russian(site: Path, tmp_path: Path) -> None:
+    env = subprocess_env(HOME=str(tmp_path), LANG="ru_RU.UTF-8")
+    env.pop("LANGUAGE", None)
+    env["PYTHONPATH"] = str(site)
+    code = ("import sparktui.i18n as i, sys\n"
+            "from sparktui.cli import main\n"
+            "print(i.locale_dir())\n"
+            "sys.exit(main(['--config', 'missing.toml', 'plan', 'x']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert Path(proc.stdout.strip()).is_relative_to(site)
+    assert "файл не найден" in proc.stderr
