@@ -189,6 +189,7 @@ class ServiceRunner:
                 self.say(STEP, s.instance.node, "ok" if codes[n] == 0 else "warn",
                          f"{tag(s.instance)}: exited {codes[n]}")
             if len(codes) < len(waiting):
+                await self.check_alive()  # a crashed critical service ends the run now
                 await asyncio.sleep(self.poll)
         worst = worst_exit(list(codes.values()))
         self.say(STEP, None, "ok" if worst == 0 else "warn", f"terminal: exit code {worst}")

@@ -4,6 +4,7 @@ code, end to end on four real sshd test hosts (recipes and a hand-built plan).""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from conftest import Recorder
@@ -63,4 +64,32 @@ def test_terminal_run_reports_each_instance_as_it_exits(site):
              if e.step == "service" and e.detail.startswith("train[") and "exited" in e.detail]
     assert ("node1", "train[0]: exited 0") in exits and ("node2", "train[1]: exited 1") in exits
     for node in ("node1", "node2", "node3", "node4"):
+        assert _all_names(s, node) == []
+
+
+def test_a_critical_service_crashing_during_a_terminal_run_ends_it(site):
+    """A services-only run waits for its terminal services; a critical service that dies
+    meanwhile fails the run at once (its exit code) and rolls everything back."""
+    s = site(4)
+    n1, n2, n3, _n4 = _nodes(s)
+    train = service("train", [n1, n2], ["sleep", "120"], terminal=True, pool="train")
+    store = service("store", [n3], ["sh", "-c", "sleep 2; echo store lost its disk; exit 4"],
+                    critical=True, pool="store")
+    plan = services_only("test", [store, train])
+    rec = Recorder()
+
+    async def go():
+        engine = s.engine()
+        try:
+            return await engine.serve(plan, rec)
+        finally:
+            await engine.close()
+
+    started = time.monotonic()
+    served = asyncio.run(go())
+    assert not served.ok
+    assert time.monotonic() - started < 60  # not the terminal service's 120 s
+    failed = [e.detail for e in rec.events if e.state == "failed" and e.step == "service"]
+    assert any("exit code 4" in d and "store lost its disk" in d for d in failed), failed
+    for node in ("node1", "node2", "node3"):
         assert _all_names(s, node) == []
