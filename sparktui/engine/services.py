@@ -19,6 +19,7 @@ from sparktui.engine import service_probe as probe
 from sparktui.engine.service_probe import Target
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.engine.workloads import roll_back
+from sparktui.i18n import _, ngettext
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 
 Say = Callable[[str, str | None, str, str], None]
@@ -73,12 +74,13 @@ class ServiceRunner:
         results = await asyncio.gather(*(check(i) for i in instances), return_exceptions=True)
         for inst, result in zip(instances, results, strict=True):
             if isinstance(result, NodeError):
-                raise ServiceFailed(inst.node, f"{tag(inst)}: {result.reason}: {result.detail}")
+                raise ServiceFailed(inst.node, f"{tag(inst)}: {result.text}")
             if isinstance(result, BaseException):
                 raise result
             if result is not None:
-                raise ServiceFailed(inst.node, f"{tag(inst)}: {inst.container} already exists "
-                                    "on the node; stop it first")
+                raise ServiceFailed(inst.node, _(
+                    "{tag}: {container} already exists on the node; stop it first").format(
+                    tag=tag(inst), container=inst.container))
 
     # -- launch -----------------------------------------------------------------------
     async def start_phase(self, services: list[ServicePlan], phase: str) -> None:
@@ -89,13 +91,15 @@ class ServiceRunner:
     async def start(self, service: ServicePlan) -> None:
         began = time.monotonic()
         count = len(service.instances)
-        self.say(STEP, None, "started", f"{service.name}: {service.type}, {count} "
-                 f"instance{'s' if count != 1 else ''} ({service.start})")
+        self.say(STEP, None, "started", ngettext(
+            "{name}: {type}, {n} instance ({phase})", "{name}: {type}, {n} instances ({phase})",
+            count).format(name=service.name, type=service.type, n=count, phase=service.start))
         launched = await asyncio.gather(*(self._launch(service, i) for i in service.instances),
                                         return_exceptions=True)
         self._raise_first(launched)
         await _all_or_first_failure([self._await_ready(s) for s in launched])
-        self.say(STEP, None, "ok", f"{service.name}: ready in {time.monotonic() - began:.1f} s")
+        self.say(STEP, None, "ok", _("{name}: ready in {seconds:.1f} s").format(
+            name=service.name, seconds=time.monotonic() - began))
 
     def _raise_first(self, results: list) -> None:
         failures = [r for r in results if isinstance(r, BaseException)]
@@ -105,24 +109,27 @@ class ServiceRunner:
         if failures:
             first = failures[0]
             if isinstance(first, NodeError):
-                raise ServiceFailed(first.node, f"{first.reason}: {first.detail}")
+                raise ServiceFailed(first.node, first.text)
             raise first
 
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
-        self.say(STEP, inst.node, "started", f"{tag(inst)}: launch {inst.container}")
+        self.say(STEP, inst.node, "started", _("{tag}: launch {container}").format(
+            tag=tag(inst), container=inst.container))
         result = await self.t[inst.node].run(shlex.join(inst.launch))
         if not result.ok:
-            detail = f"{tag(inst)}: launch failed: {(result.stderr or result.stdout).strip()[:300]}"
+            detail = _("{tag}: launch failed: {why}").format(
+                tag=tag(inst), why=(result.stderr or result.stdout).strip()[:300])
             self.say(STEP, inst.node, "failed", detail)
             raise ServiceFailed(inst.node, detail, reported=True)
         started = Started(service, inst, _target(inst))
         self.started.append(started)
-        self.say(STEP, inst.node, "ok", f"{tag(inst)}: launched {result.stdout.strip()[:12]}")
+        self.say(STEP, inst.node, "ok", _("{tag}: launched {id}").format(
+            tag=tag(inst), id=result.stdout.strip()[:12]))
         return started
 
     async def _await_ready(self, s: Started) -> None:
         inst, readiness, t = s.instance, s.service.readiness, self.t[s.instance.node]
-        what = probe.describe(readiness) or "running"
+        what = probe.describe(readiness) or _("running")
         began = time.monotonic()
         deadline = began + readiness.timeout
         self.say(STEP, inst.node, "waiting", f"{tag(inst)}: {what}")
@@ -130,15 +137,18 @@ class ServiceRunner:
             state, code = await probe.state(t, s.target)
             if state != "running":
                 if s.service.terminal:  # finished already: its exit code is the run's
-                    self.say(STEP, inst.node, "ok", f"{tag(inst)}: exited {code}")
+                    self.say(STEP, inst.node, "ok", _("{tag}: exited {code}").format(
+                        tag=tag(inst), code=code))
                     return
                 await self._crashed(s, state, code)
             if await probe.ready(t, s.target, readiness):
                 self.say(STEP, inst.node, "ok",
-                         f"{tag(inst)}: ready ({what}) in {time.monotonic() - began:.1f} s")
+                         _("{tag}: ready ({what}) in {seconds:.1f} s").format(
+                             tag=tag(inst), what=what, seconds=time.monotonic() - began))
                 return
             if time.monotonic() > deadline:
-                detail = f"{tag(inst)}: not ready ({what}) after {readiness.timeout:g} s"
+                detail = _("{tag}: not ready ({what}) after {seconds:g} s").format(
+                    tag=tag(inst), what=what, seconds=readiness.timeout)
                 self.say(STEP, inst.node, "failed", detail)
                 raise ServiceFailed(inst.node, detail, reported=True)
             await asyncio.sleep(self.poll)
@@ -146,7 +156,8 @@ class ServiceRunner:
     async def _crashed(self, s: Started, state: str, code: int | None) -> None:
         inst = s.instance
         tail = (await probe.logs(self.t[inst.node], s.target, tail=15)).strip()
-        detail = f"{tag(inst)}: {inst.container} {state} with exit code {code}"
+        detail = _("{tag}: {container} {state} with exit code {code}").format(
+            tag=tag(inst), container=inst.container, state=state, code=code)
         self.say(STEP, inst.node, "failed", detail + (f"\n{tail}" if tail else ""))
         raise ServiceFailed(inst.node, detail + (f"\n{tail}" if tail else ""), reported=True)
 
@@ -166,15 +177,18 @@ class ServiceRunner:
                 await self._crashed(s, state, code)
             self._gone.add(s.instance.container)
             self.say(STEP, s.instance.node, "warn",
-                     f"{tag(s.instance)}: {s.instance.container} {state} with exit code {code} "
-                     "(not critical: serve goes on)")
+                     _("{tag}: {container} {state} with exit code {code} "
+                       "(not critical: serve goes on)").format(
+                         tag=tag(s.instance), container=s.instance.container, state=state,
+                         code=code))
 
     # -- terminal services --------------------------------------------------------------
     async def wait_terminal(self, services: list[ServicePlan]) -> int:
         """Until every instance of every terminal service has exited; the worst exit code."""
         names = {s.name for s in services if s.terminal}
         waiting = [s for s in self.started if s.service.name in names]
-        self.say(STEP, None, "waiting", "terminal: " + ", ".join(sorted(names)))
+        self.say(STEP, None, "waiting", _("terminal: {names}").format(
+            names=", ".join(sorted(names))))
         codes: dict[int, int] = {}
         while len(codes) < len(waiting):
             for n, s in enumerate(waiting):
@@ -187,12 +201,13 @@ class ServiceRunner:
                     code = 0 if s.target.runtime == "tmux" else 1
                 codes[n] = code
                 self.say(STEP, s.instance.node, "ok" if codes[n] == 0 else "warn",
-                         f"{tag(s.instance)}: exited {codes[n]}")
+                         _("{tag}: exited {code}").format(tag=tag(s.instance), code=codes[n]))
             if len(codes) < len(waiting):
                 await self.check_alive()  # a crashed critical service ends the run now
                 await asyncio.sleep(self.poll)
         worst = worst_exit(list(codes.values()))
-        self.say(STEP, None, "ok" if worst == 0 else "warn", f"terminal: exit code {worst}")
+        self.say(STEP, None, "ok" if worst == 0 else "warn",
+                 _("terminal: exit code {code}").format(code=worst))
         return worst
 
     # -- rollback ---------------------------------------------------------------------
