@@ -6,8 +6,7 @@ pydantic: the cached ``plan`` path depends on it.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from sparktui.lazy import lazy_exports
 
 _EXPORTS = {
     "LOCAL_CLUSTER": "loader", "LoadedConfig": "loaded", "LoadedRecipe": "loaded",
@@ -21,11 +20,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sparktui.config' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"sparktui.config.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

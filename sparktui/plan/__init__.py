@@ -7,8 +7,7 @@ pydantic models behind it before the dashboard's first frame.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from sparktui.lazy import lazy_exports
 
 _EXPORTS = {
     "build_plan": "build",
@@ -18,11 +17,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sparktui.plan' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"sparktui.plan.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
