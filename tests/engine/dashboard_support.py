@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from textual.widgets import DataTable
+
 from sparktui.config import load_config
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.tui.app import create_app
@@ -28,3 +30,10 @@ async def wait_until(pilot, predicate, seconds: float = 30.0) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         await pilot.pause(0.1)
+
+
+def table_text(app) -> str:
+    """The nodes table of the screen on top, one line per row."""
+    table = app.screen.query_one(DataTable)
+    return "\n".join(" ".join(str(c) for c in table.get_row_at(i))
+                     for i in range(table.row_count))

@@ -6,20 +6,11 @@ from __future__ import annotations
 import asyncio
 
 from conftest import toy_recipe
-from dashboard_support import dashboard_app, wait_until
-from textual.widgets import DataTable
+from dashboard_support import dashboard_app, table_text, wait_until
 
 from sparktui.cli import main
 
 MUTATING = {"run", "stop", "rm", "exec", "kill", "restart", "start", "pull"}
-
-
-
-
-def _table_text(app) -> str:
-    table = app.screen.query_one(DataTable)
-    return "\n".join(" ".join(str(c) for c in table.get_row_at(i))
-                     for i in range(table.row_count))
 
 
 def test_dashboard_shows_the_running_containers_and_the_head(site):
@@ -30,8 +21,8 @@ def test_dashboard_shows_the_running_containers_and_the_head(site):
 
     async def look() -> str:
         async with app.run_test(size=(160, 48)) as pilot:
-            await wait_until(pilot, lambda: _table_text(app).count("running") == 2)
-            return _table_text(app)
+            await wait_until(pilot, lambda: table_text(app).count("running") == 2)
+            return table_text(app)
 
     text = asyncio.run(look())
     assert "node1" in text and "node2" in text
@@ -50,7 +41,7 @@ def test_watch_mode_makes_no_mutating_call_whatever_is_pressed(site):
 
     async def press_everything() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: "running" in _table_text(app))
+            await wait_until(pilot, lambda: "running" in table_text(app))
             for key in keys:
                 await pilot.press(key)
                 await pilot.pause(0.02)

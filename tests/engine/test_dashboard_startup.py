@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from conftest import toy_recipe
-from dashboard_support import wait_until
-from textual.widgets import DataTable, Static
+from dashboard_support import table_text, wait_until
+from textual.widgets import Static
 
 from sparktui.cli import main
 from sparktui.engine.api import ReadOnlyView
@@ -39,12 +39,6 @@ def _start(path, recipes, watch: bool = False, painted: list[str] | None = None)
     return app
 
 
-def _table_text(app) -> str:
-    table = app.screen.query_one(DataTable)
-    return "\n".join(" ".join(str(c) for c in table.get_row_at(i))
-                     for i in range(table.row_count))
-
-
 def test_startup_paints_the_skeleton_then_the_dashboard_on_the_real_engine(site):
     s = site(2)
     s.recipe("toy", toy_recipe())
@@ -56,8 +50,8 @@ def test_startup_paints_the_skeleton_then_the_dashboard_on_the_real_engine(site)
         async with app.run_test(size=(160, 48)) as pilot:
             await wait_until(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
             assert isinstance(app.engine, ClusterEngine)
-            await wait_until(pilot, lambda: _table_text(app).count("running") == 2)
-            return _table_text(app)
+            await wait_until(pilot, lambda: table_text(app).count("running") == 2)
+            return table_text(app)
 
     text = asyncio.run(run())
     assert [n for n in painted if n != "Screen"][:2] == ["StartupScreen", "DashboardScreen"]
@@ -74,7 +68,7 @@ def test_startup_in_watch_mode_holds_a_read_only_view(site):
             await wait_until(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
             assert isinstance(app.engine, ReadOnlyView)
             assert not hasattr(app.engine, "serve") and not hasattr(app.engine, "stop")
-            await wait_until(pilot, lambda: "node1" in _table_text(app))
+            await wait_until(pilot, lambda: "node1" in table_text(app))
 
     asyncio.run(run())
 
