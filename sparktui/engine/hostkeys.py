@@ -1,4 +1,13 @@
-"""sparktui's own known_hosts: recorded on first contact, never silently replaced."""
+"""sparktui's own known_hosts: recorded on first contact, never silently replaced.
+
+A node's pins are the keys asyncssh trusts for it when connecting (the same matching:
+hashed names, ``[addr]:port``, revoked entries). Connections and ``init-host-keys``
+offer the pinned key types first and every other type after them, as OpenSSH does:
+a node that has a key of a pinned type shows that one, and a node that has none
+shows the key it has, which is then refused or reported as changed. Offering only
+the pinned types would not do: sshd hangs up on a client with no host key type in
+common, which looks like a dead network, and ``init-host-keys`` would not see the key.
+"""
 
 from __future__ import annotations
 
@@ -34,24 +43,49 @@ class KeyResult:
     detail: str = ""
 
 
-def _recorded(path: Path) -> dict[str, list[str]]:
-    """pattern -> list of 'type base64' recorded for it."""
-    entries: dict[str, list[str]] = {}
-    if not path.is_file():
-        return entries
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) >= 3 and not line.startswith("#"):
-            for pattern in parts[0].split(","):
-                entries.setdefault(pattern, []).append(f"{parts[1]} {parts[2]}")
-    return entries
+@dataclass(frozen=True)
+class Pins:
+    """What a known_hosts file says about one node."""
+
+    known_hosts: asyncssh.SSHKnownHosts
+    trusted: tuple[asyncssh.SSHKey, ...]
+    revoked: tuple[asyncssh.SSHKey, ...]
+
+    @property
+    def types(self) -> list[str]:
+        return list(dict.fromkeys(k.algorithm.decode() for k in self.trusted))
+
+    @property
+    def host_key_algs(self) -> list[str]:
+        """Every host key algorithm, those of the pinned keys first."""
+        from asyncssh.public_key import get_default_certificate_algs, get_default_public_key_algs
+
+        pinned = [alg for key in self.trusted for alg in key.sig_algorithms]
+        every = get_default_certificate_algs() + get_default_public_key_algs()
+        return list(dict.fromkeys(alg.decode("ascii") for alg in pinned + every))
 
 
-async def _fetch(node: Node, timeout: float) -> asyncssh.SSHKey:
+def read_known_hosts(path: Path) -> asyncssh.SSHKnownHosts:
+    """The file as asyncssh reads it: lines it cannot read trust nothing; no file, no key."""
+    import asyncssh
+
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return asyncssh.import_known_hosts(text)
+
+
+def pins(path: Path, node: Node, known: asyncssh.SSHKnownHosts | None = None) -> Pins:
+    """The node's pins in path (or in known, read from it already)."""
+    known = read_known_hosts(path) if known is None else known
+    port = None if node.ssh_port == 22 else node.ssh_port
+    trusted, _ca, revoked, *_ = known.match(node.ssh_ip, node.ssh_ip, port)
+    return Pins(known, tuple(dict.fromkeys(trusted)), tuple(dict.fromkeys(revoked)))
+
+
+async def _fetch(node: Node, timeout: float, algs: list[str]) -> asyncssh.SSHKey:
     import asyncssh
 
     key = await asyncio.wait_for(
-        asyncssh.get_server_host_key(node.ssh_ip, node.ssh_port),
+        asyncssh.get_server_host_key(node.ssh_ip, node.ssh_port, server_host_key_algs=algs),
         timeout)
     if key is None:
         raise OSError("the server offered no host key")
@@ -59,36 +93,54 @@ async def _fetch(node: Node, timeout: float) -> asyncssh.SSHKey:
 
 
 async def init_host_keys(config: Config, nodes: list[Node]) -> list[KeyResult]:
-    """Record unknown keys; report changed ones loudly and leave the file's entry as it was."""
+    """Record the keys of nodes with no pin; report any other key than a pinned one
+    (another key, another type, a revoked key) as changed and leave the file as it was."""
     path = known_hosts_path(config)
-    recorded = _recorded(path)
     remote = [n for n in nodes if not n.local]
-    fetched = await asyncio.gather(*(_fetch(n, config.connect_timeout_seconds) for n in remote),
-                                   return_exceptions=True)
+    try:
+        known = read_known_hosts(path)
+    except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
+        return [KeyResult(n.name, FAILED, detail=f"{path}: {exc}") for n in remote]
+    pinned = [pins(path, n, known) for n in remote]
+    fetched = await asyncio.gather(
+        *(_fetch(n, config.connect_timeout_seconds, p.host_key_algs)
+          for n, p in zip(remote, pinned, strict=True)),
+        return_exceptions=True)
     results: list[KeyResult] = []
-    new_lines: list[str] = []
-    for node, key in zip(remote, fetched, strict=True):
+    added: dict[str, asyncssh.SSHKey] = {}  # pattern -> key recorded by this run
+    for node, pin, key in zip(remote, pinned, fetched, strict=True):
         if isinstance(key, BaseException):
             detail = "timeout" if isinstance(key, TimeoutError) else str(key) or type(key).__name__
             results.append(KeyResult(node.name, FAILED, detail=detail))
             continue
-        public = key.export_public_key("openssh").decode().split()
-        entry = f"{public[0]} {public[1]}"
         fingerprint = key.get_fingerprint()
         pattern = host_pattern(node)
-        known = [e for e in recorded.get(pattern, []) if e.split()[0] == public[0]]
-        if not known:
-            new_lines.append(f"{pattern} {entry}")
-            recorded.setdefault(pattern, []).append(entry)
-            results.append(KeyResult(node.name, NEW, fingerprint))
-        elif entry in known:
+        trusted = pin.trusted or ((added[pattern],) if pattern in added else ())
+        if key in trusted and key not in pin.revoked:
             results.append(KeyResult(node.name, SAME, fingerprint))
-        else:
+        elif trusted or key in pin.revoked:
+            types = ", ".join(pin.types) or "@revoked"
             results.append(KeyResult(node.name, CHANGED, fingerprint,
-                                     detail=f"{path}: {pattern}"))
-    if new_lines:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in new_lines))
-        os.chmod(path, 0o600)
+                                     detail=f"{path}: {pattern} ({types})"))
+        else:
+            added[pattern] = key
+            results.append(KeyResult(node.name, NEW, fingerprint))
+    if added:
+        _append(path, [f"{pattern} {_openssh(key)}" for pattern, key in added.items()])
     return results
+
+
+def _openssh(key: asyncssh.SSHKey) -> str:
+    kind, blob = key.export_public_key("openssh").decode().split()[:2]
+    return f"{kind} {blob}"
+
+
+def _append(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab+") as handle:
+        lead = b""
+        if handle.seek(0, os.SEEK_END):  # a last line without its newline keeps it apart
+            handle.seek(-1, os.SEEK_END)
+            lead = b"" if handle.read(1) == b"\n" else b"\n"
+        handle.write(lead + "".join(line + "\n" for line in lines).encode())
+    os.chmod(path, 0o600)

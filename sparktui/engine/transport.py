@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.config.models import Config, Node
+from sparktui.engine import hostkeys
 from sparktui.i18n import N_, _
 
 if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s
@@ -131,13 +132,19 @@ class SshTransport:
         cfg = self._config
         keys = [str(Path(cfg.ssh_key_path).expanduser())] if cfg.ssh_key_path else ()
         # Never disabled: a missing file trusts no key (run `sparktui init-host-keys`).
-        known = (str(self._known_hosts) if self._known_hosts.is_file()
-                 else asyncssh.import_known_hosts(""))
+        # Every key type is offered, the pinned ones first: a node without a key of a
+        # pinned type shows another, refused as not trusted (sshd hangs up on a client
+        # offering only types it lacks, which would read as a timeout).
+        try:
+            pins = hostkeys.pins(self._known_hosts, self.node)
+        except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
+            raise NodeError(self.node.name, "host key not trusted",
+                            f"{self._known_hosts}: {exc}") from None
         try:
             conn = await asyncio.wait_for(asyncssh.connect(
                 self.node.ssh_ip, self.node.ssh_port, username=cfg.ssh_user,
-                client_keys=keys or None, known_hosts=known, agent_path=None,
-                encryption_algs=list(CIPHERS),
+                client_keys=keys or None, known_hosts=pins.known_hosts, agent_path=None,
+                server_host_key_algs=pins.host_key_algs, encryption_algs=list(CIPHERS),
                 keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=3,
                 connect_timeout=cfg.connect_timeout_seconds,
                 login_timeout=cfg.connect_timeout_seconds,

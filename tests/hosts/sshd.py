@@ -26,11 +26,11 @@ class HostStartError(RuntimeError):
     pass
 
 
-def keygen(path: Path, comment: str) -> None:
+def keygen(path: Path, comment: str, kind: str = "ed25519") -> None:
     for p in (path, path.with_name(path.name + ".pub")):
         p.unlink(missing_ok=True)
     subprocess.run(
-        [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+        [SSH_KEYGEN, "-q", "-t", kind, "-N", "", "-C", comment, "-f", str(path)],
         check=True,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -239,10 +239,10 @@ class Node:
             procs.signal_tree(self.proc.pid, signal.SIGCONT)
         self._stopped = []
 
-    def rotate_host_key(self) -> None:
-        """Restart sshd with a fresh host key (same address and port)."""
+    def rotate_host_key(self, kind: str = "ed25519") -> None:
+        """Restart sshd with a fresh host key of type kind (ssh-keygen -t), its only one."""
         self.kill()
-        keygen(self.host_key_path, f"{self.name}-host-rotated")
+        keygen(self.host_key_path, f"{self.name}-host-rotated", kind)
         self.start()
 
     # ------------------------------------------------------------------ stand-in state
