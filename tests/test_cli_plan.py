@@ -52,14 +52,17 @@ def test_sh_format_is_a_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert out.startswith("#!/bin/sh\n")
     assert "set -eu\n" in out
-    assert "ops@10.0.0.12" in out and "ops@10.0.0.11" in out
-    assert out.index("ops@10.0.0.12 'docker run") < out.index("ops@10.0.0.11 'docker run")
+    assert "-l ops -- 10.0.0.12" in out and "-l ops -- 10.0.0.11" in out
+    assert out.index("-- 10.0.0.12 'docker run") < out.index("-- 10.0.0.11 'docker run")
+    assert out.count('-o UserKnownHostsFile="$HOME"/.config/sparktui/known_hosts '
+                     "-o StrictHostKeyChecking=yes") == out.count("ssh -p ")
 
 
 @pytest.mark.parametrize(("fmt", "mode"), [("sh", 0o755), ("json", 0o644), ("text", 0o644)])
 def test_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str,
                      mode: int) -> None:
     target = tmp_path / "out" / f"plan.{fmt}"
+    target.parent.mkdir()
     code, out, _ = run(capsys, *BASE, "plan", "llama-3.3-70b-ray", "-f", fmt, "-o", str(target))
     assert (code, out) == (0, "")
     assert stat.S_IMODE(target.stat().st_mode) == mode

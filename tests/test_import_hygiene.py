@@ -48,6 +48,8 @@ result = [code, json.loads(out.getvalue())["recipe"]] if code == 0 else [code, N
     assert "sparktui.plan" in modules  # the plan really was built
     assert _loaded(modules, "textual") == []
     assert _loaded(modules, "sparktui.tui") == []
+    # pydantic-core validates; pydantic itself (its schema generation) is never imported
+    assert "pydantic_core" in modules and _loaded(modules, "pydantic") == []
 
 
 def test_plan_text_and_sh_never_import_textual() -> None:

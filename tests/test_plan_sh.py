@@ -30,14 +30,17 @@ from sparktui.plan.engines import engine_for
 from sparktui.plan.render import render_sh
 
 FAKE_SSH = r"""#!/bin/sh
+user=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -p|-i|-o|-l|-F|-J) shift 2 ;;
+    -l) user="$2@"; shift 2 ;;
+    -p|-i|-o|-F|-J) shift 2 ;;
+    --) shift; break ;;
     -*) shift ;;
     *) break ;;
   esac
 done
-target="$1"; shift
+target="$user$1"; shift
 if [ $# -ne 1 ]; then echo "fake ssh: want one command string, got $#" >&2; exit 255; fi
 SPARKTUI_FAKE_TARGET="$target" sh -c "$1"
 rc=$?
@@ -196,7 +199,7 @@ def test_ssh_options(tmp_path: Path) -> None:
     worker = launch_lines[0]
     assert worker.startswith('ssh -p 2222 -i "$HOME"/.ssh/id_test '
                              "-o UserKnownHostsFile='/etc/ssh/known hosts' "
-                             "-o StrictHostKeyChecking=yes -o BatchMode=yes ops@10.9.0.2 ")
+                             "-o StrictHostKeyChecking=yes -o BatchMode=yes -l ops -- 10.9.0.2 ")
     assert launch_lines[1].startswith("ssh -p 22 ")
 
 

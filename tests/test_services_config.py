@@ -64,7 +64,7 @@ LOAD_CASES = [
     Case("frontend-bad-type", VLLM_MIN + '\n[frontend]\ntype = "triton"\n', 'type = "triton"',
          "frontend.type", "must be one of"),
     Case("name-invalid", SERVICES_ONLY + svc("", name="my svc"), 'name = "my svc"',
-         "services[0].name", "is not a service name"),
+         "services[0].name", "'my svc' is not a valid name"),
     Case("name-duplicate", SERVICES_ONLY + svc('command = ["a"]\n')
          + '\n[[services]]\nname = "a"  # again\n', "# again", "services[1].name",
          "'a' is defined twice"),
@@ -105,7 +105,7 @@ LOAD_CASES = [
     Case("readiness-bad-regex", SERVICES_ONLY + svc('readiness = { log = "ready(" }\n'),
          "ready(", "services[0].readiness.log", "not a valid regular expression"),
     Case("readiness-timeout-zero", SERVICES_ONLY + svc("readiness = { timeout = 0 }\n"),
-         "timeout", "services[0].readiness.timeout", "must be at least 0"),
+         "timeout", "services[0].readiness.timeout", "must be greater than 0"),
     Case("metrics-names-required", SERVICES_ONLY
          + svc('metrics = [\n  { port = 1 },\n  { port = 2, name = "b" },\n]\n'), "{ port = 1 }",
          "services[0].metrics[0]", "each needs a 'name'"),

@@ -131,6 +131,7 @@ def test_cli_dashboard_path_imports_no_heavy_module_up_to_the_app() -> None:
 import json, sys
 from textual.app import App
 App.run = lambda self, **kw: None  # stop where the app would take the terminal
+sys.stdin.isatty = sys.stdout.isatty = lambda: True  # as on a terminal
 from sparktui.cli import main
 code = main(["--config", sys.argv[1], "--recipes", sys.argv[2]])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from sparktui.cli.parser import build_parser
 from sparktui.errors import EXIT_BAD_INPUT, SparkError
 from sparktui.i18n import _, install
+from sparktui.scrub import scrub
 
 
 def _early_lang(argv: Sequence[str]) -> str | None:
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except SparkError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(scrub(exc.render()), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)

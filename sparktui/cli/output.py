@@ -7,6 +7,7 @@ import sys
 from sparktui.engine.api import Progress
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
+from sparktui.scrub import scrub
 
 _STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
@@ -21,7 +22,8 @@ def print_progress(event: Progress) -> None:
     state = state_word(event.state)
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
-    print(f"{node:<12} {step_label(event.step):<13} {state:<6}{detail}", file=stream, flush=True)
+    print(scrub(f"{node:<12} {step_label(event.step):<13} {state:<6}{detail}"), file=stream,
+          flush=True)
 
 
 def yes_no(value: bool | None) -> str:

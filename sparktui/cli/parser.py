@@ -42,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
+    import sys
+
+    from sparktui.errors import fail
+
+    # Without a terminal the dashboard would paint escape codes into a pipe or a file,
+    # at full speed, for as long as nobody notices.
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise fail("no_terminal")
     from sparktui.cli.dashboard import run_dashboard
 
     return run_dashboard(args)

@@ -23,6 +23,7 @@ from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, 
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, step_label
 from sparktui.plan.cluster import pick_cluster
+from sparktui.scrub import scrub
 
 HA_EXAMPLE = """\
 [home_assistant]
@@ -115,22 +116,23 @@ def print_power_progress(event: Progress) -> None:
     state = state_word(event.state)
     detail = f"  {event.detail}" if event.detail else ""
     stream = sys.stderr if event.state == "failed" else sys.stdout
-    print(f"{who:<14} {step_label(event.step):<10} {state:<6}{detail}", file=stream, flush=True)
+    print(scrub(f"{who:<14} {step_label(event.step):<10} {state:<6}{detail}"), file=stream,
+          flush=True)
 
 
 def print_outcomes(result: ActionResult) -> None:
     if result.done:
         print(_("done:"))
         for o in result.done:
-            print("  " + outcome_line(o))
+            print("  " + scrub(outcome_line(o)))
     if result.not_done:
         print(_("not done:"), file=sys.stderr)
         for o in result.not_done:
-            print("  " + outcome_line(o), file=sys.stderr)
+            print("  " + scrub(outcome_line(o)), file=sys.stderr)
     if result.ok:
         print(_("power: everything was done"))
     elif not result.done:
-        print(_("power: nothing was done ({detail})").format(detail=result.detail),
+        print(scrub(_("power: nothing was done ({detail})").format(detail=result.detail)),
               file=sys.stderr)
     else:
         print(_("power: partly done; see 'not done' above"), file=sys.stderr)

@@ -2,7 +2,8 @@
 
 A temporary file in the same folder, flushed and synced, then ``os.replace``: a reader
 (another sparktui, an editor, the dashboard's live reload) sees the old content or the
-new one, never half of it. An existing file keeps its permission bits.
+new one, never half of it. An existing file keeps its permission bits; a new one gets
+``new_mode`` (saved logs: 0600, they may hold what the cluster printed).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, new_mode: int = 0o644) -> None:
     """Replace ``path`` with ``text`` (UTF-8) in one step."""
     try:
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
@@ -26,7 +27,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o644)
+        os.chmod(tmp, mode if mode is not None else new_mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -6,28 +6,25 @@ same with a policy; ``{script = "alias"}`` a built-in host script.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
+from sparktui.config.schema import Model, field, literal, nullable, text
 
-class HookEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    command: str | None = None
-    script: str | None = None
-    on_failure: Literal["abort", "warn"] = "abort"
+class HookEntry(Model):
+    command: str | None = field(nullable(text()), None)
+    script: str | None = field(nullable(text()), None)
+    on_failure: str = field(literal("abort", "warn"), "abort")
 
-    @model_validator(mode="before")
     @classmethod
-    def _bare_string(cls, value: Any) -> Any:
+    def _before(cls, value: Any) -> Any:
         if isinstance(value, str):
             return {"command": value}
         return value
 
-    @model_validator(mode="after")
-    def _one_of(self) -> HookEntry:
+    def _after(self) -> HookEntry:
         if (self.command is None) == (self.script is None):
             raise PydanticCustomError("hook_shape", "a hook needs exactly one of command/script")
         return self

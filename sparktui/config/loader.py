@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
-import socket
 from pathlib import Path
 
 from sparktui.config.discovery import (  # noqa: F401  (re-exported)
@@ -13,9 +11,11 @@ from sparktui.config.discovery import (  # noqa: F401  (re-exported)
     list_recipes,
     recipe_dirs,
 )
+from sparktui.config.grammar import raw_problems
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
+from sparktui.config.rules import is_name
 from sparktui.config.source import SourceRef
 from sparktui.config.toml_source import TomlSource, load_toml, parse_toml
 from sparktui.config.validation import check_config, check_recipe, validate_model
@@ -29,6 +29,7 @@ def load_config(path: Path | None) -> LoadedConfig:
         return LoadedConfig(builtin_config(), SourceRef(None))
     source_toml = load_toml(path)
     source = SourceRef(path, source_toml.lines)
+    _raw(source_toml.data, source)
     config = validate_model(Config, source_toml.data, source)
     check_config(config, source)
     return LoadedConfig(config, source)
@@ -36,6 +37,9 @@ def load_config(path: Path | None) -> LoadedConfig:
 
 def builtin_config() -> Config:
     """The machine itself as a one-node cluster, run without SSH."""
+    import getpass
+    import socket
+
     user = getpass.getuser()
     node = Node(name=socket.gethostname() or "localhost", ssh_ip="127.0.0.1",
                 ib_ip="127.0.0.1", rank=0, local=True)
@@ -59,6 +63,15 @@ def _recipe(source_toml: TomlSource) -> LoadedRecipe:
     if "name" in data:
         raise SparkError(source.problem("recipe_name_key", ("name",)))
     name = path.parent.name if path.name == "recipe.toml" else path.stem
+    if not is_name(name):
+        raise SparkError(source.problem("recipe_name_invalid", name=name))
+    _raw(data, source)
     recipe = validate_model(Recipe, {**data, "name": name}, source)
     check_recipe(recipe, source)
     return LoadedRecipe(recipe, source)
+
+
+def _raw(data: dict, source: SourceRef) -> None:
+    problems = raw_problems(data, source)
+    if problems:
+        raise SparkError(problems)

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
-
 from sparktui.config.hooks import HookEntry
+from sparktui.config.schema import (
+    Model,
+    Secret,
+    array,
+    boolean,
+    duration,
+    field,
+    integer,
+    nested,
+    nullable,
+    secret,
+    table,
+    text,
+)
 
-OnFailure = Literal["abort", "warn"]
+DEFAULT_KNOWN_HOSTS = "~/.config/sparktui/known_hosts"
+"""sparktui's own known_hosts on the operator's machine (``known_hosts_path``)."""
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Node(Strict):
-    name: str = Field(min_length=1)
-    ssh_ip: str = Field(min_length=1)
-    ib_ip: str = ""
-    rank: int = Field(ge=0)
-    entity: str | None = None
-    ssh_port: int = Field(default=22, ge=1, le=65535)
-    local: bool = False
+class Node(Model):
+    name: str = field(text(min_length=1))
+    ssh_ip: str = field(text(min_length=1))
+    ib_ip: str = field(text(), "")
+    rank: int = field(integer(ge=0))
+    entity: str | None = field(nullable(text()), None)
+    ssh_port: int = field(integer(ge=1, le=65535), 22)
+    local: bool = field(boolean(), False)
     """Run commands through a local subprocess instead of SSH (the built-in cluster)."""
 
     @property
@@ -30,12 +37,12 @@ class Node(Strict):
         return self.ib_ip or self.ssh_ip
 
 
-class Cluster(Strict):
-    name: str = Field(min_length=1)
-    master_ib_ip: str = ""
-    nodes: list[Node] = Field(min_length=1)
-    extra_entities: list[str] = []
-    gpus_per_node: int = Field(default=1, ge=1)
+class Cluster(Model):
+    name: str = field(text(min_length=1))
+    master_ib_ip: str = field(text(), "")
+    nodes: list[Node] = field(array(nested(Node), min_length=1))
+    extra_entities: list[str] = field(array(text()), factory=list)
+    gpus_per_node: int = field(integer(ge=1), 1)
 
     @property
     def ranked(self) -> list[Node]:
@@ -46,58 +53,60 @@ class Cluster(Strict):
         return self.master_ib_ip or self.ranked[0].fabric_ip
 
 
-class Nccl(Strict):
-    ib_hca: str = ""
-    socket_ifname: str = ""
-    ib_gid_index: int | None = None
-    ib_disable: int = Field(default=0, ge=0, le=1)
+class Nccl(Model):
+    ib_hca: str = field(text(), "")
+    socket_ifname: str = field(text(), "")
+    ib_gid_index: int | None = field(nullable(integer(ge=0)), None)
+    ib_disable: int = field(integer(ge=0, le=1), 0)
 
 
-class HomeAssistant(Strict):
-    url: str = Field(min_length=1)
-    token: SecretStr
-    shutdown_delay_seconds: int = Field(default=30, ge=0)
-    timeout_seconds: float = Field(default=10.0, gt=0)
+class HomeAssistant(Model):
+    url: str = field(text(min_length=1))
+    token: Secret = field(secret())
+    shutdown_delay_seconds: int = field(integer(ge=0, le=86400), 30)
+    timeout_seconds: float = field(duration(), 10.0)
     """Per HTTP request."""
-    confirm_timeout_seconds: float = Field(default=30.0, gt=0)
+    confirm_timeout_seconds: float = field(duration(), 30.0)
     """How long an entity may take to report the state it was switched to."""
 
 
-class BeforeServe(Strict):
-    commands: list[HookEntry] = []
+class BeforeServe(Model):
+    commands: list[HookEntry] = field(array(nested(HookEntry)), factory=list)
 
 
-class Config(Strict):
-    ssh_user: str = Field(default="root", min_length=1)
-    ssh_key_path: str | None = None
-    known_hosts_path: str | None = None
-    home_dir: str | None = None
+class Config(Model):
+    ssh_user: str = field(text(min_length=1), "root")
+    ssh_key_path: str | None = field(nullable(text()), None)
+    known_hosts_path: str | None = field(nullable(text()), None)
+    home_dir: str | None = field(nullable(text()), None)
     """Remote home of ssh_user for ``~`` expansion; default /root or /home/<user>."""
-    connect_timeout_seconds: float = Field(default=10.0, gt=0)
-    command_timeout_seconds: float = Field(default=30.0, gt=0)
-    health_timeout_seconds: float = Field(default=5.0, gt=0)
-    ready_timeout_seconds: float = Field(default=1800.0, gt=0)
+    connect_timeout_seconds: float = field(duration(), 10.0)
+    command_timeout_seconds: float = field(duration(), 30.0)
+    health_timeout_seconds: float = field(duration(), 5.0)
+    ready_timeout_seconds: float = field(duration(), 1800.0)
     """How long serve waits for the head's /v1/models (large models load for minutes)."""
-    telemetry_interval_seconds: float = Field(default=2.0, ge=0.2)
+    stop_grace_seconds: float = field(duration(ge=0), 30.0)
+    """What ``docker stop -t`` gives an engine to exit before it is killed (a vLLM group
+    in NCCL teardown can take all of it); stop waits that long plus a margin."""
+    telemetry_interval_seconds: float = field(duration(ge=0.2), 2.0)
     """How often the dashboard and ``top`` sample every node and the head's /metrics."""
-    telemetry_stall_seconds: float = Field(default=300.0, gt=0)
+    telemetry_stall_seconds: float = field(duration(), 300.0)
     """Alert when no token is generated for this long while requests wait."""
-    power_off_command: list[str] | None = Field(default=None, min_length=1)
+    power_off_command: list[str] | None = field(nullable(array(text(), min_length=1)), None)
     """argv run on each node by ``power off``; default ``shutdown -h now`` (through
     ``sudo -n`` unless ssh_user is root)."""
-    shutdown_timeout_seconds: float = Field(default=300.0, gt=0)
+    shutdown_timeout_seconds: float = field(duration(), 300.0)
     """How long ``power off`` waits for a node to stop answering SSH."""
-    boot_timeout_seconds: float = Field(default=600.0, gt=0)
+    boot_timeout_seconds: float = field(duration(), 600.0)
     """How long ``power on`` waits for a node to answer SSH again."""
-    clusters: list[Cluster] = []
-    nccl: dict[str, Nccl] = {}
-    home_assistant: HomeAssistant | None = None
-    exec_aliases: dict[str, str] = {}
-    mount_aliases: dict[str, str] = {}
-    before_serve: dict[str, BeforeServe] = {}
+    clusters: list[Cluster] = field(array(nested(Cluster)), factory=list)
+    nccl: dict[str, Nccl] = field(table(nested(Nccl)), factory=dict)
+    home_assistant: HomeAssistant | None = field(nullable(nested(HomeAssistant)), None)
+    exec_aliases: dict[str, str] = field(table(text()), factory=dict)
+    mount_aliases: dict[str, str] = field(table(text()), factory=dict)
+    before_serve: dict[str, BeforeServe] = field(table(nested(BeforeServe)), factory=dict)
 
-    @model_validator(mode="after")
-    def _default_home(self) -> Config:
+    def _after(self) -> Config:
         if self.home_dir is None:
             home = "/root" if self.ssh_user == "root" else f"/home/{self.ssh_user}"
             object.__setattr__(self, "home_dir", home)
@@ -118,3 +127,8 @@ class Config(Strict):
     @property
     def hf_cache_host(self) -> str:
         return self.expand_home(self.mount_aliases.get("hf_cache", "~/.cache/huggingface"))
+
+    @property
+    def known_hosts_file(self) -> str:
+        """``known_hosts_path``, else sparktui's default (``~`` is the operator's home)."""
+        return self.known_hosts_path or DEFAULT_KNOWN_HOSTS

@@ -2,64 +2,72 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-
 from sparktui.config.hooks import HookEntry
+from sparktui.config.schema import (
+    Model,
+    array,
+    boolean,
+    field,
+    integer,
+    literal,
+    nested,
+    nullable,
+    table,
+    text,
+)
 from sparktui.config.services import Frontend, ServiceEntry
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class Mount(_Strict):
+class Mount(Model):
     """Either a bind mount (alias/host -> container) or an HF repo reference."""
 
-    alias: str | None = None
-    host: str | None = None
-    container: str = Field(min_length=1)
-    read_only: bool | None = None
-    env: str | None = None
-    repo: str | None = None
-    subfolder: str | None = None
+    alias: str | None = field(nullable(text()), None)
+    host: str | None = field(nullable(text()), None)
+    container: str = field(text(min_length=1))
+    read_only: bool | None = field(nullable(boolean()), None)
+    env: str | None = field(nullable(text()), None)
+    repo: str | None = field(nullable(text()), None)
+    subfolder: str | None = field(nullable(text()), None)
 
     @property
     def is_hf_ref(self) -> bool:
         return self.repo is not None
 
 
-class Mods(_Strict):
-    commands: list[HookEntry] = []
+def _hooks() -> dict:
+    return array(nested(HookEntry))
 
 
-class Recipe(_Strict):
-    name: str = ""
+class Mods(Model):
+    commands: list[HookEntry] = field(_hooks(), factory=list)
+
+
+class Recipe(Model):
+    name: str = field(text(), "")
     """Filled from the folder name; a recipe file may not set it."""
-    description: str = ""
-    engine: Literal["vllm", "sglang"] | None = None
+    description: str = field(text(), "")
+    engine: str | None = field(nullable(literal("vllm", "sglang")), None)
     """None: a services-only recipe (check_recipe requires image and model otherwise)."""
-    docker_image: str = Field(default="", min_length=1)
-    model: str = Field(default="", min_length=1)
-    port: int = Field(default=30000, ge=1, le=65535)
-    required_nodes: int | None = Field(default=None, ge=1)
-    tensor_parallel_size: int = Field(default=1, ge=1)
-    pipeline_parallel_size: int = Field(default=1, ge=0)
-    distributed_backend: Literal["mp", "ray"] = "mp"
-    shm_size: str = ""
-    runtime: Literal["docker", "tmux"] = "docker"
-    entrypoint: list[str] = []
-    before_serve: list[HookEntry] = []
-    after_stop: list[HookEntry] = []
-    args: list[str] = []
-    extra_mounts: list[Mount] = []
-    mods: Mods | None = None
-    env: dict[str, str] = {}
-    frontend: Frontend = Frontend()
-    mooncake_kv_store: bool = False
-    telemetry: bool = False
-    services: list[ServiceEntry] = []
+    docker_image: str = field(text(min_length=1), "")
+    model: str = field(text(min_length=1), "")
+    port: int = field(integer(ge=1, le=65535), 30000)
+    required_nodes: int | None = field(nullable(integer(ge=1)), None)
+    tensor_parallel_size: int = field(integer(ge=1), 1)
+    pipeline_parallel_size: int = field(integer(ge=0), 1)
+    distributed_backend: str = field(literal("mp", "ray"), "mp")
+    shm_size: str = field(text(), "")
+    runtime: str = field(literal("docker", "tmux"), "docker")
+    entrypoint: list[str] = field(array(text()), factory=list)
+    before_serve: list[HookEntry] = field(_hooks(), factory=list)
+    after_stop: list[HookEntry] = field(_hooks(), factory=list)
+    args: list[str] = field(array(text()), factory=list)
+    extra_mounts: list[Mount] = field(array(nested(Mount)), factory=list)
+    mods: Mods | None = field(nullable(nested(Mods)), None)
+    env: dict[str, str] = field(table(text()), factory=dict)
+    frontend: Frontend = field(nested(Frontend), factory=Frontend)
+    mooncake_kv_store: bool = field(boolean(), False)
+    telemetry: bool = field(boolean(), False)
+    services: list[ServiceEntry] = field(array(nested(ServiceEntry)), factory=list)
 
     @property
     def has_engine(self) -> bool:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 
+from sparktui.config import rules
 from sparktui.config.recipe import Recipe
 from sparktui.config.services import ServiceEntry
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem
-
-SERVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 
 # Fields that only mean something to an engine; a services-only recipe may not set them.
 ENGINE_FIELDS = ("model", "port", "required_nodes", "tensor_parallel_size",
@@ -60,9 +59,8 @@ def check_services(recipe: Recipe, source: SourceRef) -> list[Problem]:
     owners = {s.name for s in recipe.services if s.nodes is not None and s.enabled}
     for i, entry in enumerate(recipe.services):
         loc = ("services", i)
-        if not SERVICE_NAME.match(entry.name):
-            problems.append(source.problem("service_name_invalid", (*loc, "name"),
-                                           name=entry.name))
+        if not rules.is_name(entry.name):
+            problems.append(source.problem("name_invalid", (*loc, "name"), name=entry.name))
         elif entry.name in seen:
             problems.append(source.problem("duplicate_name", (*loc, "name"), name=entry.name))
         elif env_key(entry.name) in env_names:
@@ -74,10 +72,6 @@ def check_services(recipe: Recipe, source: SourceRef) -> list[Problem]:
         problems += _placement(entry, loc, owners, source)
         problems += _readiness(entry, loc, source)
         problems += _metrics(entry, loc, source)
-        for m, mount in enumerate(entry.mounts):
-            if not mount.host.startswith(("/", "~/")) and mount.host != "~":
-                problems.append(source.problem("mount_host_relative",
-                                               (*loc, "mounts", m, "host"), host=mount.host))
     return problems
 
 

@@ -7,7 +7,9 @@ small structural scan of the text, so every error can name its line.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,9 @@ Path_ = tuple[str | int, ...]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+MAX_BYTES = 1024 * 1024
+"""A config or recipe is a page of settings; past 1 MiB it is refused before parsing."""
+_BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -46,25 +51,65 @@ class KeyLines:
 
 
 def load_toml(path: Path) -> TomlSource:
+    return parse_toml(read_text(path), path)
+
+
+def read_text(path: Path) -> str:
+    """A regular file's UTF-8 text, at most ``MAX_BYTES``; anything else is a problem.
+
+    Opened without blocking and checked on the open descriptor, so a FIFO or a device
+    named as the config is refused at once instead of read forever.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
         raise fail("file_missing", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail("file_unreadable", file=path, detail=exc.__class__.__name__) from None
-    return parse_toml(text, path)
+    except OSError as exc:
+        raise fail("file_unreadable", file=path, detail=exc.strerror or type(exc).__name__) \
+            from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise fail("file_is_folder", file=path)
+        if not stat.S_ISREG(mode):
+            raise fail("file_not_regular", file=path)
+        data = os.read(fd, MAX_BYTES + 1)
+        while len(data) <= MAX_BYTES and (more := os.read(fd, MAX_BYTES + 1 - len(data))):
+            data += more
+    except OSError as exc:
+        raise fail("file_unreadable", file=path, detail=exc.strerror or type(exc).__name__) \
+            from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise fail("file_too_large", file=path, limit="1 MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise fail("file_not_utf8", file=path, line=line) from None
 
 
 def parse_toml(text: str, path: Path) -> TomlSource:
+    if len(text) > MAX_BYTES:
+        raise fail("file_too_large", file=path, limit="1 MiB")
+    if text.startswith(_BOM):
+        text = text[1:]  # a UTF-8 byte order mark, as some Windows editors write
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise fail("toml_too_deep", file=path) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = _POSITION.search(message)
         line = int(match.group(1)) if match else None
         detail = _POSITION.sub("", message)
         raise fail("toml_syntax", file=path, line=line, detail=detail) from None
-    return TomlSource(path, data, KeyLines(_Scanner(text).scan()))
+    try:
+        lines = KeyLines(_Scanner(text).scan())
+    except RecursionError:
+        raise fail("toml_too_deep", file=path) from None
+    return TomlSource(path, data, lines)
 
 
 class _Scanner:

@@ -1,6 +1,6 @@
 """Turn pydantic's errors into our located problems, and check what types can't.
 
-Structure and types are pydantic's job (``extra="forbid"``, strict); the rules
+Structure and types are pydantic-core's job (``extra="forbid"``, strict); the rules
 that span fields (ranks, mounts, mods, script aliases) are checked here.
 """
 
@@ -9,20 +9,22 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError
 
+from sparktui.config.grammar import config_problems, recipe_problems
 from sparktui.config.hooks import HookEntry
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
+from sparktui.config.schema import Model
 from sparktui.config.scripts import known_scripts
 from sparktui.config.service_checks import check_engine_fields, check_services
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Model)
 
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _TOML_TYPES = {
     str: "string", int: "integer", float: "float", bool: "boolean",
@@ -53,13 +55,24 @@ def _problem(err: Any, source: SourceRef) -> Problem:
         return source.problem("wrong_type", loc, expected=_EXPECTED[kind], got=got)
     if kind == "literal_error":
         return source.problem("literal_error", loc, expected=ctx.get("expected", ""))
-    if kind in ("greater_than_equal", "greater_than"):
-        return source.problem("too_small", loc, limit=ctx.get("ge", ctx.get("gt")))
+    if kind == "greater_than_equal":
+        return source.problem("too_small", loc, limit=_number(ctx.get("ge")))
+    if kind == "greater_than":
+        return source.problem("not_above", loc, limit=_number(ctx.get("gt")))
     if kind in ("less_than_equal", "less_than"):
-        return source.problem("too_large", loc, limit=ctx.get("le", ctx.get("lt")))
-    if kind in ("too_short", "string_too_short"):
+        return source.problem("too_large", loc, limit=_number(ctx.get("le", ctx.get("lt"))))
+    if kind == "finite_number":
+        return source.problem("not_finite", loc)
+    if kind == "string_too_short":
+        return source.problem("empty", loc)
+    if kind == "too_short":
         return source.problem("too_small", loc, limit=ctx.get("min_length", 1))
     return source.problem("invalid_value", loc, detail=err.get("msg", kind))
+
+
+def _number(value: Any) -> Any:
+    """``0.0`` -> ``0``: limits read as they are written in the config."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def check_hooks(entries: list[HookEntry], loc: tuple, source: SourceRef) -> list[Problem]:
@@ -72,7 +85,7 @@ def check_hooks(entries: list[HookEntry], loc: tuple, source: SourceRef) -> list
 
 
 def check_config(config: Config, source: SourceRef) -> None:
-    problems: list[Problem] = []
+    problems: list[Problem] = config_problems(config, source)
     names: set[str] = set()
     for ci, cluster in enumerate(config.clusters):
         if cluster.name in names:
@@ -110,7 +123,8 @@ def _check_nodes(nodes: list, loc: tuple, source: SourceRef) -> list[Problem]:
 
 
 def check_recipe(recipe: Recipe, source: SourceRef) -> None:
-    problems: list[Problem] = check_engine_fields(recipe, source)
+    problems: list[Problem] = recipe_problems(recipe, source)
+    problems += check_engine_fields(recipe, source)
     problems += check_hooks(recipe.before_serve, ("before_serve",), source)
     problems += check_hooks(recipe.after_stop, ("after_stop",), source)
     if recipe.mods is not None:
@@ -141,7 +155,7 @@ def _check_mounts(recipe: Recipe, source: SourceRef) -> list[Problem]:
             for name in ("host", "read_only", "env"):
                 if getattr(mount, name) is not None:
                     problems.append(source.problem("mount_repo_fields", (*loc, name), field=name))
-            if not _NAME.match(mount.container):
+            if not _NAME.fullmatch(mount.container):
                 problems.append(source.problem("mount_placeholder_name", (*loc, "container"),
                                                name=mount.container))
             defined.add(mount.container)

@@ -4,7 +4,7 @@ A service call answers 200 (with ``[]`` when nothing changed, even for an unknow
 entity), so the only proof that a switch happened is the state read afterwards:
 ``set_and_confirm`` calls the service, then polls ``/api/states/<entity>``.
 
-The token never leaves this module in readable form: it is held as a ``SecretStr``,
+The token never leaves this module in readable form: it is held as a ``Secret``,
 sent only in the ``Authorization`` header, and every text that could carry it back
 (an error body, an exception) is scrubbed before it is raised.
 """
@@ -17,12 +17,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from sparktui.i18n import _
+from sparktui.scrub import scrub
 
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
     import httpx
-    from pydantic import SecretStr
 
     from sparktui.config.models import HomeAssistant as HomeAssistantConfig
+    from sparktui.config.schema import Secret
 
 CONFIRM_POLL_SECONDS = 0.5
 """How often ``set_and_confirm`` reads the state back."""
@@ -34,7 +35,7 @@ class HomeAssistantError(Exception):
 
     def __init__(self, message: str, entity: str | None = None):
         self.entity = entity
-        super().__init__(message)
+        super().__init__(scrub(message))
 
 
 def domain_of(entity: str) -> str:
@@ -56,7 +57,7 @@ class HomeAssistantClient:
         self.url = config.url.rstrip("/")
         self.timeout = config.timeout_seconds
         self.confirm_timeout = config.confirm_timeout_seconds
-        self._token: SecretStr = config.token
+        self._token: Secret = config.token
         # trust_env=False: Home Assistant is on the site's network, never behind the
         # operator's HTTP(S)_PROXY; and no .netrc credential is ever mixed in.
         try:
@@ -81,8 +82,9 @@ class HomeAssistantClient:
 
     # -- requests --------------------------------------------------------------------
     def _scrub(self, text: str) -> str:
+        """Every form of the token (raw, repr'd, escaped, URL-encoded), not just the raw one."""
         secret = self._token.get_secret_value()
-        return text.replace(secret, "**********") if secret else text
+        return scrub(text, {secret}) if secret else text
 
     async def _request(self, method: str, path: str, *, entity: str | None = None,
                        body: dict[str, Any] | None = None) -> Any:
@@ -100,6 +102,9 @@ class HomeAssistantClient:
             reason = self._scrub(str(exc)) or type(exc).__name__
             raise HomeAssistantError(_("Home Assistant unreachable at {url}: {why}").format(
                 url=self.url, why=reason), entity) from None
+        except UnicodeError:  # the config refuses such a token; a caller may not have
+            raise HomeAssistantError(_("the Home Assistant token is not a valid HTTP header "
+                                       "value (printable ASCII, no spaces)"), entity) from None
         if answer.status_code in (401, 403):
             raise HomeAssistantError(_("Home Assistant refused the token"), entity)
         if answer.status_code == 404 and entity is not None:

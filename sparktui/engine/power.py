@@ -30,6 +30,7 @@ from sparktui.engine.powerplan import PowerPlan
 from sparktui.engine.transport import NodeError, Transport, argv_command
 from sparktui.errors import fail
 from sparktui.i18n import _
+from sparktui.scrub import scrub
 
 POLL_SECONDS = 1.0
 """How often a node is probed while waiting for it to go down or come up."""
@@ -85,15 +86,16 @@ class PowerRun:
     # -- bookkeeping -----------------------------------------------------------------
     def say(self, step: str, node: str | None, state: str, detail: str = "",
             entity: str | None = None) -> None:
-        event = Progress(step, node, state, detail, entity)
+        event = Progress(step, node, state, scrub(detail), entity)
         self.log.append(event)
         self.progress(event)
 
     def record(self, action: str, target: str, done: bool, detail: str = "",
                node: str | None = None) -> None:
-        self.outcomes.append(Outcome(action, target, done, detail, node))
+        self.outcomes.append(Outcome(action, target, done, scrub(detail), node))
 
     def _result(self, detail: str = "") -> ActionResult:
+        detail = scrub(detail)
         missed = [o for o in self.outcomes if not o.done]
         if not missed and not detail:
             return ActionResult(True, steps=self.log, outcomes=self.outcomes)

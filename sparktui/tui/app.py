@@ -37,6 +37,7 @@ from sparktui.i18n import _
 from sparktui.tui import workers
 from sparktui.tui.commands import SparkCommands
 from sparktui.tui.live import FileWatch, config_path
+from sparktui.tui.markup import SafeText
 from sparktui.tui.messages import (
     ActionFinished,
     ActionProgress,
@@ -70,7 +71,7 @@ READ_GROUPS = ("health", "logs", "telemetry")
 cancelled."""
 
 
-class SparkApp(PowerActions, App[int]):
+class SparkApp(SafeText, PowerActions, App[int]):
     TITLE = "sparktui"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {SparkCommands}

@@ -17,6 +17,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
 from sparktui.i18n import N_, _
+from sparktui.tui.markup import esc
 
 if TYPE_CHECKING:
     from sparktui.tui.app import SparkApp
@@ -130,7 +131,7 @@ class SparkCommands(Provider):
                 continue
             yield _(entry.title), _(entry.help), self._runner(entry, target)
         for name in app.cluster_names():
-            yield (_("Cluster: {name}").format(name=name), _("show this cluster"),
+            yield (_("Cluster: {name}").format(name=esc(name)), _("show this cluster"),
                    lambda name=name: app.focus_cluster(name))
 
     def _runner(self, entry: Entry, target: DOMNode) -> Callable[[], object]:

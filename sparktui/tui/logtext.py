@@ -5,7 +5,8 @@
   without a level continues the record before it when it is indented, and a traceback's
   lines (``  File ...``, ``ValueError: ...``, ``During handling ...``) stay at ERROR.
 * :func:`is_error_line` is what "jump to the first error" looks for.
-* :func:`save_log` writes lines to ``sparktui-logs-<cluster>-<timestamp>.log``, atomically.
+* :func:`save_log` writes lines to ``sparktui-logs-<cluster>-<timestamp>.log``, atomically,
+  readable by the operator only (0600).
 """
 
 from __future__ import annotations
@@ -125,5 +126,5 @@ def save_log(lines: Iterable[str], directory: Path, cluster: str, now: float) ->
     while path.exists():
         count += 1
         path = directory / name.replace(".log", f"-{count}.log")
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    atomic_write_text(path, "".join(line + "\n" for line in lines), new_mode=0o600)
     return path

@@ -28,8 +28,10 @@ from textual.widgets import Footer, Static
 
 from sparktui.config.discovery import find_config
 from sparktui.config.loaded import LoadedConfig
+from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
 from sparktui.i18n import _, ngettext
+from sparktui.visible import shorten, visible
 
 if TYPE_CHECKING:
     from sparktui.engine.api import ClusterControl, ClusterView
@@ -84,10 +86,9 @@ def peek_clusters(path: Path | None) -> Clusters:
     """
     if path is None:  # the built-in config: this machine as a one-node cluster
         return ((BUILTIN_CLUSTER, (socket.gethostname() or "localhost",)),)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, ValueError):
+    try:  # bounded and never blocking: the config may be a FIFO or a huge file
+        data = tomllib.loads(read_text(path).removeprefix("\ufeff"))
+    except (SparkError, ValueError, RecursionError):
         return ()
     found = []
     clusters = data.get("clusters")
@@ -95,10 +96,15 @@ def peek_clusters(path: Path | None) -> Clusters:
         if not isinstance(cluster, dict) or not isinstance(cluster.get("name"), str):
             continue
         nodes = cluster.get("nodes")
-        names = tuple(n["name"] for n in (nodes if isinstance(nodes, list) else ())
+        names = tuple(_shown(n["name"]) for n in (nodes if isinstance(nodes, list) else ())
                       if isinstance(n, dict) and isinstance(n.get("name"), str))
-        found.append((cluster["name"], names))
+        found.append((_shown(cluster["name"]), names))
     return tuple(found)
+
+
+def _shown(name: str) -> str:
+    """A name from the unvalidated file, safe to paint (the load refuses bad ones)."""
+    return shorten(visible(name), 64)
 
 
 def load_pending(pending: PendingConfig) -> LoadedConfig | SparkError:
@@ -147,7 +153,7 @@ class StartupScreen(Screen[None]):
                 yield Static(self._tree(), id="clusters", classes="pane")
                 yield Static(_("loading recipes…"), id="recipes", classes="pane startup-note")
             with Vertical(id="main"):
-                yield Static("\n".join(nodes) if nodes else _("loading…"), id="nodes",
+                yield Static(Text("\n".join(nodes)) if nodes else _("loading…"), id="nodes",
                              classes="pane startup-note")
                 yield Static(_("loading the config…"), id="tabs", classes="pane startup-note")
         yield Footer()

@@ -2,6 +2,9 @@
 
 Every remote argv is quoted twice on purpose: ``shlex.join`` for the remote
 shell that ssh hands the command to, then ``shlex.quote`` for the local shell.
+Nothing from the config or the recipe is written unquoted: comments show names
+through ``visible`` (a newline would end the comment and start a command), and
+ssh gets ``-l USER -- HOST`` so neither can be read as an option.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Protocol
 
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 from sparktui.plan.service_model import ServicePlan
+from sparktui.visible import visible
 
 _EOF = "SPARKTUI_SCRIPT_EOF"
 
@@ -30,6 +34,11 @@ class _Reachable(Protocol):
     local: bool
 
 
+def _comment(text: str) -> str:
+    """A ``#`` line that stays one line whatever ``text`` holds."""
+    return "# " + visible(text)
+
+
 def _ssh(node: _Reachable, user: str, key: str | None, known_hosts: str | None) -> str:
     words = ["ssh", "-p", str(node.ssh_port)]
     opts = " ".join(shlex.quote(w) for w in words)
@@ -38,7 +47,7 @@ def _ssh(node: _Reachable, user: str, key: str | None, known_hosts: str | None) 
     if known_hosts:
         opts += " -o UserKnownHostsFile=" + _local_path(known_hosts)
     opts += " -o StrictHostKeyChecking=yes -o BatchMode=yes"
-    return f"{opts} {shlex.quote(f'{user}@{node.ssh_ip}')}"
+    return f"{opts} -l {shlex.quote(user)} -- {shlex.quote(node.ssh_ip)}"
 
 
 def _on(node: _Reachable, prefix: str, remote_command: str) -> str:
@@ -54,16 +63,20 @@ def _on(node: _Reachable, prefix: str, remote_command: str) -> str:
 
 def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str]) -> str:
     if step.kind == "script":
-        body = scripts.get(step.run, f"echo 'unknown built-in script {step.run}' >&2; exit 1\n")
+        missing = shlex.quote(f"unknown built-in script {visible(step.run)}")
+        body = scripts.get(step.run, f"printf '%s\\n' {missing} >&2; exit 1\n")
         runner = "bash -s" if node.local else f"{prefix} {shlex.quote('bash -s')}"
         line = f"{runner} <<'{_EOF}'\n{body.rstrip()}\n{_EOF}"
     else:
         line = _on(node, prefix, step.run)
     if step.on_failure == "warn":
-        note = shlex.quote(f"warning: {node.name}: {step.kind} {step.run} failed, continuing")
+        # printf, not echo: dash's echo would turn a "\033" in the command into ESC.
+        note = shlex.quote(f"warning: {node.name}: {step.kind} {visible(step.run)} failed, "
+                           "continuing")
+        warn = f"printf '%s\\n' {note} >&2"
         if step.kind == "script":
-            return line.replace(f"<<'{_EOF}'", f"<<'{_EOF}' || echo {note} >&2", 1)
-        return f"{line} || echo {note} >&2"
+            return line.replace(f"<<'{_EOF}'", f"<<'{_EOF}' || {warn}", 1)
+        return f"{line} || {warn}"
     return line
 
 
@@ -71,20 +84,20 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
               known_hosts_path: str | None = None) -> str:
     out = [
         "#!/bin/sh",
-        f"# sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}",
+        _comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}"),
         "# Generated; each command's argv is quoted for the remote shell, then the local one.",
         "set -eu",
     ]
     if plan.hf_refs:
         names = ", ".join("{{" + r.placeholder + "}}" for r in plan.hf_refs)
-        out.append(f"# HF references {names} are resolved per node by `sparktui serve`;")
+        out.append(_comment(f"HF references {names} are resolved per node by `sparktui serve`;"))
         out.append("# this script passes them through unresolved.")
     prefixes = {n.name: _ssh(n, plan.ssh_user, ssh_key_path, known_hosts_path)
                 for n in plan.nodes}
     for node in plan.nodes:
         if node.before_serve:
             out.append("")
-            out.append(f"# before serve on {node.name}")
+            out.append(_comment(f"before serve on {node.name}"))
             out += [_hook(node, prefixes[node.name], s, scripts) for s in node.before_serve]
     def services(phases: tuple[str, ...]) -> None:
         for service in plan.services:
@@ -95,7 +108,7 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
     for name in plan.start_order:
         node = plan.node(name)
         out.append("")
-        out.append(f"# launch on {node.name} (rank {node.rank}, {node.role})")
+        out.append(_comment(f"launch on {node.name} (rank {node.rank}, {node.role})"))
         out.append(_on(node, prefixes[name], shlex.join(node.launch)))
     services(("after_frontend",))
     return "\n".join(out) + "\n"
@@ -106,8 +119,8 @@ def _service(service: ServicePlan, user: str, key: str | None,
     """One launch line per instance; readiness is noted, not waited for."""
     ready = service.readiness
     probe = ready.kind if ready.port is None else f"{ready.kind} :{ready.port}"
-    lines = ["", f"# service {service.name} ({service.type}, {service.start}); "
-                 f"sparktui serve waits for readiness {probe}, this script does not"]
+    lines = ["", _comment(f"service {service.name} ({service.type}, {service.start}); "
+                          f"sparktui serve waits for readiness {probe}, this script does not")]
     for inst in service.instances:
         prefix = _ssh(inst, user, key, known_hosts)
         lines.append(_on(inst, prefix, shlex.join(inst.launch)))

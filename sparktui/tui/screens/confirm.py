@@ -24,6 +24,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.actions import cluster_workloads, needs_typed_name
+from sparktui.tui.markup import esc
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
 
@@ -50,7 +51,10 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
         return
     latency = " · " + format_ms(node.latency_ms) if node.latency_ms is not None else ""
     text.append(_("reachable") + latency + "\n", style="green")
-    if not node.workloads:
+    if node.docker_error is not None:
+        text.append("  " + _("DOCKER UNREACHABLE: its containers are unknown") + f": "
+                    f"{node.docker_error}\n", style="bold red")
+    elif not node.workloads:
         text.append("  " + _("no sparktui workload") + "\n", style="dim")
     for wl in node.workloads:
         hit = affects(wl)
@@ -102,7 +106,7 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
                              "Type its name to enable {verb}.").format(
             cluster=cluster, r=format_number(running), w=format_number(waiting), verb=verb),
             style="bold yellow")
-    elif not health.all_reachable:
+    elif not health.all_known:
         text.append("\n" + _("Some nodes did not answer: what they run is unknown. "
                              "Type the cluster name to enable {verb}.").format(verb=verb),
                     style="bold yellow")
@@ -127,7 +131,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="modal-box") as box:
-            box.border_title = self.request.title
+            box.border_title = esc(self.request.title)
             box.border_subtitle = _("Esc or n cancels")
             yield Static(Text(self.request.what), id="confirm-what")
             with VerticalScroll(id="confirm-health"):

@@ -22,6 +22,7 @@ from sparktui.engine.figures import TelemetryFrame
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import N_, _
 from sparktui.tui import recipe_actions
+from sparktui.tui.markup import esc
 from sparktui.tui.messages import (
     ClusterFocused,
     HealthFailed,
@@ -174,7 +175,7 @@ class DashboardScreen(Screen[None]):
             self.logs.clear()
             self.logs.set_nodes(n.name for n in cluster.ranked)
         self.logs.cluster = name
-        self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=name)
+        self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=esc(name))
         self._show_telemetry(self.telemetry.get(name))  # paints the header too
         self._preview()
 
@@ -316,6 +317,6 @@ class DashboardScreen(Screen[None]):
             self.plan.border_title = _("Plan")
             self.plan.show_note(_("Pick a recipe to see its launch plan."))
         else:
-            self.plan.border_title = _("{recipe} on {cluster}").format(recipe=self.recipe,
-                                                                      cluster=self.cluster)
+            self.plan.border_title = _("{recipe} on {cluster}").format(recipe=esc(self.recipe),
+                                                                      cluster=esc(self.cluster))
             self.plan.show(preview)

@@ -13,6 +13,7 @@ from sparktui.config import Config, Node
 from sparktui.engine.status import NodeHealth
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
+from sparktui.tui.markup import esc
 from sparktui.tui.state import RecipeEntry, render_problems
 
 
@@ -30,7 +31,7 @@ class DetailsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="details-box", classes="modal-box") as box:
-            box.border_title = self.title_text
+            box.border_title = esc(self.title_text)
             box.border_subtitle = _("Esc closes")
             with VerticalScroll():
                 yield Static(self.body)

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from sparktui.engine.api import ExecResult
 from sparktui.i18n import _
+from sparktui.tui.markup import esc
 
 ExecRun = Callable[[str], Awaitable[list[ExecResult]]]
 
@@ -62,8 +63,8 @@ class ExecScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="exec-box", classes="modal-box") as box:
-            box.border_title = _("Exec on {cluster}: {nodes}").format(
-                cluster=self.cluster, nodes=", ".join(self.nodes))
+            box.border_title = esc(_("Exec on {cluster}: {nodes}").format(
+                cluster=self.cluster, nodes=", ".join(self.nodes)))
             box.border_subtitle = _("Enter runs · Esc closes")
             if self.aliases:
                 yield OptionList(*(self._option(name, cmd) for name, cmd in self.aliases.items()),

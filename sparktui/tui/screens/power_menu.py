@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from sparktui.i18n import _
 from sparktui.tui.actions import power_title
+from sparktui.tui.markup import esc
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,12 @@ class PowerMenuScreen(ModalScreen[PowerChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="power-menu-box", classes="modal-box") as box:
-            box.border_title = _("Power of {cluster}").format(cluster=self.cluster)
+            box.border_title = esc(_("Power of {cluster}").format(cluster=self.cluster))
             box.border_subtitle = _("Enter chooses · Esc cancels")
             yield Static(Text(_("Through Home Assistant. The next screen checks the nodes' "
                                 "health and asks for confirmation."), style="dim"),
                          id="power-menu-what")
-            yield OptionList(*(Option(label, id=str(i))
+            yield OptionList(*(Option(Text(label), id=str(i))
                                for i, (_choice, label) in enumerate(self.choices)),
                              id="power-menu-list")
 

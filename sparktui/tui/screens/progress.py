@@ -20,7 +20,9 @@ from textual.widgets import Static
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, state_label, step_label
+from sparktui.scrub import scrub
 from sparktui.tui.actions import ActionRun, ProgressRow, short_detail
+from sparktui.tui.markup import esc
 
 MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
          "started": ("…", "cyan"), "waiting": ("◷", "cyan")}
@@ -35,8 +37,9 @@ def steps_table(rows: list[ProgressRow]) -> Table:
     table.add_column(overflow="fold")
     for row in rows:
         mark, style = MARKS.get(row.state, ("?", ""))
-        table.add_row(Text(mark, style=style), row.node or "-", step_label(row.step),
-                      Text(state_label(row.state), style=style), Text(short_detail(row.detail)))
+        table.add_row(Text(mark, style=style), Text(row.node or "-"), Text(step_label(row.step)),
+                      Text(state_label(row.state), style=style),
+                      Text(scrub(short_detail(row.detail))))
     return table
 
 
@@ -58,13 +61,13 @@ def outcomes_text(run: ActionRun) -> Text:
     if result.done:
         text.append(_("done:") + "\n", style="bold green")
         for outcome in result.done:
-            text.append("  " + outcome_line(outcome) + "\n")
+            text.append("  " + scrub(outcome_line(outcome)) + "\n")
     if result.not_done:
         text.append(_("not done:") + "\n", style="bold red")
         for outcome in result.not_done:
-            text.append("  " + outcome_line(outcome) + "\n", style="red")
+            text.append("  " + scrub(outcome_line(outcome)) + "\n", style="red")
     if not result.outcomes and result.detail:
-        text.append(result.detail, style="red")
+        text.append(scrub(result.detail), style="red")
     text.rstrip()
     return text
 
@@ -78,7 +81,7 @@ def failure_text(run: ActionRun) -> Text:
     text = Text()
     text.append(_("node") + f"  {result.failed_node or '-'}\n", style="bold")
     text.append(_("step") + f"  {step_label(result.failed_step or '-')}\n", style="bold")
-    text.append(result.detail.rstrip() or "-", style="red")
+    text.append(scrub(result.detail.rstrip()) or "-", style="red")
     if run.action == "serve":
         note = serve_failure_note(run)
         if note:
@@ -114,7 +117,7 @@ class ProgressScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="progress-box", classes="modal-box") as box:
-            box.border_title = self.run.title()
+            box.border_title = esc(self.run.title())
             yield Static(id="progress-status")
             with VerticalScroll(id="progress-steps"):
                 yield Static(id="progress-table")

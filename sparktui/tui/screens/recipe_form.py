@@ -29,6 +29,7 @@ from sparktui.config.recipe_edit import (
 )
 from sparktui.errors import Problem
 from sparktui.i18n import _
+from sparktui.tui.markup import esc
 from sparktui.tui.state import short_problem
 
 LABELS = {
@@ -128,7 +129,7 @@ class RecipeFormScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="recipe-form-box", classes="modal-box") as box:
-            box.border_title = _("Edit {recipe}").format(recipe=self.recipe)
+            box.border_title = esc(_("Edit {recipe}").format(recipe=self.recipe))
             box.border_subtitle = _("ctrl+s saves · Esc cancels")
             with VerticalScroll():
                 for name in (*TEXT_FIELDS, *INT_FIELDS):
@@ -228,7 +229,7 @@ class RecipeNameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box", classes="modal-box") as box:
-            box.border_title = _("Duplicate {recipe} as").format(recipe=self.source)
+            box.border_title = esc(_("Duplicate {recipe} as").format(recipe=self.source))
             box.border_subtitle = _("Enter creates · Esc cancels")
             name = Input(f"{self.source}-copy", placeholder=_("new recipe name"),
                          id="name-input")

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from sparktui.i18n import _
+from sparktui.tui.markup import esc
 
 
 class ServePlanScreen(ModalScreen[bool]):
@@ -31,8 +32,8 @@ class ServePlanScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="serve-box", classes="modal-box") as box:
-            box.border_title = _("Serve {recipe} on {cluster}").format(recipe=self.recipe,
-                                                                      cluster=self.cluster)
+            box.border_title = esc(_("Serve {recipe} on {cluster}").format(
+                recipe=self.recipe, cluster=self.cluster))
             box.border_subtitle = _("Esc or n cancels")
             note = Text(_("Preflight checks every node before anything starts; then the "
                           "hooks, the workers, the head, and the wait for /v1/models."),

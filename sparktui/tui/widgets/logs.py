@@ -41,6 +41,7 @@ from sparktui.tui.logtext import (
     classify,
     format_line,
 )
+from sparktui.tui.markup import esc
 from sparktui.tui.messages import LogsArrived
 from sparktui.tui.widgets.logfind import LogFinding
 from sparktui.tui.widgets.logview import SEP, SYSTEM_NODE, LogView, TagHighlighter
@@ -380,7 +381,7 @@ class LogsPane(LogFinding, Vertical):
                 parts.append(_("search “{text}”").format(text=self.search))
         parts.append(_("wrap") if self.wrap else _("no wrap"))
         parts.append(_("following") if self.follow else _("paused"))
-        self.border_subtitle = " · ".join(parts)
+        self.border_subtitle = esc(" · ".join(parts))
         badge = self.query_one("#logs-badge", Static)
         badge.display = not self.follow
         if not self.follow:

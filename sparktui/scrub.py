@@ -1,0 +1,81 @@
+"""Secrets never shown: every form a secret can take in a message is replaced by stars.
+
+Loading a config registers its secrets (the Home Assistant token). ``scrub`` is
+applied at every edge where text leaves sparktui: the CLI's output, the dashboard's
+progress and notifications, logging, and the Home Assistant client's own errors.
+A secret reaches a message not only as itself: an HTTP library shows a header as
+``repr(bytes)``, a server may echo it JSON-escaped or URL-encoded. Each of those
+forms is replaced, longest first.
+"""
+
+from __future__ import annotations
+
+STARS = "**********"
+_SECRETS: set[str] = set()
+_FORMS: list[str] = []
+"""Every form of every registered secret, longest first."""
+_MIN_LENGTH = 4
+"""Shorter values would scrub ordinary words; the config refuses such tokens anyway."""
+
+
+def register(secret: str) -> None:
+    if len(secret) >= _MIN_LENGTH and secret not in _SECRETS:
+        if not _SECRETS:
+            _scrub_logging()
+        _SECRETS.add(secret)
+        _FORMS[:] = _longest_first(_SECRETS)
+
+
+def _scrub_logging() -> None:
+    """Every log record's message goes through ``scrub`` (httpx, asyncssh, ours)."""
+    import logging
+
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        message = scrub(record.getMessage())
+        if message != record.msg or record.args:
+            record.msg, record.args = message, None
+        if record.exc_info and not record.exc_text:  # the formatter uses this text as is
+            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+        return record
+
+    logging.setLogRecordFactory(factory)
+
+
+def forms(secret: str) -> set[str]:
+    """The ways ``secret`` can be written in a message: raw, repr'd, escaped, URL-encoded."""
+    import json
+    from urllib.parse import quote, quote_plus
+
+    out = {secret, repr(secret)[1:-1], repr(secret.encode("utf-8"))[2:-1],
+           json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+           secret.encode("unicode_escape").decode("ascii"),
+           secret.replace("\\", "\\\\"),
+           quote(secret, safe=""), quote(secret), quote_plus(secret)}
+    out |= {_lower_hex(f) for f in out if "%" in f}
+    return {f for f in out if f}
+
+
+def _lower_hex(text: str) -> str:
+    parts = text.split("%")
+    return parts[0] + "".join("%" + p[:2].lower() + p[2:] for p in parts[1:])
+
+
+def _longest_first(secrets: set[str]) -> list[str]:
+    return sorted({f for s in secrets for f in forms(s)}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: set[str] | None = None) -> str:
+    """``text`` with every form of every registered (or given) secret replaced by stars."""
+    every = _FORMS if secrets is None else _longest_first(secrets)
+    if not every or not text:
+        return text
+    for form in every:
+        if form in text:
+            text = text.replace(form, STARS)
+    return text
+
+
+__all__ = ["STARS", "forms", "register", "scrub"]
