@@ -82,7 +82,7 @@ def services_table(services: list[ServiceStatus]) -> Table:
             scrapes = [m for m in svc.metrics if m.node == inst.node]
             first = Text(_kind(svc), style="dim") if n == 1 else ""
             table.add_row(
-                title if n == 0 else first, inst.node, str(inst.index),
+                title if n == 0 else first, Text(inst.node), str(inst.index),
                 Text(state, style=STATE_STYLES.get(inst.state, "")),
                 _ready_cell(inst.ready, inst.readiness, inst.state),
                 metrics_cell(scrapes))
