@@ -27,6 +27,7 @@ from tomlkit.exceptions import TOMLKitError
 from sparktui.config.discovery import list_recipes
 from sparktui.config.files import atomic_write_text
 from sparktui.config.loader import parse_recipe
+from sparktui.config.rules import is_name
 from sparktui.config.toml_source import parse_toml
 from sparktui.errors import Problem, SparkError
 
@@ -36,7 +37,6 @@ FORM_FIELDS = (*TEXT_FIELDS, *INT_FIELDS, "args", "env")
 DEFAULTS: dict[str, Any] = {"port": 30000, "tensor_parallel_size": 1,
                             "pipeline_parallel_size": 1, "args": [], "env": {}}
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _FLAG = re.compile(r"^--?[A-Za-z]")
 _FIELD_ROOT = re.compile(r"[.\[]")
 
@@ -215,7 +215,7 @@ def _args_array(args: list[str], old: Any) -> Any:
 
 def name_problem(directory: Path, name: str) -> Problem | None:
     """Why ``name`` cannot be a new recipe folder in ``directory`` (None: it can)."""
-    if not _NAME.match(name) or ".." in name:
+    if not is_name(name) or ".." in name:
         return Problem("recipe_name_invalid", {"name": name}, None, None, "name")
     try:
         known = list_recipes(directory)

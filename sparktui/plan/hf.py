@@ -35,12 +35,12 @@ def to_container(hf_cache_host: str, host_path: str) -> str:
     return host_path
 
 
-_SAFE_PATH = re.compile(r"^[A-Za-z0-9._/@+=,-]+$")
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._/@+=,-]+")
 
 
 def safe_path(path: str) -> bool:
     """Resolved paths are substituted into argv and scripts: only plain path characters."""
-    return bool(_SAFE_PATH.match(path))
+    return _SAFE_PATH.fullmatch(path) is not None  # "$" would let a final newline through
 
 
 def substitute(node: NodePlan, values: Mapping[str, str]) -> NodePlan:
