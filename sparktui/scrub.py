@@ -20,14 +20,23 @@ _MIN_LENGTH = 4
 
 def register(secret: str) -> None:
     if len(secret) >= _MIN_LENGTH and secret not in _SECRETS:
-        if not _SECRETS:
-            _scrub_logging()
         _SECRETS.add(secret)
         _FORMS[:] = _longest_first(_SECRETS)
 
 
-def _scrub_logging() -> None:
-    """Every log record's message goes through ``scrub`` (httpx, asyncssh, ours)."""
+_logging_scrubbed = False
+
+
+def scrub_logging() -> None:
+    """From now on every log record's message (and traceback) goes through ``scrub``.
+
+    Called where a secret meets a library that logs (the Home Assistant client and its
+    httpx), not at load: ``plan`` never imports logging.
+    """
+    global _logging_scrubbed
+    if _logging_scrubbed:
+        return
+    _logging_scrubbed = True
     import logging
 
     previous = logging.getLogRecordFactory()
@@ -78,4 +87,4 @@ def scrub(text: str, secrets: set[str] | None = None) -> str:
     return text
 
 
-__all__ = ["STARS", "forms", "register", "scrub"]
+__all__ = ["STARS", "forms", "register", "scrub", "scrub_logging"]

@@ -109,3 +109,16 @@ def test_plan_writes_nothing_to_the_cache_folder(tmp_path: Path) -> None:
     assert first.returncode == second.returncode == 0
     assert first.stdout == second.stdout and first.stdout.startswith("#!/bin/sh\n")
     assert list(cache.rglob("*")) == []
+
+
+def test_lines_stay_right_after_tricky_strings(tmp_path: Path, capsys) -> None:
+    """The line scanner skips strings by pattern: escaped quotes, '#', multi-line ones."""
+    text = DUO.replace('ssh_user = "ops"', 'ssh_user = "ops"\n'
+                       'home_dir = "/home/o\\"ps # not a comment"\n'
+                       "power_off_command = ['a\"b', \"\"\"\nx\n\"\"\", '''\ny''']")
+    text += '\n[exec_aliases]\n"k\\"ey" = "v"\nbad = 1\n'
+    path = config_file(tmp_path, text)
+    recipe_file(tmp_path, VLLM_MIN)
+    code, _out, err = _plan(capsys, path, tmp_path / "recipes")
+    assert (code, err) == (2, f"{path}:{text.splitlines().index('bad = 1') + 1}: "
+                              "exec_aliases.bad: expected string, got integer\n")

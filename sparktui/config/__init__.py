@@ -1,7 +1,8 @@
-"""Config and recipes: pydantic models, TOML loading, file:line errors.
+"""Config and recipes: strict models (validated by pydantic-core), TOML loading, file:line
+errors.
 
-Names load on first use (PEP 562) so that path discovery alone never imports
-pydantic: the cached ``plan`` path depends on it.
+Names load on first use (PEP 562) so that path discovery alone never imports the
+models: the dashboard's first frame depends on it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Where config.toml and the recipes are: cheap path lookups, no pydantic.
+"""Where config.toml and the recipes are: cheap path lookups, no validation.
 
-Kept apart from loading so a cached ``plan`` can find its inputs without paying
-for the models.
+Kept apart from loading so the dashboard's first frame can find its inputs without
+paying for the models.
 """
 
 from __future__ import annotations

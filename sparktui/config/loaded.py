@@ -1,6 +1,6 @@
 """What loading returns: a validated model and where it came from.
 
-Kept apart from ``loader`` (and free of pydantic) so the dashboard can name these
+Kept apart from ``loader`` (and free of the models) so the dashboard can name these
 types, and check ``isinstance``, before the models are imported.
 """
 

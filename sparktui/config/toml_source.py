@@ -20,6 +20,8 @@ from sparktui.errors import fail
 Path_ = tuple[str | int, ...]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC = re.compile(r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"?')
+_LITERAL = re.compile(r"'[^'\n]*'?")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 MAX_BYTES = 1024 * 1024
 """A config or recipe is a page of settings; past 1 MiB it is refused before parsing."""
@@ -128,11 +130,9 @@ class _Scanner:
         return self.text[j] if j < len(self.text) else ""
 
     def advance(self, n: int = 1) -> None:
-        for _ in range(n):
-            if self.i < len(self.text):
-                if self.text[self.i] == "\n":
-                    self.line += 1
-                self.i += 1
+        end = min(self.i + n, len(self.text))
+        self.line += self.text.count("\n", self.i, end)
+        self.i = end
 
     def skip_space(self, newlines: bool) -> None:
         while self.i < len(self.text):
@@ -202,7 +202,7 @@ class _Scanner:
             self.skip_space(newlines=False)
             ch = self.peek()
             if ch in "\"'":
-                parts.append(self.string())
+                parts.append(self.string(decode=True))
             else:
                 match = _BARE_KEY.match(self.text, self.i)
                 if not match:
@@ -254,7 +254,8 @@ class _Scanner:
             if self.peek() == ",":
                 self.advance()
 
-    def string(self) -> str:
+    def string(self, decode: bool = False) -> str:
+        """Skip a string; its value only for a key (``decode``), else its raw text."""
         quote = self.peek()
         if self.text.startswith(quote * 3, self.i):
             end = self.text.find(quote * 3, self.i + 3)
@@ -264,12 +265,9 @@ class _Scanner:
             raw = self.text[self.i:end]
             self.advance(end - self.i)
             return raw
-        start = self.i
-        self.advance()
-        while self.i < len(self.text) and self.text[self.i] != quote:
-            if quote == '"' and self.text[self.i] == "\\":
-                self.advance()
-            self.advance()
-        self.advance()
-        raw = self.text[start:self.i]
+        match = (_BASIC if quote == '"' else _LITERAL).match(self.text, self.i)
+        raw = match.group(0) if match else self.text[self.i:]
+        self.advance(len(raw))
+        if not decode:
+            return raw
         return tomllib.loads(f"k = {raw}")["k"] if quote == '"' else raw[1:-1]

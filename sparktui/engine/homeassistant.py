@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from sparktui.i18n import _
-from sparktui.scrub import scrub
+from sparktui.scrub import scrub, scrub_logging
 
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
     import httpx
@@ -58,6 +58,7 @@ class HomeAssistantClient:
         self.timeout = config.timeout_seconds
         self.confirm_timeout = config.confirm_timeout_seconds
         self._token: Secret = config.token
+        scrub_logging()  # httpx and its transports log requests and errors
         # trust_env=False: Home Assistant is on the site's network, never behind the
         # operator's HTTP(S)_PROXY; and no .netrc credential is ever mixed in.
         try:

@@ -2,7 +2,7 @@
 
 Names load on first use (PEP 562): ``sparktui.plan.model`` (plain dataclasses) is
 imported by the engine and the TUI's messages, and must not pull in ``build`` and the
-pydantic models behind it before the dashboard's first frame.
+validated models behind it before the dashboard's first frame.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def after_stop_loader(directory: Path,
     broken) has no hooks, and ``on_error(recipe, error)`` says so."""
 
     def hooks(name: str) -> list[HookStep]:
-        from sparktui.config.loader import load_recipe  # pydantic: not at the dashboard's start
+        from sparktui.config.loader import load_recipe  # the models: not at the dashboard's start
 
         try:
             recipe = load_recipe(find_recipe(directory, name)).recipe

@@ -1,6 +1,6 @@
 """The launch plan: everything serve will do, computed before anything runs.
 
-Plain frozen dataclasses (not pydantic) so the headless ``plan`` path stays fast.
+Plain frozen dataclasses (not validated models) so the headless ``plan`` path stays fast.
 ``as_dict`` is the JSON contract documented in docs/plan-format.md: keys may be
 added, never renamed.
 """

@@ -1,6 +1,6 @@
 """The dashboard's first frame, painted before the config is validated.
 
-Validating ``config.toml`` needs pydantic and our models, and the dashboard's screens,
+Validating ``config.toml`` needs pydantic-core and our models, and the dashboard's screens,
 the engine and its SSH library add more: together several times what Textual itself
 costs to start. So ``sparktui`` first paints a skeleton of the dashboard with the
 clusters and nodes read from the file with the standard library's TOML parser (a peek:
