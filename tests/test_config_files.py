@@ -122,3 +122,18 @@ def test_lines_stay_right_after_tricky_strings(tmp_path: Path, capsys) -> None:
     code, _out, err = _plan(capsys, path, tmp_path / "recipes")
     assert (code, err) == (2, f"{path}:{text.splitlines().index('bad = 1') + 1}: "
                               "exec_aliases.bad: expected string, got integer\n")
+
+
+def test_the_recipe_editor_does_not_wait_on_a_fifo(tmp_path: Path) -> None:
+    """The dashboard's form and copy read a recipe like the loader: a FIFO is a problem."""
+    from sparktui.config.recipe_edit import duplicate_recipe, save_form
+    from sparktui.errors import SparkError
+
+    fifo = tmp_path / "recipes" / "pipe" / "recipe.toml"
+    fifo.parent.mkdir(parents=True)
+    os.mkfifo(fifo)
+    result = save_form(fifo, {"docker_image": "img:1"})
+    assert not result.ok and result.problems[0].code == "file_not_regular"
+    with pytest.raises(SparkError) as info:
+        duplicate_recipe(tmp_path / "recipes", fifo, "copy")
+    assert info.value.problems[0].code == "file_not_regular"

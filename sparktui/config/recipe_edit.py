@@ -28,7 +28,7 @@ from sparktui.config.discovery import list_recipes
 from sparktui.config.files import atomic_write_text
 from sparktui.config.loader import parse_recipe
 from sparktui.config.rules import is_name
-from sparktui.config.toml_source import parse_toml
+from sparktui.config.toml_source import parse_toml, read_text
 from sparktui.errors import Problem, SparkError
 
 TEXT_FIELDS = ("docker_image", "model")
@@ -98,7 +98,11 @@ def apply_form(text: str, values: Mapping[str, str], path: Path) -> EditResult:
 
 def save_form(path: Path, values: Mapping[str, str]) -> EditResult:
     """Apply the form to the file on disk; write it (atomically) only when it checks out."""
-    result = apply_form(path.read_text(encoding="utf-8"), values, path)
+    try:  # bounded, and a FIFO or a device is a problem, not a hang
+        text = read_text(path)
+    except SparkError as exc:
+        return EditResult("", exc.problems)
+    result = apply_form(text, values, path)
     if result.ok:
         atomic_write_text(path, result.text)
     return result
@@ -231,7 +235,7 @@ def duplicate_recipe(directory: Path, source: Path, name: str) -> Path:
     problem = name_problem(directory, name)
     if problem is not None:
         raise SparkError(problem)
-    text = source.read_text(encoding="utf-8")
+    text = read_text(source)
     with contextlib.suppress(TOMLKitError):  # a broken one is copied as it is
         text = tomlkit.dumps(tomlkit.parse(text))
     folder = directory / name

@@ -17,6 +17,7 @@ from sparktui.config.recipe_edit import (
     editor_command,
     form_values,
 )
+from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.tui.screens.recipe_form import RecipeFormScreen, RecipeNameScreen
@@ -40,7 +41,7 @@ def edit_in_form(dashboard: DashboardScreen, entry: RecipeEntry) -> None:
     """The form, unless the file is not TOML at all (then only an editor can help)."""
     app = dashboard.app
     try:
-        text = entry.path.read_text(encoding="utf-8")
+        text = read_text(entry.path)  # bounded; a FIFO is a problem, not a hang
         values = form_values(text, entry.path)
     except SparkError as exc:
         app.notify(_("{recipe}: {problem}. Fix it with E ($EDITOR).").format(
