@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import time
 import tomllib
@@ -16,18 +15,7 @@ from hosts import procs
 from hosts.sshd import free_port
 from prometheus_client.parser import text_string_to_metric_families
 
-IMAGE = "vllm/vllm-openai:latest"
-
-
-def _is_binary(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) != b"#!"
-    except OSError:
-        return False
-
-
-HAS_REAL_DOCKER = any(_is_binary(p) for p in (shutil.which("docker"), "/usr/local/bin/docker") if p)
+IMAGE = "vllm:test"  # runs the command it is given, like NVIDIA's vLLM images
 
 
 def wait_for(pred, timeout: float = 5.0, interval: float = 0.05):
@@ -94,38 +82,44 @@ async def test_asyncssh_env_and_max_sessions(test_cluster):
             p.close()
 
 
-async def test_docker_run_and_ps(test_cluster):
-    cluster = test_cluster(n=1)
-    node = cluster.nodes[0]
+async def test_docker_run_and_ps_on_the_nodes_own_dockerd(test_cluster):
+    cluster = test_cluster(n=2)
+    node, other = cluster.nodes
     async with await cluster.connect(node) as conn:
 
         async def sh(cmd: str):
             return await conn.run(cmd)
 
-        r = await sh(f"docker run -d --name c1 --label sparktui.cluster=test "
-                     f"--label=sparktui.role=head -e A=1 --gpus all --ipc=host {IMAGE} sleep 9")
+        r = await sh("docker run -d --name c1 --label sparktui.cluster=test "
+                     "--label=sparktui.role=head -e A=1 --gpus all --ipc=host --ulimit "
+                     "memlock=-1 --network host busybox:1 sleep 30")
         assert r.exit_status == 0 and len(r.stdout.strip()) == 64, r.stderr
         r = await sh("docker ps --filter label=sparktui.cluster=test --format '{{json .}}'")
         rows = [json.loads(line) for line in r.stdout.splitlines()]
         assert len(rows) == 1 and rows[0]["Names"] == "c1" and rows[0]["State"] == "running"
-        assert rows[0]["Labels"] == "sparktui.cluster=test,sparktui.role=head"
-        assert rows[0]["Status"].startswith("Up ") and rows[0]["Image"] == IMAGE
+        assert sorted(rows[0]["Labels"].split(",")) == ["sparktui.cluster=test",
+                                                         "sparktui.role=head"]
+        assert rows[0]["Status"].startswith("Up ") and rows[0]["Image"] == "busybox:1"
         r = await sh("docker inspect --format '{{.State.Status}} {{index .Config.Labels "
                      "\"sparktui.role\"}}' c1; docker ps --filter label=nope -q | wc -l")
         assert r.stdout.split() == ["running", "head", "0"]
-        # conflicts and missing images fail like docker (exit 125)
-        assert (await sh(f"docker run -d --name c1 {IMAGE}")).exit_status == 125
-        node.remove_image(IMAGE)
-        r = await sh(f"docker run -d --name c2 {IMAGE}")
+        # conflicts and missing images fail like docker (exit 125); no pull leaves here
+        assert (await sh("docker run -d --name c1 busybox:1 true")).exit_status == 125
+        node.remove_image("busybox:1")
+        r = await sh("docker run -d --name c2 busybox:1 true")
         assert r.exit_status == 125 and "Unable to find image" in r.stderr
         assert node.recorded_docker()[0][:4] == ["docker", "run", "-d", "--name"]
+        # sleep as PID 1 ignores SIGTERM: docker stop waits the grace, then SIGKILL
         r = await sh("docker stop -t 1 c1 && docker ps -a --format '{{.Names}} {{.Status}}' "
                      "&& docker rm c1 && docker ps -aq | wc -l")
-        assert r.stdout.split("\n")[:4] == [
-            "c1", "c1 Exited (143) Less than a second ago", "c1", "0"]
+        assert r.stdout.split("\n")[0] == "c1"
+        assert r.stdout.split("\n")[1].startswith("c1 Exited (137) ")
+        assert r.stdout.split("\n")[2:4] == ["c1", "0"]
+    # each node has a daemon of its own
+    assert cluster.ssh(other, "docker ps -aq").stdout == ""
+    assert cluster.ssh(other, "echo $DOCKER_HOST").stdout.strip() == other.daemon.host
 
 
-@pytest.mark.skipif(not HAS_REAL_DOCKER, reason="real docker client not installed")
 def test_bad_docker_flag_rejected_like_docker(test_cluster):
     cluster = test_cluster(n=1)
     r = cluster.ssh(cluster.nodes[0], f"docker run --bogus-flag x {IMAGE}")
@@ -142,23 +136,28 @@ async def test_logs_follow_ends_with_container(test_cluster):
         first = await asyncio.wait_for(proc.stdout.readline(), 5)
         assert first.strip()
         await conn.run("docker stop -t 2 eng", check=True)
-        result = await asyncio.wait_for(proc.wait(), 5)
+        result = await asyncio.wait_for(proc.wait(), 15)
         assert result.exit_status == 0
         assert "Shutting down" in result.stdout.splitlines()[-1]
+    assert node.containers()["eng"]["State"]["ExitCode"] == 143  # SIGTERM, handled
 
 
-async def test_logs_follow_dies_with_channel(test_cluster):
+async def test_a_follower_of_a_quiet_container_ends_with_its_channel(test_cluster):
+    """The real docker client follows on after its channel closes (OpenSSH's sshd ignores
+    signal requests): sparktui's streams end it through the channel's stdin."""
+    from sparktui.engine.transport import ended_with_channel
+
     cluster = test_cluster(n=1)
     node = cluster.nodes[0]
-    # a quiet container: the follower must notice the closed channel without writing
     run_engine(node, "quiet", "STANDIN_LOG_INTERVAL=3600")
     async with await cluster.connect(node) as conn:
-        proc = await conn.create_process("docker logs -f quiet")
-        await asyncio.wait_for(proc.stdout.readline(), 5)
+        proc = await conn.create_process(ended_with_channel("exec docker logs -f quiet"))
+        await asyncio.wait_for(proc.stdout.readline(), 15)
         assert node.processes("docker logs -f quiet")
+        proc.stdin.write_eof()
         proc.close()
         await proc.wait_closed()
-        assert wait_for(lambda: not node.processes("docker logs"), 3), "follower survived"
+        assert wait_for(lambda: not node.processes("docker logs"), 10), "follower survived"
 
 
 async def test_engine_through_direct_tcpip(test_cluster):
@@ -176,17 +175,25 @@ async def test_engine_through_direct_tcpip(test_cluster):
                 except httpx.TransportError:
                     return None
 
-            first = await await_for(models, 5)
-            assert first.status_code == 503  # still "loading"
+            # like vLLM, nothing listens while the model loads
+            assert await models() is None
 
             async def ready():
                 r = await models()
                 return r if r is not None and r.status_code == 200 else None
 
-            r = await await_for(ready, 5)
+            r = await await_for(ready, 15)
             assert r is not None and r.json()["data"][0]["id"] == "qwen"
             c = await http.post("/v1/completions", json={"model": "qwen", "prompt": "hi there"})
             assert c.json()["usage"]["completion_tokens"] == 1
+            chunks = []
+            async with http.stream("POST", "/v1/chat/completions", json={
+                    "model": "qwen", "max_tokens": 3, "stream": True,
+                    "messages": [{"role": "user", "content": "hi"}]}) as streamed:
+                async for line in streamed.aiter_lines():
+                    if line.startswith("data: "):
+                        chunks.append(line[6:])
+            assert chunks[-1] == "[DONE]" and len(chunks) == 4  # one chunk per token
         listener.close()
         # raw direct-tcpip channel as the engine's health checks use it
         reader, writer = await conn.open_connection(node.addr, port)
@@ -211,12 +218,13 @@ def test_metrics_follow_engine_json(test_cluster):
                     tpot=0.03, rps=4)
     port = run_engine(node, "eng", "STANDIN_READY_AFTER=0")
     url = f"http://{node.addr}:{port}/metrics"
-    assert wait_for(lambda: _try_scrape(url), 5)
+    assert wait_for(lambda: _try_scrape(url), 15)
     a, t0 = scrape(url), time.monotonic()
     time.sleep(1.0)
     b, t1 = scrape(url), time.monotonic()
     assert b["vllm:num_requests_running"][""] == 2 and b["vllm:num_requests_waiting"][""] == 1
-    assert b["vllm:kv_cache_usage_perc"][""] == b["vllm:gpu_cache_usage_perc"][""] == 0.42
+    assert b["vllm:kv_cache_usage_perc"][""] == 0.42
+    assert "vllm:gpu_cache_usage_perc" not in b  # gone since vLLM 0.12
 
     def rate(name: str, label: str = "") -> float:
         return (b[name][label] - a[name][label]) / (t1 - t0)
@@ -224,7 +232,7 @@ def test_metrics_follow_engine_json(test_cluster):
     assert rate("vllm:prompt_tokens_total") == pytest.approx(1000, rel=0.15)
     assert rate("vllm:generation_tokens_total") == pytest.approx(50, rel=0.15)
     assert rate("vllm:request_success_total", "stop") == pytest.approx(4, rel=0.5)
-    for name, value in (("time_to_first_token", 0.12), ("time_per_output_token", 0.03)):
+    for name, value in (("time_to_first_token", 0.12), ("inter_token_latency", 0.03)):
         count = b[f"vllm:{name}_seconds_count"][""]
         assert count > 0
         assert b[f"vllm:{name}_seconds_sum"][""] / count == pytest.approx(value)
@@ -251,7 +259,7 @@ def test_container_exit_after(test_cluster):
         out = node.run_standin("docker", "ps", "-a", "--format", "{{.Status}}").stdout
         return out if out.startswith("Exited") else ""
 
-    assert wait_for(status, 5).startswith("Exited (3) ")
+    assert wait_for(status, 15).startswith("Exited (3) ")
     r = cluster.ssh(node, "docker inspect --format '{{json .State}}' dies; docker ps -q | wc -l;"
                           " docker logs dies 2>&1 | tail -1")
     state_line, running, last = r.stdout.splitlines()
@@ -326,25 +334,24 @@ def test_missing_sshd_skips_or_fails_under_ci(monkeypatch):
         hosts.cluster.require_sshd()
 
 
-def test_log_flood_throughput(test_cluster):
+def test_a_log_flood_arrives_whole(test_cluster):
+    """Every line of a flood reaches `docker logs -f` over SSH (the speed is measured by
+    benchmarks/bench_logs_pane.py, not asserted here)."""
     cluster = test_cluster(n=1)
     node = cluster.nodes[0]
-    lines = 300_000
-    node.run_standin("docker", "run", "-d", "--name", "flood", "-e", f"STANDIN_LOG_FLOOD={lines}",
-                     IMAGE, "sleep")
+    lines = 50_000
+    r = node.run_standin("docker", "run", "-d", "--name", "flood", "-e",
+                         f"STANDIN_LOG_FLOOD={lines}", IMAGE, "vllm", "serve", "m")
+    assert r.returncode == 0, r.stderr
     argv = cluster.ssh_argv(node, "docker logs -f flood")
-    t0 = time.monotonic()
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as p:
         seen = 0
         for line in p.stdout:
             seen += b"flood line" in line
             if seen >= lines:
                 break
-        elapsed = time.monotonic() - t0
         p.kill()
     assert seen == lines
-    print(f"flood: {lines / elapsed:.0f} lines/s")
-    assert lines / elapsed > 100_000, f"{lines / elapsed:.0f} lines/s"
 
 
 def test_write_config_and_standins(test_cluster, tmp_path):
@@ -364,14 +371,14 @@ def test_write_config_and_standins(test_cluster, tmp_path):
     node.set_gpu(fail=True)
     r = cluster.ssh(node, "nvidia-smi; echo rc=$?; sudo -n docker version --format "
                           "'{{.Server.Version}}'")
-    assert "rc=9" in r.stdout and r.stdout.strip().endswith("28.2.2")
+    assert "rc=9\n20.10" in r.stdout  # the real daemon: Debian's docker.io
     assert node.recorded_sudo() == [["sudo", "-n", "docker", "version", "--format",
                                      "{{.Server.Version}}"]]
 
 
 def test_shared_cluster_reset(shared_cluster):
     n1, n2 = shared_cluster.nodes
-    n1.run_standin("docker", "run", "-d", "--name", "left", IMAGE, "sleep")
+    n1.run_standin("docker", "run", "-d", "--name", "left", "busybox:1", "sleep", "60")
     n1.set_gpu(fail=True)
     n2.kill()
     shared_cluster.reset()

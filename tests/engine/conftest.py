@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,12 +57,15 @@ def toy_recipe(engine: str = "vllm", nodes: int = 2, port: int = 30011, extra: s
 
 @pytest.fixture
 def site(test_cluster, tmp_path) -> Callable[..., Site]:
-    def make(n: int = 2, extra_toml: str = "") -> Site:
+    def make(n: int = 2, extra_toml: str = "", top: str = "") -> Site:
         hosts = test_cluster(n)
         config_path = hosts.write_config(tmp_path / "config.toml", extra_toml=extra_toml)
-        # Top-level keys must precede the first table, so they go in front.
-        _prepend_top_level(config_path, "health_timeout_seconds = 2\nconnect_timeout_seconds = 3"
-                           "\ncommand_timeout_seconds = 15\nready_timeout_seconds = 20\n")
+        # Top-level keys must precede the first table, so they go in front; ``top``
+        # ("key = value" lines) adds to or overrides these.
+        keys = {"health_timeout_seconds": "2", "connect_timeout_seconds": "3",
+                "command_timeout_seconds": "15", "ready_timeout_seconds": "20"}
+        keys.update(line.split(" = ", 1) for line in top.splitlines() if " = " in line)
+        _prepend_top_level(config_path, "".join(f"{k} = {v}\n" for k, v in keys.items()))
         loaded = load_config(config_path)
         results = asyncio.run(init_host_keys(loaded.config, loaded.config.clusters[0].nodes))
         assert all(r.outcome == "new" for r in results), results
@@ -69,6 +73,20 @@ def site(test_cluster, tmp_path) -> Callable[..., Site]:
         recipes.mkdir()
         return Site(hosts, tmp_path, config_path, loaded, recipes)
     return make
+
+
+def eventually(predicate: Callable[[], object], seconds: float = 30.0,
+               what: str = "condition") -> object:
+    """Poll until ``predicate()`` is truthy (and return it); fail after ``seconds``.
+    A deadline, never a fixed pause: a loaded CI machine only makes it slower."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: still false after {seconds:g} s")
+        time.sleep(0.05)
 
 
 def _prepend_top_level(path: Path, text: str) -> None:

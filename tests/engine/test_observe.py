@@ -7,7 +7,7 @@ import json
 import subprocess
 import time
 
-from conftest import Recorder, toy_recipe
+from conftest import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
 
@@ -107,10 +107,9 @@ def test_logs_from_all_nodes_are_tagged_and_survive_a_cut_stream(site):
     assert {x.node for x in lines if not x.gap} == {"node1", "node2"}
     gaps = [x for x in lines if x.gap]
     assert gaps and gaps[0].node == "node2"
-    time.sleep(0.5)
     for node in ("node1", "node2"):
-        left = s.hosts.ssh(node, "pgrep -af '[d]ocker logs' || true").stdout
-        assert left.strip() == "", left
+        eventually(lambda n=node: s.hosts.ssh(n, "pgrep -af '[d]ocker logs' || true")
+                   .stdout.strip() == "", 15, f"no docker logs left on {node}")
     assert main(s.cli("stop", "--yes")) == 0
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from conftest import toy_recipe
+from conftest import eventually, toy_recipe
 
 from sparktui.cli import main
 
@@ -81,11 +81,10 @@ def test_ctrl_c_on_logs_follow_detaches_and_leaves_the_container_running(site, c
             proc.kill()
     assert code == 0, err
     assert "Traceback" not in err
-    time.sleep(0.5)
     for node in ("node1", "node2"):
         assert s.hosts.ssh(node, "docker ps --format '{{.Names}}'").stdout.split() == [
             "sparktui-toy"]
-        left = s.hosts.ssh(node, "pgrep -af '[d]ocker logs' || true").stdout.strip()
-        assert left == "", left
+        eventually(lambda n=node: s.hosts.ssh(n, "pgrep -af '[d]ocker logs' || true")
+                   .stdout.strip() == "", 15, f"no docker logs left on {node}")
     assert main(s.cli("stop", "--yes")) == 0
 

@@ -211,7 +211,9 @@ def _exporter(node, kind: str, image: str, port: int) -> None:
     argv = ["docker", "run", "-d", "--name", f"sparktui-toy-{kind}-0", "--network", "host"]
     for key, value in labels.items():
         argv += ["--label", f"sparktui.{key}={value}"]
-    node.run_standin(*argv, image)
+    node.add_image(image)  # with the exporter image's own entrypoint
+    got = node.run_standin(*argv, image)
+    assert got.returncode == 0, got.stderr
 
 
 def test_exporter_services_are_read_instead_of_the_command(site):

@@ -6,7 +6,6 @@ import contextlib
 import getpass
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -14,14 +13,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import procs
+from . import dockerd, procs
 from .sshd import SSHD, HostStartError, Node, free_port, keygen
 
 STANDIN_SRC = Path(__file__).resolve().parent / "standin"
-KEEP_ENV = "SPARKTUI_KEEP_TEST_HOSTS"  # set to 1 to keep the temp dir for debugging
+KEEP_ENV = "SPARKTUI_KEEP_TEST_HOSTS"
+STOP_GRACE = 3  # set to 1 to keep the temp dir for debugging
 
-_rng = random.SystemRandom()
-_blocks_in_use: set[tuple[int, int]] = set()
 _reaped = False
 
 
@@ -40,15 +38,6 @@ def reap_stale_clusters() -> None:
         shutil.rmtree(owner_file.parent, ignore_errors=True)
 
 
-def _pick_block() -> tuple[int, int]:
-    """A random 127.A.B.0/24 block (A in 100-250) not used by this process yet."""
-    while True:
-        block = (_rng.randint(100, 250), _rng.randint(1, 250))
-        if block not in _blocks_in_use:
-            _blocks_in_use.add(block)
-            return block
-
-
 def _toml_str(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
@@ -62,6 +51,7 @@ class TestCluster:
         if not 1 <= n <= 200:
             raise ValueError("n must be within 1..200")
         require_sshd()
+        dockerd.require_docker()
         global _reaped
         if not _reaped:
             _reaped = True
@@ -74,16 +64,22 @@ class TestCluster:
         self.known_hosts_path = self.root / "known_hosts"
         self.bin_dir = self.root / "bin"
         self._stopped = False
-        self._block = _pick_block()
         owner = {"pid": os.getpid(), "start": procs.start_time(os.getpid())}
         (self.root / "owner.json").write_text(json.dumps(owner))
         keygen(self.key_path, "sparktui-test-user")
         shutil.copy(self.key_path.with_name("id_ed25519.pub"), self.authorized_keys)
         self._install_standins()
-        a, b = self._block
-        self.nodes = [Node(self, i, f"127.{a}.{b}.{10 + i}") for i in range(1, n + 1)]
-        for node in self.nodes:
-            node.set_images(self._images_for_node())
+        # Each node gets a real dockerd of the test run's pool, and that daemon's address.
+        self.daemons = dockerd.pool().acquire(n)
+        self.nodes = []
+        for i, daemon in enumerate(self.daemons, 1):
+            node = Node(self, i, daemon.addr)
+            node.daemon = daemon
+            daemon.assign(node)
+            self.nodes.append(node)
+        if images is not None:
+            for node in self.nodes:
+                node.set_images(images)
 
     def __repr__(self) -> str:
         return f"<TestCluster {[n.name for n in self.nodes]} in {self.root}>"
@@ -103,13 +99,6 @@ class TestCluster:
 
     __getitem__ = node
 
-    def _images_for_node(self) -> dict[str, str | None] | None:
-        if self.images is None:
-            return None
-        if isinstance(self.images, dict):
-            return dict(self.images)
-        return dict.fromkeys(self.images)
-
     def _install_standins(self) -> None:
         self.bin_dir.mkdir()
         for src in STANDIN_SRC.iterdir():
@@ -117,8 +106,9 @@ class TestCluster:
                 continue
             text = src.read_text()
             if not src.name.endswith(".py") and text.startswith("#!"):
-                # run the stand-ins with this interpreter (has the right Python version)
-                text = f"#!{sys.executable}\n" + text.split("\n", 1)[1]
+                # run the stand-ins with this interpreter (has the right Python version);
+                # -I -S: stdlib only, no site start-up (they run on every docker call)
+                text = f"#!{sys.executable} -IS\n" + text.split("\n", 1)[1]
             dst = self.bin_dir / src.name
             dst.write_text(text)
             dst.chmod(0o755)
@@ -149,6 +139,7 @@ class TestCluster:
             with contextlib.suppress(Exception):
                 node.stop()
         procs.kill_env_matching("SPARKTUI_NODE_STATE", str(self.root))
+        dockerd.pool().release(self.daemons)
         if os.environ.get(KEEP_ENV) != "1":
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -157,12 +148,11 @@ class TestCluster:
         calls, no engine/gpu overrides, default images, empty known_hosts file."""
         for node in self.nodes:
             node.resume()
+            node.docker_up()
             node.stop_workloads()
-            for p in list(node.state_dir.glob("*.json*")) + list(
-                (node.state_dir / "containers").iterdir()
-            ):
+            for p in node.state_dir.glob("*.json*"):
                 p.unlink(missing_ok=True)
-            node.set_images(self._images_for_node())
+            node.set_images(self.images)
         self.known_hosts_path.unlink(missing_ok=True)
         self.start()
 
@@ -191,6 +181,9 @@ class TestCluster:
             f"ssh_user = {_toml_str(self.user)}",
             f"ssh_key_path = {_toml_str(str(self.key_path))}",
             f"known_hosts_path = {_toml_str(str(self.known_hosts_path))}",
+            # Test containers' main processes (sleep, sh) often ignore SIGTERM, as PID 1
+            # does without a handler: a short grace keeps stops quick.
+            f"stop_grace_seconds = {STOP_GRACE}",
             "",
             "[[clusters]]",
             f"name = {_toml_str(cluster_name)}",
@@ -210,7 +203,7 @@ class TestCluster:
                 'ib_hca = "rocep1s0f0"',
                 'socket_ifname = "lo"',
                 "ib_gid_index = 3",
-                "ib_disable = 0",
+                "ib_disable = 1",  # no /dev/infiniband here: the real daemon needs the device
             ]
         text = "\n".join(lines) + "\n"
         if extra_toml:

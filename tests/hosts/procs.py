@@ -110,6 +110,29 @@ def pids_with_env(key: str, path: str) -> list[int]:
     return out
 
 
+def cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def pids_with_cmdline(needle: str) -> list[int]:
+    """Processes whose command line mentions ``needle`` (a dead test run's daemon root)."""
+    me = os.getpid()
+    out = []
+    for pid in all_pids():
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if pid != me and needle.encode() in cmd:
+            out.append(pid)
+    return out
+
+
 def kill_env_matching(key: str, path: str, rounds: int = 5) -> int:
     """SIGKILL every process whose environment has key=<path or a path below it>."""
     killed = 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import pwd
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import procs
+from .node_docker import DockerNode
 
 SSHD = "/usr/sbin/sshd"
 SSH_KEYGEN = "ssh-keygen"
@@ -43,16 +43,7 @@ def free_port(addr: str) -> int:
         return s.getsockname()[1]
 
 
-def image_id_for(ref: str) -> str:
-    return "sha256:" + hashlib.sha256(ref.encode()).hexdigest()
-
-
-def normalize_ref(ref: str) -> str:
-    last = ref.rsplit("/", 1)[-1]
-    return ref if ("@" in ref or ":" in last) else ref + ":latest"
-
-
-class Node:
+class Node(DockerNode):
     """A simulated DGX Spark node (see README.md for the API)."""
 
     __test__ = False
@@ -71,7 +62,7 @@ class Node:
         self.proc: subprocess.Popen | None = None
         self._stopped: list[int] = []
         self._orphans: list[tuple[int, str | None]] = []
-        for d in (self.home, self.state_dir / "tmux", self.state_dir / "containers"):
+        for d in (self.home, self.state_dir / "tmux"):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir / "tmux", 0o700)
         keygen(self.host_key_path, f"{self.name}-host")
@@ -95,6 +86,7 @@ class Node:
             "SPARKTUI_NODE_ADDR": self.addr,
             "SPARKTUI_NODE_NAME": self.name,
             "TMUX_TMPDIR": str(self.state_dir / "tmux"),
+            "DOCKER_HOST": self.daemon.host,
         }
 
     def _write_home(self) -> None:
@@ -245,7 +237,7 @@ class Node:
         keygen(self.host_key_path, f"{self.name}-host-rotated", kind)
         self.start()
 
-    # ------------------------------------------------------------------ stand-in state
+    # ------------------------------------------------------------------ knobs and records
     def _read_json(self, name: str, default: Any) -> Any:
         try:
             return json.loads((self.state_dir / name).read_text())
@@ -257,38 +249,9 @@ class Node:
         tmp.write_text(json.dumps(data, indent=1))
         os.replace(tmp, self.state_dir / name)
 
-    def set_images(self, images: dict[str, str | None] | None) -> None:
-        """None: every image is present (permissive). Otherwise exactly these refs."""
-        marker = self.state_dir / "images-any"
-        if images is None:
-            marker.touch()
-            self._write_json("images.json", {})
-        else:
-            marker.unlink(missing_ok=True)
-            self._write_json(
-                "images.json",
-                {normalize_ref(r): i or image_id_for(normalize_ref(r)) for r, i in images.items()},
-            )
-
-    def add_image(self, ref: str, image_id: str | None = None) -> str:
-        ref = normalize_ref(ref)
-        images = self._read_json("images.json", {})
-        images[ref] = image_id or image_id_for(ref)
-        self._write_json("images.json", images)
-        return images[ref]
-
-    def remove_image(self, ref: str) -> None:
-        ref = normalize_ref(ref)
-        images = self._read_json("images.json", {})
-        if (self.state_dir / "images-any").exists():
-            images[ref] = None  # tombstone: absent even in permissive mode
-        else:
-            images.pop(ref, None)
-        self._write_json("images.json", images)
-
     def set_engine(self, **values: Any) -> None:
         """Merge values into engine.json (running, waiting, kv, prompt_tps, gen_tps,
-        rps, ttft, tpot, max_model_len); the fake engine re-reads it on each request."""
+        rps, ttft, tpot, max_model_len); the test engine re-reads it on each request."""
         data = self._read_json("engine.json", {})
         data.update(values)
         self._write_json("engine.json", data)
@@ -325,14 +288,6 @@ class Node:
         """Every shutdown/poweroff stand-in call on this node."""
         return self._jsonl("power-argv.jsonl")
 
-    def containers(self) -> dict[str, dict]:
-        """Raw container records (containers/<name>.json) keyed by name."""
-        out = {}
-        for p in sorted((self.state_dir / "containers").glob("*.json")):
-            with contextlib.suppress(OSError, ValueError):
-                out[p.stem] = json.loads(p.read_text())
-        return out
-
     def processes(self, pattern: str = "") -> list[tuple[int, str]]:
         """(pid, cmdline) of live processes started on this node (through its sshd, its
         containers, its tmux server) whose command line matches the regex pattern.
@@ -365,13 +320,9 @@ class Node:
 
     # ------------------------------------------------------------------ cleanup
     def stop_workloads(self) -> None:
-        """Kill this node's containers and tmux server."""
+        """Remove this node's containers, kill its tmux server and its processes."""
         self.resume()
-        for rec in self.containers().values():
-            pid = rec.get("pid")
-            if pid and procs.is_alive(pid):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pid, signal.SIGKILL)
+        self.remove_containers()
         if shutil.which("tmux"):
             subprocess.run(
                 ["tmux", "-L", "default", "kill-server"],
@@ -391,4 +342,4 @@ class Node:
         self.stop_workloads()
 
 
-__all__ = ["SSHD", "HostStartError", "Node", "image_id_for", "keygen", "normalize_ref"]
+__all__ = ["SSHD", "HostStartError", "Node", "keygen"]

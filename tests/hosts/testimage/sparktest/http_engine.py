@@ -1,4 +1,8 @@
-"""Fake OpenAI-compatible inference engine (vLLM/SGLang look-alike), stdlib only.
+"""The test engine's HTTP side: an OpenAI-compatible server like vLLM's and SGLang's.
+
+Metric names are vLLM 0.33's (``vllm:kv_cache_usage_perc``, ``vllm:inter_token_latency_seconds``
+...; ``vllm:gpu_cache_usage_perc`` and ``*time_per_output_token*`` are gone since about
+0.12) and SGLang 0.5.23's (``sglang:*``, served only with ``--enable-metrics``).
 
 Values come from $SPARKTUI_NODE_STATE/engine.json, re-read on every request:
   running, waiting, kv (0..1), kv_wave ([amplitude, period s]: kv moves as a sine),
@@ -9,7 +13,8 @@ exactly ttft/tpot (or one of the mix's values, in proportion to the shares), so
 sum/count (mean) equals the set value and histogram quantiles land in the bucket
 holding the value at that rank.
 
-Run standalone: python fake_engine.py --host 127.0.0.1 --port 8000 --model m [--sglang]
+Run standalone (the tmux tests do, on the host):
+    python http_engine.py --host 127.0.0.1 --port 8000 --model m [--sglang]
 """
 
 from __future__ import annotations
@@ -78,8 +83,11 @@ def mixture(value) -> list[tuple[float, float]]:
 
 class EngineState:
     def __init__(self, model: str, kind: str = "vllm", state_dir: str | None = None,
-                 ready_at: float = 0.0, max_model_len: int = 131072) -> None:
+                 ready_at: float = 0.0, max_model_len: int = 131072,
+                 metrics_enabled: bool = True, hang_at: float | None = None) -> None:
         self.model = model
+        self.metrics_enabled = metrics_enabled
+        self.hang_at = hang_at
         self.kind = kind
         self.control = Path(state_dir or os.environ.get("SPARKTUI_NODE_STATE", ".")) / "engine.json"
         self.ready_at = ready_at
@@ -122,6 +130,16 @@ class EngineState:
     def ready(self) -> bool:
         return time.time() >= self.ready_at
 
+    def hung(self) -> bool:
+        """A hung engine (STANDIN_HANG_AFTER): connections are accepted, never answered."""
+        return self.hang_at is not None and time.time() >= self.hang_at
+
+    def latencies(self) -> tuple[float, float]:
+        """Seconds before the first streamed token and between the next ones (the
+        first value of a ``ttft``/``tpot`` mix), capped so a test never waits long."""
+        ttft, tpot = mixture(self.values.get("ttft", 0)), mixture(self.values.get("tpot", 0))
+        return (min(ttft[0][0], 5.0) if ttft else 0.0, min(tpot[0][0], 1.0) if tpot else 0.0)
+
     def record_request(self, prompt_tokens: int, gen_tokens: int) -> None:
         with self.lock:
             self.prompt += prompt_tokens
@@ -133,7 +151,7 @@ class EngineState:
 
     def metrics(self) -> str:
         v = self.advance()
-        lab = f'model_name="{self.model}"'
+        lab = f'model_name="{self.model}",engine="0"'
         out: list[str] = []
 
         def metric(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> None:
@@ -156,25 +174,6 @@ class EngineState:
             phase = 2 * math.pi * time.time() / float(wave[1])
             kv = min(1.0, max(0.0, float(kv) + float(wave[0]) * math.sin(phase)))
         with self.lock:
-            metric("vllm:num_requests_running", "gauge",
-                   "Number of requests in model execution batches.", [(f"{{{lab}}}", running)])
-            metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be "
-                   "processed.", [(f"{{{lab}}}", waiting)])
-            metric("vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 "
-                   "percent usage.", [(f"{{{lab}}}", kv)])
-            metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent "
-                   "usage.", [(f"{{{lab}}}", kv)])
-            metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.",
-                   [(f"{{{lab}}}", self.prompt)])
-            metric("vllm:generation_tokens_total", "counter", "Number of generation tokens "
-                   "processed.", [(f"{{{lab}}}", self.gen)])
-            metric("vllm:request_success_total", "counter", "Count of successfully processed "
-                   "requests.", [(f'{{finished_reason="stop",{lab}}}', self.success),
-                                 (f'{{finished_reason="length",{lab}}}', 0)])
-            hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in "
-                 "seconds.", self.ttft)
-            hist("vllm:time_per_output_token_seconds", "Histogram of time per output token in "
-                 "seconds.", self.tpot)
             if self.kind == "sglang":
                 metric("sglang:num_running_reqs", "gauge", "The number of running requests.",
                        [(f"{{{lab}}}", running)])
@@ -189,6 +188,26 @@ class EngineState:
                        "tokens processed.", [(f"{{{lab}}}", self.gen)])
                 hist("sglang:time_to_first_token_seconds", "Histogram of time to first token "
                      "in seconds.", self.ttft)
+                hist("sglang:inter_token_latency_seconds", "Histogram of inter-token latency "
+                     "in seconds.", self.tpot)
+                return "\n".join(out) + "\n"
+            metric("vllm:num_requests_running", "gauge",
+                   "Number of requests in model execution batches.", [(f"{{{lab}}}", running)])
+            metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be "
+                   "processed.", [(f"{{{lab}}}", waiting)])
+            metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent "
+                   "usage.", [(f"{{{lab}}}", kv)])
+            metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.",
+                   [(f"{{{lab}}}", self.prompt)])
+            metric("vllm:generation_tokens_total", "counter", "Number of generation tokens "
+                   "processed.", [(f"{{{lab}}}", self.gen)])
+            metric("vllm:request_success_total", "counter", "Count of successfully processed "
+                   "requests.", [(f'{{finished_reason="stop",{lab}}}', self.success),
+                                 (f'{{finished_reason="length",{lab}}}', 0)])
+            hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in "
+                 "seconds.", self.ttft)
+            hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in "
+                 "seconds.", self.tpot)
         return "\n".join(out) + "\n"
 
 
@@ -222,9 +241,16 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
             self._json(503, {"object": "error", "message": "Model is loading", "code": 503})
             return True
 
+        def _hang_if_hung(self) -> None:
+            while state.hung():
+                time.sleep(3600)
+
         def do_GET(self) -> None:
+            self._hang_if_hung()
             path = self.path.split("?")[0]
-            if path == "/metrics":
+            if path == "/metrics" and not state.metrics_enabled:
+                self._json(404, {"detail": "Not Found"})
+            elif path == "/metrics":
                 self._send(200, state.metrics().encode(), "text/plain; version=0.0.4")
             elif path in ("/health", "/ping"):
                 if not self._not_ready():
@@ -242,6 +268,7 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
                 self._json(404, {"detail": "Not Found"})
 
         def do_POST(self) -> None:
+            self._hang_if_hung()
             length = int(self.headers.get("Content-Length") or 0)
             try:
                 req = json.loads(self.rfile.read(length) or b"{}")
@@ -257,24 +284,43 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
             chat = path.endswith("chat/completions")
             text = req.get("prompt") if not chat else json.dumps(req.get("messages", ""))
             n_prompt = max(1, len(str(text).split()))
-            state.record_request(n_prompt, 1)
+            n_out = max(1, min(int(req.get("max_tokens") or 1), 4096))
+            state.record_request(n_prompt, n_out)
             rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex
-            choice = ({"index": 0, "message": {"role": "assistant", "content": "Hello"},
-                       "finish_reason": "length"} if chat else
-                      {"index": 0, "text": " Hello", "logprobs": None, "finish_reason": "length"})
-            usage = {"prompt_tokens": n_prompt, "completion_tokens": 1,
-                     "total_tokens": n_prompt + 1}
-            obj = {"id": rid, "object": "chat.completion" if chat else "text_completion",
-                   "created": int(time.time()), "model": state.model, "choices": [choice],
-                   "usage": usage}
+            words = ["Hello"] + [" world"] * (n_out - 1)
+            usage = {"prompt_tokens": n_prompt, "completion_tokens": n_out,
+                     "total_tokens": n_prompt + n_out}
+            base = {"id": rid, "created": int(time.time()), "model": state.model}
             if not req.get("stream"):
-                self._json(200, obj)
+                content = "".join(words)
+                choice = ({"index": 0, "message": {"role": "assistant", "content": content},
+                           "finish_reason": "length"} if chat else
+                          {"index": 0, "text": content, "logprobs": None,
+                           "finish_reason": "length"})
+                self._json(200, {**base, "object": "chat.completion" if chat
+                                 else "text_completion", "choices": [choice], "usage": usage})
                 return
-            if chat:
-                choice["delta"] = choice.pop("message")
-            obj["object"] = "chat.completion.chunk" if chat else "text_completion"
-            body = f"data: {json.dumps(obj)}\n\ndata: [DONE]\n\n".encode()
-            self._send(200, body, "text/event-stream")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            first, gap = state.latencies()
+            for i, word in enumerate(words):
+                time.sleep(first if i == 0 else gap)
+                last = i == len(words) - 1
+                choice = ({"index": 0, "delta": {"content": word},
+                           "finish_reason": "length" if last else None} if chat else
+                          {"index": 0, "text": word, "logprobs": None,
+                           "finish_reason": "length" if last else None})
+                chunk = {**base, "object": "chat.completion.chunk" if chat
+                         else "text_completion", "choices": [choice]}
+                self._chunk(f"data: {json.dumps(chunk)}\n\n".encode())
+            self._chunk(b"data: [DONE]\n\n")
+            self._chunk(b"")
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
         do_HEAD = do_GET
 

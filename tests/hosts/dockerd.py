@@ -1,0 +1,371 @@
+"""A real Docker engine per simulated node: Debian's dockerd, one per node, on its own
+socket, data root, exec root, bridge and address.
+
+Daemons are pooled for the test run: starting one and importing the test image costs
+about a second, so a cluster borrows started daemons and gives them back clean (no
+containers, the default image tags). Each daemon's address is fixed at its start
+(``--ip``: where ``-p`` publishes), so a node that gets daemon k gets its address too.
+
+What this machine needs, found by trying (tests/hosts/README.md says more):
+- ``--gpus all`` needs an ``nvidia-container-runtime-hook`` on dockerd's PATH at start;
+  a stub that exits 0 is enough (there is no GPU).
+- ``--ulimit memlock=-1`` cannot be granted in this sandbox, so containers run under
+  ``RUNTIME_WRAPPER``, the test bed's concession: see its text.
+- ``--iptables=false``; each daemon gets its own bridge (an island: no uplink, no NAT,
+  a gateway address nobody holds), and host-network containers share this machine's
+  network, so the test engine binds its node's own loopback address.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import procs
+from .dockerapi import DockerApi, DockerApiError, normalize_ref
+from .testimage import build as image_build
+
+DOCKERD = "/usr/sbin/dockerd"
+UNSHARE = "/usr/bin/unshare"
+BASE = "sparktest/base:latest"
+DEAD_PROXY = "http://127.0.0.1:9"  # discard port: nothing listens
+
+# Present on every node unless a test asks for others: the refs the tests, the example
+# recipes and the service kinds use. Like NVIDIA's images, most run the command they are
+# given; those whose real image has an entrypoint sparktui relies on get it
+# (``variant_of``, testimage/build.py).
+DEFAULT_IMAGES = (
+    "vllm:test", "nvcr.io/nvidia/vllm:25.10-py3", "lmsysorg/sglang:spark", "busybox:1",
+    "img:1", "nvcr.io/nvidia/pytorch:25.09-py3", "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1",
+    "python:3.12-slim", "quay.io/coreos/etcd:v3.5.17", "nats:2.10-alpine", "nats:2.10",
+    "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04", "exp:1", "dyn:2",
+    "nvcr.io/nvidia/k8s/dcgm-exporter:4",
+    "quay.io/prometheus/node-exporter:v1.8.2", "prom/node-exporter:v1.8.2",
+    "vllm/vllm-openai:v0.33.0",
+)
+
+RUNTIME_WRAPPER = '''#!{python} -I
+"""OCI runtime for the test daemons: runc, after two changes to a new container's spec.
+
+The test bed's one concession, for what separate machines would give for free:
+1. RLIMIT_MEMLOCK is dropped (--ulimit memlock=-1): this sandbox cannot raise the hard
+   limit, even as root. Nothing else of the container changes.
+2. The process is told which simulated node it runs on (SPARKTUI_NODE_ADDR/NAME/STATE,
+   SPARKTEST_HOST_NETWORK) and the node's state folder is mounted read-only at the same
+   path, so the test engine binds its node's address in the shared host network and
+   reads the test's knobs (engine.json, gpu.json).
+"""
+import json, os, sys
+NODE = {node!r}
+args = sys.argv[1:]
+if "create" in args and "--bundle" in args:
+    path = os.path.join(args[args.index("--bundle") + 1], "config.json")
+    with open(path) as f:
+        spec = json.load(f)
+    proc = spec.setdefault("process", {{}})
+    proc["rlimits"] = [r for r in proc.get("rlimits") or [] if r.get("type") != "RLIMIT_MEMLOCK"]
+    try:
+        with open(NODE) as f:
+            node = json.load(f)
+    except (OSError, ValueError):
+        node = None
+    if node:
+        # --network host joins the daemon's handle on this machine's netns: netns/default
+        spaces = spec.get("linux", {{}}).get("namespaces", [])
+        net = [n for n in spaces if n.get("type") == "network"]
+        host_net = not net or net[0].get("path", "").endswith("/netns/default")
+        env = [e for e in proc.get("env", []) if not e.startswith(("SPARKTUI_NODE_", "SPARKTEST_"))]
+        env += ["SPARKTUI_NODE_ADDR=" + node["addr"], "SPARKTUI_NODE_NAME=" + node["name"],
+                "SPARKTUI_NODE_STATE=" + node["state"], "SPARKTEST_DOCKERD=" + node["daemon"],
+                "SPARKTEST_HOST_NETWORK=" + ("1" if host_net else "0")]
+        proc["env"] = env
+        spec.setdefault("mounts", []).append({{"destination": node["state"], "type": "bind",
+            "source": node["state"], "options": ["rbind", "ro"]}})
+    with open(path, "w") as f:
+        json.dump(spec, f)
+os.execv("/usr/sbin/runc", ["runc", *args])
+'''
+
+
+class DockerStartError(RuntimeError):
+    pass
+
+
+def require_docker() -> None:
+    """pytest.skip without dockerd/root (pytest.fail under CI=true)."""
+    missing = [p for p in (DOCKERD, "/usr/sbin/runc") if not os.path.exists(p)]
+    problem = None
+    if missing:
+        problem = f"Docker engine not installed ({', '.join(missing)}): apt-get install docker.io"
+    elif os.geteuid() != 0:
+        problem = "the test daemons (dockerd) need root"
+    if problem is None:
+        return
+    import pytest
+
+    if os.environ.get("CI") == "true":
+        pytest.fail(problem)
+    pytest.skip(problem)
+
+
+class TestDaemon:
+    """One dockerd; ``node`` is the simulated node that has it now, if any."""
+
+    __test__ = False
+
+    def __init__(self, pool: DaemonPool, slot: int) -> None:
+        self.pool, self.slot = pool, slot
+        self.root = pool.root / f"d{slot}"
+        a, b = pool.block
+        self.addr = f"127.{a}.{b}.{10 + slot}"
+        self.bridge = f"spk{pool.tag}{slot}"
+        self.subnet = f"172.{pool.subnet_octet}.{slot}"
+        self.socket = self.root / "docker.sock"
+        self.api = DockerApi(self.socket)
+        self.proc: subprocess.Popen | None = None
+        self.node: Any = None
+
+    @property
+    def host(self) -> str:
+        return f"unix://{self.socket}"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> None:
+        for d in ("data", "exec", "bin"):
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+        hook = self.root / "bin" / "nvidia-container-runtime-hook"
+        hook.write_text("#!/bin/sh\n# stub: there is no GPU; dockerd only needs it to exist\n"
+                        "exit 0\n")
+        hook.chmod(0o755)
+        wrapper = self.root / "runtime"
+        wrapper.write_text(RUNTIME_WRAPPER.format(python=sys.executable,
+                                                  node=str(self.root / "node.json")))
+        wrapper.chmod(0o755)
+        self._bridge_up()
+        self.spawn()
+
+    def spawn(self) -> None:
+        argv = [
+            DOCKERD, "--data-root", str(self.root / "data"), "--exec-root",
+            str(self.root / "exec"), "-H", self.host, "--pidfile", str(self.root / "docker.pid"),
+            "--iptables=false", "--ip-forward=false", "--ip-masq=false",
+            f"--bridge={self.bridge}", f"--ip={self.addr}",
+            f"--default-gateway={self.subnet}.254",
+            "--add-runtime", f"sparktest={self.root / 'runtime'}",
+            "--default-runtime=sparktest", "--storage-driver=overlay2",
+            "--log-opt", "max-size=64m", "--log-opt", "max-file=2", "--shutdown-timeout=2",
+        ]  # fmt: skip
+        # A pull (of an image a test did not provide) goes to a dead loopback proxy: it
+        # fails at once, and no lookup or packet leaves this machine.
+        env = {**os.environ, "PATH": f"{self.root / 'bin'}:/usr/sbin:/usr/bin:/sbin:/bin",
+               "HTTP_PROXY": DEAD_PROXY, "HTTPS_PROXY": DEAD_PROXY, "NO_PROXY": ""}
+        env.pop("DOCKER_HOST", None)
+        self.socket.unlink(missing_ok=True)
+        # A containerd killed with its dockerd may linger as a zombie whose pid the new
+        # dockerd would take for a live containerd and wait on.
+        (self.root / "exec" / "containerd" / "containerd.pid").unlink(missing_ok=True)
+        # Its own mount namespace in which / is a shared mount, as systemd makes it on a
+        # real node (rslave binds such as node-exporter's -v /:/host need it); this
+        # machine's own / stays as it is.
+        argv = [UNSHARE, "--mount", "--propagation", "shared", *argv]
+        with open(self.root / "dockerd.log", "ab") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                         env=env, preexec_fn=procs.die_with_parent_preexec())
+        deadline = time.monotonic() + 30
+        while not self.api.ping():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                tail = (self.root / "dockerd.log").read_text(errors="replace")[-1500:]
+                raise DockerStartError(f"dockerd {self.slot} did not come up:\n{tail}")
+            time.sleep(0.05)
+
+    def _bridge_up(self) -> None:
+        ip = shutil.which("ip") or "/usr/sbin/ip"
+        subprocess.run([ip, "link", "del", self.bridge], capture_output=True, check=False)
+        for argv in (["link", "add", "name", self.bridge, "type", "bridge"],
+                     ["addr", "add", f"{self.subnet}.1/24", "dev", self.bridge],
+                     ["link", "set", self.bridge, "up"]):
+            got = subprocess.run([ip, *argv], capture_output=True, text=True, check=False)
+            if got.returncode:
+                raise DockerStartError(f"ip {' '.join(argv)}: {got.stderr.strip()}")
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """The daemon dies (SIGKILL, its containerd with it; containers' shims live on, as
+        after a crash): the socket stays, nothing answers on it."""
+        if self.proc is None:
+            return
+        tree = [self.proc.pid] + [p for p in procs.descendants(self.proc.pid)
+                                  if b"containerd-shim" not in procs.cmdline(p)]
+        procs.signal_pids(tree, signal.SIGKILL)
+        self.proc.wait(10)
+        procs.wait_dead(tree, 10)
+
+    def stop(self) -> None:
+        if self.running and self.proc is not None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        ip = shutil.which("ip") or "/usr/sbin/ip"
+        subprocess.run([ip, "link", "del", self.bridge], capture_output=True, check=False)
+
+    # -- images ------------------------------------------------------------------------
+    def load_images(self) -> None:
+        self.api.load(image_build.image_archive())
+        self.defaults = {normalize_ref(r): self.api.image_id(self.variant_of(r))
+                         for r in DEFAULT_IMAGES}
+        self.set_images(None)
+
+    @staticmethod
+    def variant_of(ref: str) -> str:
+        """Which test image plays ``ref``: one with the real image's entrypoint."""
+        for needle, image in (("vllm/vllm-openai", "vllm"), ("node-exporter", "node-exporter"),
+                              ("dcgm-exporter", "dcgm-exporter"), ("nats:", "nats")):
+            if needle in ref:
+                return f"sparktest/{image}:latest"
+        return BASE
+
+    def add_image(self, ref: str, variant: str | None = None) -> str:
+        """Tag ``ref`` here; ``variant`` makes an image of its own (another image ID)."""
+        source = self.variant_of(ref)
+        if variant is not None:
+            source = f"sparktest/variant-{variant}:latest"
+            if self.api.image_id(source) is None:
+                self.api.build(source, f"FROM {self.variant_of(ref)}\n"
+                                       f"LABEL sparktest.variant={json.dumps(variant)}\n")
+        self.api.tag(source, ref)
+        return self.api.image_id(ref) or ""
+
+    def set_images(self, refs: list[str] | None) -> None:
+        """Exactly these refs besides the test bed's own (None: the default set)."""
+        wanted = ({normalize_ref(r): self.api.image_id(self.variant_of(r)) for r in refs}
+                  if refs is not None else dict(self.defaults))
+        have = {r: i for r, i in self.api.tags().items() if not r.startswith("sparktest/")}
+        for ref, image in have.items():
+            if wanted.get(ref) != image:
+                self.api.untag(ref)
+        for ref, image in wanted.items():
+            if have.get(ref) != image:
+                self.api.tag(self.variant_of(ref), ref)
+
+    # -- belonging to a node -------------------------------------------------------------
+    def assign(self, node: Any) -> None:
+        self.node = node
+        info = {"addr": node.addr, "name": node.name, "state": str(node.state_dir),
+                "daemon": str(self.root)}
+        (self.root / "node.json").write_text(json.dumps(info))
+
+    def clean(self) -> None:
+        """No containers, default images, not anyone's: ready for the next cluster."""
+        if not self.running:
+            self.spawn()
+        for item in self.api.containers():
+            with contextlib.suppress(DockerApiError):
+                self.api.remove(item["Id"])
+        procs.kill_env_matching("SPARKTEST_DOCKERD", str(self.root))
+        self.set_images(None)
+        (self.root / "node.json").unlink(missing_ok=True)
+        self.node = None
+
+
+class DaemonPool:
+    """Every test daemon of this test run; started on demand, stopped at exit."""
+
+    def __init__(self) -> None:
+        rng = random.SystemRandom()
+        self.block = (rng.randint(100, 250), rng.randint(1, 250))
+        self.tag = f"{rng.randrange(16**3):03x}"
+        self.subnet_octet = rng.randint(16, 31)
+        self.root = Path(f"/tmp/sparktui-dockerd-{os.getpid()}-{self.tag}")
+        self.root.mkdir()
+        owner = {"pid": os.getpid(), "start": procs.start_time(os.getpid())}
+        (self.root / "owner.json").write_text(json.dumps(owner))
+        self.daemons: list[TestDaemon] = []
+        self.free: list[TestDaemon] = []
+        atexit.register(self.close)
+
+    def acquire(self, n: int) -> list[TestDaemon]:
+        got = [self.free.pop(0) for _ in range(min(n, len(self.free)))]
+        new = [TestDaemon(self, len(self.daemons) + i + 1) for i in range(n - len(got))]
+        self.daemons += new
+        for daemon in new:
+            daemon.start()
+        for daemon in new:
+            daemon.load_images()
+        return got + new
+
+    def release(self, daemons: list[TestDaemon]) -> None:
+        for daemon in daemons:
+            try:
+                daemon.clean()
+            except (OSError, DockerApiError, DockerStartError):
+                daemon.stop()  # broken: not lent again
+                continue
+            self.free.append(daemon)
+        self.free.sort(key=lambda d: d.slot)
+
+    def close(self) -> None:
+        for daemon in self.daemons:
+            with contextlib.suppress(Exception):
+                for item in daemon.api.containers():
+                    daemon.api.remove(item["Id"])
+            with contextlib.suppress(Exception):
+                daemon.stop()
+            procs.kill_env_matching("SPARKTEST_DOCKERD", str(daemon.root))
+        remove_tree(self.root)
+
+
+_pool: DaemonPool | None = None
+
+
+def pool() -> DaemonPool:
+    global _pool
+    if _pool is None:
+        reap_stale_pools()
+        _pool = DaemonPool()
+    return _pool
+
+
+def remove_tree(root: Path) -> None:
+    """rm -rf, after unmounting what a dead daemon left mounted below ``root``."""
+    with contextlib.suppress(OSError):
+        mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+        for mount in sorted((m for m in mounts if m.startswith(str(root) + "/")), reverse=True):
+            subprocess.run(["umount", "-l", mount], capture_output=True, check=False)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def reap_stale_pools() -> None:
+    """Stop daemons (and their containers) of test runs that died without cleaning up."""
+    for owner_file in Path("/tmp").glob("sparktui-dockerd-*/owner.json"):
+        try:
+            owner = json.loads(owner_file.read_text())
+        except (OSError, ValueError):
+            continue
+        if procs.start_time(owner.get("pid", 0)) == owner.get("start"):
+            continue
+        root = owner_file.parent
+        for pid in procs.pids_with_cmdline(str(root)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for d in root.glob("d*"):
+            procs.kill_env_matching("SPARKTEST_DOCKERD", str(d))
+        tag = root.name.rsplit("-", 1)[-1]
+        for link in Path("/sys/class/net").glob(f"spk{tag}*"):
+            subprocess.run(["ip", "link", "del", link.name], capture_output=True, check=False)
+        remove_tree(root)

@@ -1,0 +1,1 @@
+"""Test image look-alike (tests/hosts/testimage)."""
