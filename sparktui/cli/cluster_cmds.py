@@ -12,7 +12,7 @@ from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth
-from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
+from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError, fail
 from sparktui.fmt import format_ms
 from sparktui.i18n import _
 from sparktui.labels import step_label
@@ -59,13 +59,17 @@ def print_health(health: ClusterHealth) -> None:
                        "KV cache {kv}; /health {alive}").format(
             node=row.node, models=", ".join(e.models) or "-", running=figure(e.running),
             waiting=figure(e.waiting), kv=figure(e.kv_cache, percent=True),
-            alive=yes_no(e.health_ok)) + (f"; {e.error}" if e.error else ""))
+            alive=yes_no(e.health_ok)) + (f"; {e.error}" if e.error else "")
+              + ("; " + _("no engine metrics (/metrics does not answer)")
+                 if e.metrics_ok is False and e.ready else ""))
     for row in health.nodes:
         if not row.reachable:
             print(f"  {row.node:<12} {_('unreachable')}: {row.error}")
             continue
         latency = format_ms(row.latency_ms) if row.latency_ms is not None else "-"
-        if not row.workloads:
+        if row.docker_error is not None:
+            print(f"  {row.node:<12} {latency:>7}  {_('docker unreachable')}: {row.docker_error}")
+        elif not row.workloads:
             print(f"  {row.node:<12} {latency:>7}  {_('idle')}")
         for w in row.workloads:
             print(f"  {row.node:<12} {latency:>7}  {w.name} ({w.recipe}, {w.role}) {w.status}"
@@ -92,7 +96,7 @@ def run_health(args: argparse.Namespace) -> int:
         if args.deep:
             print_deep(extra.get("deep"))
     deep_ok = not args.deep or bool((extra.get("deep") or {}).get("ok"))
-    return EXIT_OK if health.all_reachable and deep_ok else EXIT_FAILED
+    return EXIT_OK if health.all_known and deep_ok else EXIT_FAILED
 
 
 def _hooks_for(args: argparse.Namespace):
@@ -137,12 +141,17 @@ def run_stop(args: argparse.Namespace) -> int:
 def run_logs(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
+    if args.node and args.node not in {n.name for n in cluster.nodes}:
+        raise fail("node_unknown", cluster=cluster.name, node=args.node,
+                   known=[n.name for n in cluster.nodes])
     width = max(len(n.name) for n in cluster.nodes)
+    targets: list = []
 
     async def go() -> int:
         engine = ClusterEngine(loaded.config)
         stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
-                                    tail=args.tail, follow=args.follow)
+                                    tail=args.tail, follow=args.follow,
+                                    on_targets=targets.extend)
         gap = "-- " + _("stream interrupted; reconnecting") + " --"
         try:
             async for batch in stream:
@@ -153,6 +162,12 @@ def run_logs(args: argparse.Namespace) -> int:
         finally:
             await stream.aclose()
             await engine.close()
+        if not targets:  # never silence: say that there was nothing to show
+            where = _("recipe {recipe} on {cluster}").format(
+                recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name
+            print(_("no sparktui workload runs on {where}: no logs to show").format(
+                where=where + (f" ({args.node})" if args.node else "")), file=sys.stderr)
+            return EXIT_FAILED
         return EXIT_OK
 
     try:

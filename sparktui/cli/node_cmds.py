@@ -12,9 +12,10 @@ import sys
 from sparktui.cli.context import config_from, with_engine
 from sparktui.engine.attach import tmux_attach_argv
 from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.doctor import FAIL, doctor
+from sparktui.engine.doctor import FAIL, doctor, metrics_check
 from sparktui.engine.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
-from sparktui.engine.workloads import DISCOVER, parse_discovery
+from sparktui.engine.transport import NodeError
+from sparktui.engine.workloads import discover
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import N_, _
 from sparktui.plan.cluster import pick_cluster
@@ -58,15 +59,19 @@ def run_doctor(args: argparse.Namespace) -> int:
     async def call(engine: ClusterEngine):
         transports = {n.name: engine.transport(n) for n in cluster.nodes}
         images = list(args.image)
-        if not images:
-            for n in cluster.nodes:
-                try:
-                    found = await transports[n.name].run(DISCOVER)
-                except Exception:
-                    continue
-                images += [w.image for w in parse_discovery(n.name, found.stdout)
-                           if w.image and w.image not in images]
-        return await doctor(loaded.config, cluster.ranked, transports, cluster.name, images)
+        heads = []
+        for n in cluster.nodes:
+            try:
+                found = await discover(transports[n.name])
+            except NodeError:
+                continue  # doctor's own checks report the node and its docker
+            heads += [w for w in found if w.role == "head" and w.running and w.port]
+            if not args.image:
+                images += [w.image for w in found if w.image and w.image not in images]
+        checks = await doctor(loaded.config, cluster.ranked, transports, cluster.name, images)
+        timeout = loaded.config.health_timeout_seconds
+        return checks + list(await asyncio.gather(*(
+            metrics_check(transports[h.node], h, timeout) for h in heads if h.node in transports)))
 
     checks = with_engine(loaded.config, call)
     if args.json:

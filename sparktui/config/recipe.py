@@ -67,6 +67,8 @@ class Recipe(Model):
     frontend: Frontend = field(nested(Frontend), factory=Frontend)
     mooncake_kv_store: bool = field(boolean(), False)
     telemetry: bool = field(boolean(), False)
+    engine_metrics: bool = field(boolean(), True)
+    """The engine publishes /metrics (SGLang only does with --enable-metrics)."""
     services: list[ServiceEntry] = field(array(nested(ServiceEntry)), factory=list)
 
     @property

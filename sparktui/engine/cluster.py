@@ -25,13 +25,17 @@ from sparktui.engine.service_labels import teardown_groups
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
 from sparktui.engine.telemetry import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.transport import LocalTransport, NodeError, SshTransport, Transport
-from sparktui.engine.workloads import DISCOVER, parse_discovery, remove_command
+from sparktui.engine.workloads import discover, remove_workload, signal_stop
+from sparktui.i18n import _
+from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
+from sparktui.plan.after_stop import from_label
 from sparktui.plan.model import HookStep, LaunchPlan
 
 TELEMETRY_HEALTH_AGE = 15.0
 """Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
-HooksFor = Callable[[str], list[HookStep]]
-"""recipe name -> its after_stop steps (the caller loads recipes; the engine doesn't)."""
+HooksFor = Callable[[str], list[HookStep] | None]
+"""recipe name -> its after_stop steps, None when not loadable (the caller loads recipes;
+the engine doesn't). Only for runs that carry no after_stop label."""
 
 
 class ClusterEngine:
@@ -109,11 +113,11 @@ class ClusterEngine:
                                 max(self.config.health_timeout_seconds, 30.0))
 
     async def workloads(self, cluster: str, node: str | None = None) -> list[Workload]:
-        """What sparktui runs on the cluster's nodes; unreachable nodes raise NodeError."""
+        """What sparktui runs on the cluster's nodes; a node that cannot tell (SSH or its
+        docker does not answer) raises NodeError."""
         found: list[Workload] = []
         for n in self._nodes(cluster, node):
-            result = await self.transport(n).run(DISCOVER)
-            found += parse_discovery(n.name, result.stdout)
+            found += await discover(self.transport(n))
         return found
 
     async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
@@ -130,14 +134,23 @@ class ClusterEngine:
             await batches.aclose()
 
     async def log_batches(self, cluster: str, *, node: str | None = None,
-                          recipe: str | None = None, tail: int = 200,
-                          follow: bool = True) -> AsyncIterator[LogBatch]:
+                          recipe: str | None = None, tail: int = 200, follow: bool = True,
+                          on_targets: Callable[[list[Workload]], None] | None = None,
+                          ) -> AsyncIterator[LogBatch]:
+        """``on_targets`` hears which workloads will be streamed (none: nothing runs)."""
         health = await self.health(cluster)
         wanted = [w for w in health.workloads
                   if (node is None or w.node == node) and (recipe is None or w.recipe == recipe)]
+        if on_targets is not None:
+            on_targets(wanted)
         for row in health.nodes:
-            if not row.reachable and (node is None or row.node == node):
-                yield LogBatch(row.node, [f"unreachable: {row.error}"], gap=True)
+            if node is not None and row.node != node:
+                continue
+            if not row.reachable:
+                yield LogBatch(row.node, [f"{_('unreachable')}: {row.error}"], gap=True)
+            elif row.docker_error is not None:
+                yield LogBatch(row.node, [f"{_('docker unreachable')}: {row.docker_error}"],
+                               gap=True)
         by_name = {n.name: n for n in self._nodes(cluster)}
         streams = []
         for workload in wanted:
@@ -160,7 +173,8 @@ class ClusterEngine:
         return await Serve(plan, transports, progress, script_text,
                            hf_cache_host=self.config.hf_cache_host,
                            ready_timeout=self.config.ready_timeout_seconds,
-                           keep_on_failure=keep_on_failure).run()
+                           keep_on_failure=keep_on_failure,
+                           stop_grace=self.config.stop_grace_seconds).run()
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult:
@@ -180,23 +194,24 @@ class ClusterEngine:
         nodes = {n.name: n for n in self._nodes(cluster)}
         failed: list[str] = []
 
-        async def discover(n: Node) -> list[Workload]:
+        async def found_on(n: Node) -> list[Workload]:
             try:
-                result = await self.transport(n).run(DISCOVER)
-            except NodeError as exc:
+                workloads = await discover(self.transport(n))
+            except NodeError as exc:  # SSH or docker: what runs there is unknown
                 say("stop", n.name, "failed", exc.text)
                 failed.append(n.name)
                 return []
-            return [w for w in parse_discovery(n.name, result.stdout)
+            return [w for w in workloads
                     if w.cluster == cluster and (recipe is None or w.recipe == recipe)]
 
-        found = [w for ws in await asyncio.gather(*map(discover, nodes.values())) for w in ws]
+        found = [w for ws in await asyncio.gather(*map(found_on, nodes.values())) for w in ws]
+        grace = self.config.stop_grace_seconds
 
         async def remove(workload: Workload) -> None:
             say("stop", workload.node, "started", workload.name)
             try:
-                result = await self.transport(nodes[workload.node]).run(
-                    remove_command(workload.runtime, workload.name))
+                result = await remove_workload(self.transport(nodes[workload.node]),
+                                               workload.runtime, workload.name, grace)
                 ok, detail = result.ok, result.stderr.strip()[:200]
             except NodeError as exc:
                 ok, detail = False, exc.text
@@ -204,23 +219,45 @@ class ClusterEngine:
             if not ok:
                 failed.append(workload.node)
 
+        async def term(head: Workload) -> None:
+            with contextlib.suppress(NodeError):  # the stop below reports what went wrong
+                await signal_stop(self.transport(nodes[head.node]), head.runtime, head.name)
+
         engine = [w for w in found if not w.is_service]
-        for head in [w for w in engine if w.role == "head"]:
-            await remove(head)
-        await asyncio.gather(*(remove(w) for w in engine if w.role != "head"))
+        # Heads get SIGTERM first, so serving stops before the workers go; then every
+        # member gets its grace period at the same time (a stop costs one grace, not two).
+        await asyncio.gather(*(term(w) for w in engine if w.role == "head"))
+        await asyncio.gather(*(remove(w) for w in engine))
         for group in teardown_groups([w for w in found if w.is_service]):
             await asyncio.gather(*(remove(w) for w in group))
-        if failed:
-            return ActionResult(False, failed[0], "stop",
-                                "not every node could be stopped: " + ", ".join(failed), log)
+        # Every node whose workloads are gone is restored, whatever happened elsewhere.
+        unrestored: list[tuple[str, str]] = []
         for workload in engine:
-            for step in hooks_for(workload.recipe) if hooks_for else []:
+            if workload.node in failed:
+                continue  # its workload may still run: not restored under it
+            steps = after_stop_steps(workload, hooks_for)
+            if steps is None:
+                why = _("the after_stop hooks of {recipe} are unknown (the run carries no "
+                        "label and the recipe is not found): restore {node} by hand").format(
+                    recipe=workload.recipe, node=workload.node)
+                say("after_stop", workload.node, "failed", why)
+                unrestored.append((workload.node, why))
+                continue
+            for step in steps:
                 try:
                     await run_hook(self.transport(nodes[workload.node]), workload.node, step,
                                    "after_stop", script_text, say)
                 except StepFailed as exc:
                     say(exc.step, exc.node, "failed", exc.detail)
-                    return ActionResult(False, exc.node, exc.step, exc.detail, log)
+                    unrestored.append((workload.node, exc.detail))
+                    break
+        if failed:
+            return ActionResult(False, failed[0], "stop", _(
+                "not every node could be stopped: {nodes}").format(nodes=", ".join(failed)),
+                log)
+        if unrestored:
+            node, why = unrestored[0]
+            return ActionResult(False, node, "after_stop", why, log)
         if not found:
             say("stop", None, "ok", "nothing was running")
         return ActionResult(True, steps=log)
@@ -263,14 +300,22 @@ class ClusterEngine:
         return ReadOnlyView(self)
 
 
+def after_stop_steps(workload: Workload, hooks_for: HooksFor | None) -> list[HookStep] | None:
+    """What to run once ``workload`` is gone: its label (the plan put it there), else its
+    recipe's (a run from before the label); None when neither can be known."""
+    label = workload.labels.get(AFTER_STOP_LABEL)
+    if label is not None:
+        return from_label(label)
+    return hooks_for(workload.recipe) if hooks_for is not None else None
+
+
 def _still_running(transport: Transport, workload: Workload):
     async def check() -> bool:
         try:
-            result = await transport.run(DISCOVER)
+            found = await discover(transport)
         except NodeError:
             return True  # unreachable: keep trying, the gap marker shows it
-        return any(w.name == workload.name and w.running
-                   for w in parse_discovery(transport.node.name, result.stdout))
+        return any(w.name == workload.name and w.running for w in found)
     return check
 
 

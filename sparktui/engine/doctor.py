@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
+from sparktui.engine.status import Workload
 from sparktui.engine.transport import NodeError, Transport
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
@@ -149,6 +150,20 @@ def image_checks(ids: dict[str, dict[str, str]]) -> list[Check]:
         else:
             checks.append(Check("*", f"image {image}", PASS, next(iter(distinct), "")[:19]))
     return checks
+
+
+async def metrics_check(transport: Transport, head: Workload, timeout: float) -> Check:
+    """A serving head publishes /metrics (SGLang only with --enable-metrics): without it
+    the dashboard has no load, KV or token figures for it."""
+    from sparktui.engine.health import engine_status
+
+    status = await engine_status(transport, transport.node.ssh_ip, head.port or 0, timeout)
+    name = _("engine metrics")
+    if status.metrics_ok:
+        return Check(head.node, name, PASS, _("/metrics on port {port}").format(port=head.port))
+    return Check(head.node, name, WARN, _("no engine metrics on port {port}").format(
+        port=head.port), _("SGLang serves /metrics only with --enable-metrics; remove "
+                           "engine_metrics = false from the recipe"))
 
 
 async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transport],

@@ -39,12 +39,14 @@ async def engine_status(transport: Transport, host: str, port: int,
         except (json.JSONDecodeError, AttributeError):
             ready = False
     running = waiting = kv = None
+    metrics_ok = False
     if not isinstance(metrics, Exception) and metrics.status == 200:
         with contextlib.suppress(ValueError):
             running, waiting, kv = engine_figures(metrics.body)
+            metrics_ok = running is not None or waiting is not None or kv is not None
     return EngineStatus(health_ok=not isinstance(health, Exception) and health.status == 200,
                         ready=ready, models=names, running=running, waiting=waiting,
-                        kv_cache=kv)
+                        kv_cache=kv, metrics_ok=metrics_ok)
 
 
 async def node_health(transport: Transport, timeout: float) -> NodeHealth:
@@ -58,13 +60,13 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
         return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
             seconds=format_seconds(timeout)))
     latency = (time.perf_counter() - started) * 1000
-    workloads = parse_discovery(node.name, result.stdout)
+    workloads, docker_error = parse_discovery(node.name, result.stdout)
     head = _serving_head(workloads)
     engine = None
     if head is not None and head.port:
         engine = await engine_status(transport, node.ssh_ip, head.port, timeout)
     return NodeHealth(node.name, reachable=True, latency_ms=round(latency, 1),
-                      workloads=workloads, engine=engine)
+                      workloads=workloads, engine=engine, docker_error=docker_error)
 
 
 def _serving_head(workloads: list[Workload]) -> Workload | None:

@@ -29,7 +29,8 @@ def logs_command(workload: Workload, tail: int, follow: bool) -> str:
     argv = ["docker", "logs", "--tail", str(tail)]
     if follow:
         argv.append("--follow")
-    return shlex.join([*argv, workload.name]) + " 2>&1"
+    # exec: a stream's program must be the one its transport ends (ended_with_channel)
+    return "exec " + shlex.join([*argv, workload.name]) + " 2>&1"
 
 
 async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,

@@ -41,7 +41,8 @@ class StepFailed(Exception):
 class Serve:
     def __init__(self, plan: LaunchPlan, transports: Mapping[str, Transport],
                  progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
-                 ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False):
+                 ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False,
+                 stop_grace: float = 30.0):
         self.plan = plan
         self.t = transports
         self.emit = progress
@@ -50,6 +51,7 @@ class Serve:
         self.ready_timeout = ready_timeout
         self.poll_seconds = poll_seconds
         self.keep = keep_on_failure
+        self.stop_grace = stop_grace
         self.started: list[NodePlan] = []
         self.log: list[Progress] = []
         self.image_ids: dict[str, str | None] = {}
@@ -87,7 +89,7 @@ class Serve:
                 self._say(exc.step, exc.node, "failed", exc.detail)
             if (self.started or self.services.started) and not self.keep:
                 await self._rollback()
-                await self.services.rollback()
+                await self.services.rollback(self.stop_grace)
             return ActionResult(False, exc.node, exc.step, exc.detail, list(self.log))
         return ActionResult(True, steps=list(self.log), exit_code=exit_code)
 
@@ -226,9 +228,12 @@ class Serve:
             port=self.plan.port))
         while True:
             for node in self.started:
-                state = await self._state(node)
+                try:
+                    state = await self._state(node)
+                    tail = "" if state.startswith("running") else await self._last_lines(node)
+                except NodeError as exc:  # the node died or stopped answering meanwhile
+                    raise StepFailed(node.name, "ready", exc.text) from None
                 if not state.startswith("running"):
-                    tail = await self._last_lines(node)
                     raise StepFailed(node.name, "ready", _("{container} is {state}").format(
                         container=node.container, state=state) + "\n" + tail)
             await self._service_step(self.services.check_alive())  # a crashed etcd fails now
@@ -249,9 +254,10 @@ class Serve:
             await asyncio.sleep(self.poll_seconds)
 
     async def _rollback(self) -> None:
-        for node in reversed(self.started):
-            await roll_back(self.t[node.name], node.name, self.plan.runtime, node.container,
-                            self._say)
+        """Every node's container at once: each gets docker's grace period."""
+        await asyncio.gather(*(roll_back(self.t[n.name], n.name, self.plan.runtime,
+                                         n.container, self._say, self.stop_grace)
+                               for n in reversed(self.started)))
 
 
 async def run_hook(t: Transport, node: str, step: HookStep, phase: str, scripts: ScriptText,

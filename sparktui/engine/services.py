@@ -140,6 +140,11 @@ class ServiceRunner:
                     self.say(STEP, inst.node, "ok", _("{tag}: exited {code}").format(
                         tag=tag(inst), code=code))
                     return
+                if not s.service.critical and readiness.kind == "none":
+                    # Nothing waits on it: whenever it dies, it never fails the serve. (One
+                    # that serve waits to be ready can never become so: that fails now.)
+                    self._report_gone(s, state, code)
+                    return
                 await self._crashed(s, state, code)
             if await probe.ready(t, s.target, readiness):
                 self.say(STEP, inst.node, "ok",
@@ -175,12 +180,16 @@ class ServiceRunner:
                 continue
             if s.service.critical:
                 await self._crashed(s, state, code)
-            self._gone.add(s.instance.container)
-            self.say(STEP, s.instance.node, "warn",
-                     _("{tag}: {container} {state} with exit code {code} "
-                       "(not critical: serve goes on)").format(
-                         tag=tag(s.instance), container=s.instance.container, state=state,
-                         code=code))
+            self._report_gone(s, state, code)
+
+    def _report_gone(self, s: Started, state: str, code: int | None) -> None:
+        """A non-critical instance stopped: said once, then left alone."""
+        self._gone.add(s.instance.container)
+        self.say(STEP, s.instance.node, "warn",
+                 _("{tag}: {container} {state} with exit code {code} "
+                   "(not critical: serve goes on)").format(
+                     tag=tag(s.instance), container=s.instance.container, state=state,
+                     code=code))
 
     # -- terminal services --------------------------------------------------------------
     async def wait_terminal(self, services: list[ServicePlan]) -> int:
@@ -211,14 +220,15 @@ class ServiceRunner:
         return worst
 
     # -- rollback ---------------------------------------------------------------------
-    async def rollback(self) -> None:
-        """Remove what was started, last first; critical services after the rest."""
-        order = [s for s in reversed(self.started) if not s.service.critical]
-        order += [s for s in reversed(self.started) if s.service.critical]
-        for s in order:
-            inst = s.instance
-            await roll_back(self.t[inst.node], inst.node, s.target.runtime, inst.container,
-                            self.say)
+    async def rollback(self, grace_seconds: float = 30.0) -> None:
+        """Remove what was started: the rest at once, then the critical services (what the
+        rest leans on) at once; each gets docker's grace period, so a rollback costs about
+        two of them, however many instances there are."""
+        for critical in (False, True):
+            group = [s for s in reversed(self.started) if s.service.critical is critical]
+            await asyncio.gather(*(roll_back(self.t[s.instance.node], s.instance.node,
+                                             s.target.runtime, s.instance.container, self.say,
+                                             grace_seconds) for s in group))
         self.started = []
 
 

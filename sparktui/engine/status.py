@@ -56,6 +56,8 @@ class EngineStatus:
     waiting: float | None = None  # requests queued
     kv_cache: float | None = None  # 0..1
     error: str | None = None
+    metrics_ok: bool | None = None  # /metrics answered with engine figures (SGLang: only
+    # with --enable-metrics)
 
     @property
     def busy(self) -> bool:
@@ -73,11 +75,18 @@ class NodeHealth:
     latency_ms: float | None = None
     workloads: list[Workload] = field(default_factory=list)
     engine: EngineStatus | None = None  # only for a node that heads a workload
+    docker_error: str | None = None
+    """SSH answered but the node's docker did not: its containers are unknown."""
+
+    @property
+    def known(self) -> bool:
+        """What runs on the node is known: SSH and its docker both answered."""
+        return self.reachable and self.docker_error is None
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "node": self.node, "reachable": self.reachable, "error": self.error,
-            "latency_ms": self.latency_ms,
+            "docker_error": self.docker_error, "latency_ms": self.latency_ms,
             "workloads": [w.as_dict() for w in self.workloads],
             "engine": self.engine.as_dict() if self.engine else None,
         }
@@ -169,6 +178,12 @@ class ClusterHealth:
     @property
     def all_reachable(self) -> bool:
         return all(n.reachable for n in self.nodes)
+
+    @property
+    def all_known(self) -> bool:
+        """Every node said what it runs (SSH and docker answered): only then is an
+        empty list of workloads "nothing runs"."""
+        return all(n.known for n in self.nodes)
 
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,

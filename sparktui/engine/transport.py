@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shlex
+import signal
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +36,7 @@ CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly130
 # The reasons, marked for translation: the code stays English, people read _(reason).
 REASONS = (N_("host key not trusted"), N_("authentication failed"), N_("timeout"),
            N_("unreachable"), N_("ssh error"), N_("connection lost"), N_("channel refused"),
-           N_("stream failed"))
+           N_("stream failed"), N_("docker unreachable"))
 
 
 class NodeError(Exception):
@@ -82,6 +84,16 @@ class Transport(Protocol):
 def argv_command(argv: Sequence[str]) -> str:
     """The one place an argv becomes a shell line: quoted once, at the edge."""
     return shlex.join(argv)
+
+
+def ended_with_channel(command: str) -> str:
+    """``command`` (which must ``exec`` its program) wrapped so that it ends when its SSH
+    channel closes or its connection dies: OpenSSH's sshd ignores the channel's signal
+    requests, and a quiet ``docker logs -f`` would otherwise follow on for ever. The
+    channel's stdin is the watch: sshd closes it when the channel goes."""
+    return ("exec 3<&0; { " + command + "\n} </dev/null & p=$!; "
+            "{ read -r _ <&3; kill $p; } >/dev/null 2>&1 & w=$!; "
+            "wait $p; rc=$?; kill $w 2>/dev/null; exit $rc")
 
 
 def _decode(data: str | bytes | None) -> str:
@@ -230,11 +242,13 @@ class SshTransport:
 
         holder = await self._acquire()
         try:
-            process = await holder.conn.create_process(command, stderr=asyncssh.STDOUT)
+            process = await holder.conn.create_process(ended_with_channel(command),
+                                                       stderr=asyncssh.STDOUT)
         except (asyncssh.Error, OSError) as exc:
             await self._release(holder, broken=isinstance(exc, (OSError, asyncssh.ConnectionLost)))
             raise NodeError(self.node.name, "stream failed", str(exc)) from None
-        return _SshStream(process, lambda: self._release(holder))
+        return _SshStream(self.node.name, process,
+                          lambda broken=False: self._release(holder, broken))
 
     async def open_tcp(self, host: str, port: int, timeout: float | None = None
                        ) -> tuple[Any, Any]:
@@ -259,26 +273,43 @@ class SshTransport:
 
 
 class _SshStream:
-    def __init__(self, process: asyncssh.SSHClientProcess, release: Any):
+    def __init__(self, node: str, process: asyncssh.SSHClientProcess, release: Any):
+        self._node = node
         self._process = process
         self._release = release
         self._released = False
+        self._broken = False
 
-    def chunks(self) -> AsyncIterator[list[str]]:
-        return _split_lines(self._process.stdout)
+    async def chunks(self) -> AsyncIterator[list[str]]:
+        """Batches of lines; a lost connection is a NodeError (callers reconnect), never
+        a silent end of the stream."""
+        import asyncssh
+
+        try:
+            async for lines in _split_lines(self._process.stdout):
+                yield lines
+        except (asyncssh.Error, OSError) as exc:
+            self._broken = True
+            raise NodeError(self._node, "connection lost", str(exc)) from None
+        if self._process.exit_status is None and self._process.exit_signal is None \
+                and self._process.channel.get_connection().is_closed():
+            self._broken = True
+            raise NodeError(self._node, "connection lost", "")
 
     async def stop(self) -> None:
-        """Terminate the remote command before closing: closing alone leaves it running."""
+        """End the remote command: its stdin's end is what ``ended_with_channel`` waits
+        for (the signal is for servers that honour it)."""
         if self._released:
             return
         self._released = True
         with contextlib.suppress(Exception):
             if self._process.exit_status is None:
+                self._process.stdin.write_eof()
                 self._process.terminate()
         with contextlib.suppress(Exception):
             self._process.close()
             await asyncio.wait_for(self._process.wait_closed(), 2)
-        await self._release()
+        await self._release(self._broken)
 
 
 class _ReleasingWriter:
@@ -323,8 +354,9 @@ class LocalTransport:
                 proc.communicate(stdin.encode() if stdin is not None else None), limit)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
+                os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.communicate(), 5)
             raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
         return Completed(proc.returncode or 0, _decode(out), _decode(err))
 
@@ -353,11 +385,15 @@ class _LocalStream:
         return _split_lines(self._proc.stdout)
 
     async def stop(self) -> None:
+        """End the command (its own session: Ctrl+C never reaches it) and drain its pipe,
+        so the subprocess transport closes while the loop still runs."""
         if self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                self._proc.terminate()
+                os.killpg(self._proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._proc.wait(), 2)
             if self._proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
-                    self._proc.kill()
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._proc.communicate(), 2)

@@ -7,6 +7,8 @@ from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
+from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
+from sparktui.plan.after_stop import to_label as after_stop_label
 from sparktui.plan.cluster import (
     check_fits,
     effective_pipeline_size,
@@ -90,12 +92,16 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
     nccl = cfg.nccl.get(cluster.name)
     env = container_env(ctx, engine.ip_env, nccl, injected)
     entrypoint = list(rec.entrypoint)
-    if rec.runtime == "tmux" and not entrypoint:
+    if not entrypoint and (rec.runtime == "tmux" or ctx.uses_ray):
+        # No image entrypoint runs here: tmux has no image, and a Ray start replaces the
+        # image's entrypoint with `sh -c` (mods require an entrypoint of their own).
         entrypoint = list(engine.default_entrypoint)
     command = engine_command(engine, ctx, entrypoint)
     name = container_name(rec.name)
+    after_stop = [_step(h) for h in rec.after_stop]
     labels = {"recipe": rec.name, "cluster": cluster.name, "node": node.name,
-              "rank": str(node.rank), "role": role, "port": str(rec.port)}
+              "rank": str(node.rank), "role": role, "port": str(rec.port),
+              AFTER_STOP_LABEL: after_stop_label(after_stop)}
     if rec.runtime == "tmux":
         launch = tmux_new_session(name=name, labels=labels, env=env, command=command)
     else:
@@ -108,7 +114,7 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
         rank=node.rank, role=role, local=node.local, container=name, env=env,
         mounts=mounts if rec.runtime == "docker" else [],
         before_serve=[*cluster_hooks, *(_step(h) for h in rec.before_serve)],
-        launch=launch, after_stop=[_step(h) for h in rec.after_stop])
+        launch=launch, after_stop=after_stop)
 
 
 def _cluster_hooks(cfg: Config, cluster: str) -> list:

@@ -112,11 +112,19 @@ def tmux_new_session(*, name: str, labels: dict[str, str], env: dict[str, str],
     argv = ["tmux", "new-session", "-d", "-s", name]
     labelled = {f"SPARKTUI_LABEL_{k.upper()}": v for k, v in labels.items()}
     for key, value in {**labelled, **env}.items():
-        argv += ["-e", f"{key}={value}"]
+        argv += ["-e", tmux_literal(f"{key}={value}")]
     # A lone ";" separates tmux commands: the pane's output is copied to a log file
     # from its first line, so `sparktui logs` reads tmux runs like containers.
     pipe = f"mkdir -p {TMUX_LOG_DIR} && cat > {tmux_log_path(name)}"
-    return [*argv, "--", *command.wrapped, ";", "pipe-pane", "-t", name, pipe]
+    return [*argv, "--", *map(tmux_literal, command.wrapped), ";", "pipe-pane", "-t", name,
+            pipe]
+
+
+def tmux_literal(arg: str) -> str:
+    """``arg`` as tmux passes it on verbatim: an argument that ends in ``;`` is read as a
+    command separator (``x;`` would run what follows as a tmux command) unless that last
+    ``;`` is escaped as ``\\;``, which tmux turns back into ``;`` (tmux 3.3)."""
+    return arg[:-1] + "\\;" if arg.endswith(";") else arg
 
 
 TMUX_LOG_DIR = '"$HOME/.cache/sparktui"'

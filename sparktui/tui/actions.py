@@ -143,9 +143,9 @@ def cluster_workloads(cluster: str):
 
 
 def needs_typed_name(health: ClusterHealth) -> bool:
-    """The operator types the cluster's name when it serves, or when a node did not answer
-    (what it runs is unknown, so it may be serving)."""
-    return health.serving or not health.all_reachable
+    """The operator types the cluster's name when it serves, or when a node (or its
+    docker) did not answer: what it runs is unknown, so it may be serving."""
+    return health.serving or not health.all_known
 
 
 def running_recipe(health: ClusterHealth | None, recipe: str) -> list[str]:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import stat
 import sys
-import time
 from pathlib import Path
+
+from conftest import eventually
 
 from sparktui.cli import main
 
-FAKE_ENGINE = Path(__file__).resolve().parents[1] / "hosts" / "standin" / "fake_engine.py"
+FAKE_ENGINE = (Path(__file__).resolve().parents[1] / "hosts" / "testimage" / "sparktest"
+               / "http_engine.py")
 
 # A host-installed `vllm` for the test nodes: the head serves the fake engine's API on
 # its --port; a --headless worker just prints and waits, like a real worker.
@@ -70,7 +73,36 @@ def test_tmux_runtime_serve_health_logs_stop(site, tmp_path, capsys):
     assert any("VLLM_HOST_IP=" in x.text for x in lines)
 
     assert main(s.cli("stop", "--yes")) == 0
-    time.sleep(0.2)
     for node in ("node1", "node2"):
-        out = s.hosts.ssh(node, "tmux ls 2>/dev/null; true").stdout
-        assert "sparktui-host" not in out
+        eventually(lambda n=node: "sparktui-host" not in s.hosts.ssh(
+            n, "tmux ls 2>/dev/null; true").stdout, 15, f"session gone on {node}")
+
+
+# Records what it was given, then serves like the head above.
+RECORDER = f"""#!{sys.executable}
+import json, os, sys
+with open(os.path.join(os.environ["HOME"], "given.json"), "w") as f:
+    json.dump({{"argv": sys.argv[1:], "V": os.environ.get("V")}}, f)
+port = sys.argv[sys.argv.index("--port") + 1]
+os.execv(sys.executable, [sys.executable, {str(FAKE_ENGINE)!r}, "--model", "m", "--port", port])
+"""
+
+
+def test_values_reach_a_tmux_engine_verbatim(site, tmp_path):
+    """An argument or env value ending in ";" is a tmux command separator unless escaped:
+    `args = ["x;", "run-shell", ...]` ran run-shell on the node."""
+    s = site(1)
+    script = tmp_path / "recorder"
+    script.write_text(RECORDER)
+    script.chmod(0o755)
+    marker = tmp_path / "pwned"
+    args = ["--x", "x;", "run-shell", f"touch {marker}", "--y", "a\\;", "--z", ";"]
+    s.recipe("host", "\n".join([
+        'engine = "vllm"', 'runtime = "tmux"', 'docker_image = "host"', 'model = "org/toy"',
+        "port = 30022", f'entrypoint = ["{script}", "serve"]',
+        "args = " + json.dumps(args), "", "[env]", 'V = "v;"']) + "\n")
+    assert main(s.cli("serve", "host")) == 0
+    given = json.loads((s.hosts.node("node1").home / "given.json").read_text())
+    assert given["argv"][-len(args):] == args and given["V"] == "v;"
+    assert not marker.exists()
+    assert main(s.cli("stop", "--yes")) == 0

@@ -34,7 +34,7 @@ class Engine:
     ip_env: str
     """Environment variable that tells the engine which fabric address is its own."""
     default_entrypoint: tuple[str, ...]
-    """Used where there is no image entrypoint to rely on (tmux runtime)."""
+    """Used where there is no image entrypoint to rely on (tmux runtime, a Ray start)."""
     owned_flags: frozenset[str]
     """Flags sparktui derives from the cluster; a recipe may not set them in args."""
 

@@ -1,9 +1,17 @@
-"""SGLang: ``sglang.launch_server --model-path MODEL`` with --dist-init-addr."""
+"""SGLang: ``sglang.launch_server --model-path MODEL`` with --dist-init-addr.
+
+Flags are SGLang 0.5.23's full names: ``--tp`` works there only as an argparse
+abbreviation of ``--tp-size`` and breaks when another ``--tp…`` flag appears.
+SGLang serves ``/metrics`` only with ``--enable-metrics`` (off by default), which every
+plan adds unless the recipe says ``engine_metrics = false``.
+"""
 
 from __future__ import annotations
 
 from sparktui.config.recipe import Recipe
 from sparktui.plan.engines.base import MASTER_PORT, Engine, EngineContext
+
+METRICS_FLAG = "--enable-metrics"
 
 
 class _SGLang(Engine):
@@ -11,7 +19,7 @@ class _SGLang(Engine):
         return ["--model-path", recipe.model]
 
     def flags(self, ctx: EngineContext) -> list[str]:
-        flags = ["--tp", str(ctx.recipe.tensor_parallel_size)]
+        flags = ["--tp-size", str(ctx.recipe.tensor_parallel_size)]
         if ctx.nnodes > 1:
             flags += [
                 "--nnodes", str(ctx.nnodes),
@@ -19,6 +27,8 @@ class _SGLang(Engine):
                 "--dist-init-addr", f"{ctx.master_ip}:{MASTER_PORT}",
             ]
         flags += ["--host", "0.0.0.0", "--port", str(ctx.recipe.port)]
+        if ctx.recipe.engine_metrics and METRICS_FLAG not in ctx.recipe.args:
+            flags.append(METRICS_FLAG)
         return flags
 
 

@@ -51,7 +51,10 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
         return
     latency = " · " + format_ms(node.latency_ms) if node.latency_ms is not None else ""
     text.append(_("reachable") + latency + "\n", style="green")
-    if not node.workloads:
+    if node.docker_error is not None:
+        text.append("  " + _("DOCKER UNREACHABLE: its containers are unknown") + f": "
+                    f"{node.docker_error}\n", style="bold red")
+    elif not node.workloads:
         text.append("  " + _("no sparktui workload") + "\n", style="dim")
     for wl in node.workloads:
         hit = affects(wl)
@@ -103,7 +106,7 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
                              "Type its name to enable {verb}.").format(
             cluster=cluster, r=format_number(running), w=format_number(waiting), verb=verb),
             style="bold yellow")
-    elif not health.all_reachable:
+    elif not health.all_known:
         text.append("\n" + _("Some nodes did not answer: what they run is unknown. "
                              "Type the cluster name to enable {verb}.").format(verb=verb),
                     style="bold yellow")

@@ -68,6 +68,10 @@ def describe(state: HeaderState) -> Text:
         down = sum(1 for n in state.health.nodes if not n.reachable)
         text.append("  ✖ " + ngettext("{n} unreachable", "{n} unreachable", down).format(n=down),
                     style="bold red")
+    blind = sum(1 for n in state.health.nodes if n.reachable and n.docker_error is not None)
+    if blind:
+        text.append("  ✖ " + ngettext("docker down on {n} node", "docker down on {n} nodes",
+                                      blind).format(n=blind), style="bold red")
     return text
 
 

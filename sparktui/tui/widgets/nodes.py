@@ -184,6 +184,8 @@ class NodesPane(Vertical):
             return Text("-", style="dim")
         if not nh.reachable:
             return Text(_("unreachable"), style="bold red")
+        if nh.docker_error is not None:
+            return Text(_("docker down"), style="bold red")
         work = main_workload(nh)
         if work is None:
             return Text(_("none"), style="dim")
