@@ -39,6 +39,11 @@ def _docker_log(s, node: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+def _first_time(s, verb: str) -> float:
+    return min(r["time"] for node in _nodes(s) for r in _docker_log(s, node.name)
+               if r["argv"][1:2] == [verb])
+
+
 def _timeline(s, verb: str) -> list[str]:
     """Container names given to `docker <verb>` on every node, in time order."""
     events = []
@@ -117,7 +122,10 @@ def test_etcd_and_nats_start_before_the_engine_and_exporters_after_it(site):
 
     assert asyncio.run(stop()).ok
     order = _timeline(s, "stop")
-    assert order[:2] == ["node1:sparktui-toy", "node2:sparktui-toy"]  # the engine first
+    # the engine first: its head is told to stop (SIGTERM) before any member is stopped
+    assert _timeline(s, "kill") == ["node1:sparktui-toy"]
+    assert _first_time(s, "kill") <= _first_time(s, "stop")
+    assert set(order[:2]) == {"node1:sparktui-toy", "node2:sparktui-toy"}
     assert set(order[2:4]) == {"node1:sparktui-toy-dcgm-exporter-0",
                                "node2:sparktui-toy-dcgm-exporter-1"}
     assert order[4:] == ["node1:sparktui-toy-nats-0", "node1:sparktui-toy-etcd-0"]

@@ -39,7 +39,9 @@ def reachability(health: ClusterHealth | None, node: str) -> tuple[str, str]:
     found = next((n for n in health.nodes if n.node == node), None)
     if found is None:
         return UNKNOWN, "dim"
-    return (UP, "green") if found.reachable else (DOWN, "bold red")
+    if not found.reachable:
+        return DOWN, "bold red"
+    return (UP, "green") if found.docker_error is None else (UP, "bold red")  # docker down
 
 
 class ClustersPane(Vertical):
