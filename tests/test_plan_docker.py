@@ -29,7 +29,8 @@ def test_multi_node_head_argv(tmp_path: Path) -> None:
     assert head[:5] == ["docker", "run", "-d", "--name", "sparktui-demo"]
     assert pairs(head, "--label") == [
         "sparktui.recipe=demo", "sparktui.cluster=duo", "sparktui.node=alpha",
-        "sparktui.rank=0", "sparktui.role=head", "sparktui.port=30000"]
+        "sparktui.rank=0", "sparktui.role=head", "sparktui.port=30000",
+        "sparktui.after_stop=[]"]
     assert pairs(head, "--gpus") == ["all"]
     assert pairs(head, "--ipc") == ["host"]
     assert pairs(head, "--network") == ["host"]

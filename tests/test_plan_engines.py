@@ -80,17 +80,23 @@ def test_sglang_flags(tmp_path: Path) -> None:
     for node in plan.nodes:
         assert after_image(node.launch) == [
             "python3", "-m", "sglang.launch_server", "--model-path", "org/model",
-            "--tp", "2", "--nnodes", "2", "--node-rank", str(node.rank),
+            "--tp-size", "2", "--nnodes", "2", "--node-rank", str(node.rank),
             "--dist-init-addr", "192.168.7.1:29501", "--host", "0.0.0.0", "--port", "30000",
-            "--max-model-len", "4096"]
+            "--enable-metrics", "--max-model-len", "4096"]
     assert "--headless" not in worker.launch
     assert "--pipeline-parallel-size" not in head.launch
 
 
 def test_sglang_single_node(tmp_path: Path) -> None:
     plan = make_plan(tmp_path, DUO, VLLM_MIN.replace('"vllm"', '"sglang"'))
-    assert after_image(plan.head.launch) == ["--model-path", "org/model", "--tp", "1",
-                                             "--host", "0.0.0.0", "--port", "30000"]
+    assert after_image(plan.head.launch) == ["--model-path", "org/model", "--tp-size", "1",
+                                             "--host", "0.0.0.0", "--port", "30000",
+                                             "--enable-metrics"]
+
+
+def test_sglang_metrics_can_be_turned_off(tmp_path: Path) -> None:
+    recipe = VLLM_MIN.replace('"vllm"', '"sglang"') + "engine_metrics = false\n"
+    assert "--enable-metrics" not in make_plan(tmp_path, DUO, recipe).head.launch
 
 
 def test_hooks_cluster_first_then_recipe(tmp_path: Path) -> None:
@@ -264,7 +270,8 @@ def test_tmux_runtime_argv(tmp_path: Path) -> None:
     assert env_flags[:6] == ["SPARKTUI_LABEL_RECIPE=demo", "SPARKTUI_LABEL_CLUSTER=duo",
                              "SPARKTUI_LABEL_NODE=alpha", "SPARKTUI_LABEL_RANK=0",
                              "SPARKTUI_LABEL_ROLE=head", "SPARKTUI_LABEL_PORT=30000"]
-    assert env_flags[6:] == [f"{k}={v}" for k, v in node.env.items()]
+    assert env_flags[6] == "SPARKTUI_LABEL_AFTER_STOP=[]"
+    assert env_flags[7:] == [f"{k}={v}" for k, v in node.env.items()]
     assert env_flags[-1] == "K=v w"
     command, pipe = split_tmux(launch[sep + 1:])
     assert command == ["/opt/venv/bin/vllm", "serve", "org/model", "--tensor-parallel-size",

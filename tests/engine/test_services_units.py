@@ -90,6 +90,6 @@ def test_discovery_reads_service_labels_and_keeps_them_out_of_json():
                     "sparktui.recipe": "r", "sparktui.cluster": "c", "sparktui.node": "n1",
                     "sparktui.role": "service", "sparktui.service": "etcd",
                     "sparktui.service_index": "2", "sparktui.critical": "true"}}}]
-    (w,) = parse_discovery("n1", json.dumps(inspect))
+    (w,) = parse_discovery("n1", json.dumps(inspect)).workloads
     assert (w.is_service, w.service, w.service_index, w.exit_code) == (True, "etcd", 2, 3)
     assert w.labels["critical"] == "true" and "labels" not in w.as_dict()
