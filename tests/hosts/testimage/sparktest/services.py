@@ -5,7 +5,8 @@ command names (``--port N``, ``--x-urls=http://h:N``, ``-a :N``; else the kind's
 default), answering any request with HTTP 200; the exporters serve Prometheus text on
 /metrics (dcgm figures from the node's gpu.json, like the nvidia-smi of the test image).
 ``torchrun``, ``data-server`` and ``store-server`` (a site's own programs) idle the
-same way. Generic commands (``sh``, ``sleep``, ``python3 -m http.server``) are not played: they run for real in the container.
+same way. Generic commands (``sh``, ``sleep``, ``python3 -m http.server``) are not
+played: they run for real in the container.
 Knobs (container env): STANDIN_LISTEN (extra ports, comma separated),
 STANDIN_LISTEN_AFTER (s before listening and the ready line, default 0.2),
 STANDIN_EXIT_AFTER (s) with STANDIN_EXIT_CODE (default 1).
