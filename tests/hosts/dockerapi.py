@@ -83,9 +83,9 @@ class DockerApi:
         return True
 
     # -- images ------------------------------------------------------------------
-    def load(self, archive: Path) -> None:
+    def load(self, archive: bytes) -> None:
         """``docker load`` of an image archive (manifest.json, configs, layers)."""
-        self.call("POST", "/images/load", {"quiet": "1"}, body=archive.read_bytes(),
+        self.call("POST", "/images/load", {"quiet": "1"}, body=archive,
                   content_type="application/x-tar", timeout=300)
 
     def build(self, ref: str, dockerfile: str) -> None:

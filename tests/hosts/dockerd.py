@@ -226,7 +226,7 @@ class TestDaemon:
 
     # -- images ------------------------------------------------------------------------
     def load_images(self) -> None:
-        self.api.load(image_build.image_archive())
+        self.api.load(self.pool.archive())
         self.defaults = {normalize_ref(r): self.api.image_id(self.variant_of(r))
                          for r in DEFAULT_IMAGES}
         self.set_images(None)
@@ -297,7 +297,15 @@ class DaemonPool:
         (self.root / "owner.json").write_text(json.dumps(owner))
         self.daemons: list[TestDaemon] = []
         self.free: list[TestDaemon] = []
+        self._archive: bytes | None = None
         atexit.register(self.close)
+
+    def archive(self) -> bytes:
+        """The test images, read once per run: every daemon gets the same image IDs,
+        even if a source file (and so the cached archive) changes meanwhile."""
+        if self._archive is None:
+            self._archive = image_build.image_archive().read_bytes()
+        return self._archive
 
     def acquire(self, n: int) -> list[TestDaemon]:
         got = [self.free.pop(0) for _ in range(min(n, len(self.free)))]
