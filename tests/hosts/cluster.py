@@ -27,15 +27,9 @@ def reap_stale_clusters() -> None:
     """Clean up clusters whose owning test process died without stop() (e.g. SIGKILL):
     kill what still runs on them and remove their temp dir. Clusters of live test runs
     are left alone."""
-    for owner_file in Path("/tmp").glob("sparktui-hosts-*/owner.json"):
-        try:
-            owner = json.loads(owner_file.read_text())
-        except (OSError, ValueError):
-            continue
-        if procs.start_time(owner.get("pid", 0)) == owner.get("start"):
-            continue
-        procs.kill_env_matching("SPARKTUI_NODE_STATE", str(owner_file.parent))
-        shutil.rmtree(owner_file.parent, ignore_errors=True)
+    for root in procs.orphaned_roots("sparktui-hosts-*"):
+        procs.kill_env_matching("SPARKTUI_NODE_STATE", str(root))
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _toml_str(value: str) -> str:
@@ -64,8 +58,7 @@ class TestCluster:
         self.known_hosts_path = self.root / "known_hosts"
         self.bin_dir = self.root / "bin"
         self._stopped = False
-        owner = {"pid": os.getpid(), "start": procs.start_time(os.getpid())}
-        (self.root / "owner.json").write_text(json.dumps(owner))
+        procs.write_owner(self.root)
         keygen(self.key_path, "sparktui-test-user")
         shutil.copy(self.key_path.with_name("id_ed25519.pub"), self.authorized_keys)
         self._install_standins()

@@ -293,8 +293,7 @@ class DaemonPool:
         self.subnet_octet = rng.randint(16, 31)
         self.root = Path(f"/tmp/sparktui-dockerd-{os.getpid()}-{self.tag}")
         self.root.mkdir()
-        owner = {"pid": os.getpid(), "start": procs.start_time(os.getpid())}
-        (self.root / "owner.json").write_text(json.dumps(owner))
+        procs.write_owner(self.root)
         self.daemons: list[TestDaemon] = []
         self.free: list[TestDaemon] = []
         self._archive: bytes | None = None
@@ -360,14 +359,7 @@ def remove_tree(root: Path) -> None:
 
 def reap_stale_pools() -> None:
     """Stop daemons (and their containers) of test runs that died without cleaning up."""
-    for owner_file in Path("/tmp").glob("sparktui-dockerd-*/owner.json"):
-        try:
-            owner = json.loads(owner_file.read_text())
-        except (OSError, ValueError):
-            continue
-        if procs.start_time(owner.get("pid", 0)) == owner.get("start"):
-            continue
-        root = owner_file.parent
+    for root in procs.orphaned_roots("sparktui-dockerd-*"):
         for pid in procs.pids_with_cmdline(str(root)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)

@@ -118,6 +118,31 @@ def cmdline(pid: int) -> bytes:
         return b""
 
 
+def write_owner(root) -> None:
+    """Mark ``root`` as this test process's, for ``orphaned_roots`` of a later run."""
+    import json
+    from pathlib import Path
+
+    owner = {"pid": os.getpid(), "start": start_time(os.getpid())}
+    (Path(root) / "owner.json").write_text(json.dumps(owner))
+
+
+def orphaned_roots(pattern: str) -> list:
+    """Folders under /tmp matching ``pattern`` whose owning test process is gone."""
+    import json
+    from pathlib import Path
+
+    found = []
+    for owner_file in Path("/tmp").glob(f"{pattern}/owner.json"):
+        try:
+            owner = json.loads(owner_file.read_text())
+        except (OSError, ValueError):
+            continue
+        if start_time(owner.get("pid", 0)) != owner.get("start"):
+            found.append(owner_file.parent)
+    return found
+
+
 def pids_with_cmdline(needle: str) -> list[int]:
     """Processes whose command line mentions ``needle`` (a dead test run's daemon root)."""
     me = os.getpid()
