@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hosts.cluster import TestCluster  # noqa: E402
 
-from sparktui.config import load_config  # noqa: E402
+from sparktui.config.loader import load_config  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
-from sparktui.engine.hostkeys import init_host_keys  # noqa: E402
-from sparktui.engine.logs import node_logs  # noqa: E402
+from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
 from sparktui.engine.status import Workload  # noqa: E402
+from sparktui.engine.workloads.logs import node_logs  # noqa: E402
 
 
 def _engine(hosts: TestCluster, root: Path) -> ClusterEngine:

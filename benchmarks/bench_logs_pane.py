@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from textual import events  # noqa: E402
 
-from sparktui.config import load_config  # noqa: E402
+from sparktui.config.loader import load_config  # noqa: E402
 from sparktui.engine.status import ClusterHealth, LogBatch, NodeHealth  # noqa: E402
 from sparktui.tui.app import SparkApp, create_app  # noqa: E402
 from sparktui.tui.options import TuiOptions  # noqa: E402

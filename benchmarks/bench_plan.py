@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sparktui.config import load_config, load_recipe  # noqa: E402
-from sparktui.plan import build_plan  # noqa: E402
+from sparktui.config.loader import load_config, load_recipe  # noqa: E402
+from sparktui.plan.build import build_plan  # noqa: E402
 from sparktui.plan.render import render_json  # noqa: E402
 
 RECIPE = "glm-4.5-air-mtp"
@@ -105,13 +105,13 @@ import pydantic_core
 t.append(time.perf_counter())
 import sparktui.config.loader
 t.append(time.perf_counter())
-import sparktui.plan, sparktui.plan.render, sparktui.cli
+import sparktui.plan.build, sparktui.plan.render, sparktui.cli
 t.append(time.perf_counter())
 from pathlib import Path
-config = sparktui.config.load_config(Path(CONFIG))
-recipe = sparktui.config.load_recipe(Path(RECIPE))
+config = sparktui.config.loader.load_config(Path(CONFIG))
+recipe = sparktui.config.loader.load_recipe(Path(RECIPE))
 t.append(time.perf_counter())
-sparktui.plan.render.render_json(sparktui.plan.build_plan(config, recipe))
+sparktui.plan.render.render_json(sparktui.plan.build.build_plan(config, recipe))
 t.append(time.perf_counter())
 print(" ".join(str(b - a) for a, b in zip(t, t[1:])))
 """

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT / "tests" / "engine"))
 from hosts.cluster import TestCluster  # noqa: E402
 from service_support import service, services_only  # noqa: E402
 
-from sparktui.config import load_config, load_recipe  # noqa: E402
+from sparktui.config.loader import load_config, load_recipe  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
-from sparktui.engine.hostkeys import init_host_keys  # noqa: E402
-from sparktui.plan import build_plan  # noqa: E402
+from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
+from sparktui.plan.build import build_plan  # noqa: E402
 from sparktui.plan.service_model import MetricsEndpoint, Readiness  # noqa: E402
 
 ENGINE = """engine = "vllm"

@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hosts.cluster import TestCluster  # noqa: E402
 
-from sparktui.config import load_config  # noqa: E402
-from sparktui.engine import transport as transport_module  # noqa: E402
+from sparktui.config.loader import load_config  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
-from sparktui.engine.hostkeys import init_host_keys  # noqa: E402
-from sparktui.plan import build_plan  # noqa: E402
+from sparktui.engine.remote import transport as transport_module  # noqa: E402
+from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
+from sparktui.plan.build import build_plan  # noqa: E402
 
 RECIPE = """engine = "vllm"
 docker_image = "vllm:test"
@@ -64,7 +64,7 @@ class ChannelCount:
 
 
 async def _serve(engine: ClusterEngine, root: Path, loaded) -> None:
-    from sparktui.config import load_recipe
+    from sparktui.config.loader import load_recipe
 
     path = root / "recipes" / "toy" / "recipe.toml"
     path.parent.mkdir(parents=True)

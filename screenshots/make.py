@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the test hosts live with the tests
 
 from hosts.cluster import TestCluster  # noqa: E402
 
-from sparktui.config import load_config  # noqa: E402
+from sparktui.config.loader import load_config  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
 from sparktui.i18n import install  # noqa: E402
 from sparktui.tui.app import SparkApp, create_app  # noqa: E402

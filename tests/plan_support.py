@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from sparktui.config import LoadedConfig, LoadedRecipe, load_config, load_recipe
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.errors import SparkError
-from sparktui.plan import LaunchPlan, build_plan
+from sparktui.plan.build import build_plan
+from sparktui.plan.model import LaunchPlan
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "examples" / "config.toml"

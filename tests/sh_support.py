@@ -14,7 +14,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from sparktui.plan import LaunchPlan
+from sparktui.plan.model import LaunchPlan
 
 RECORDING_SSH = r"""#!/bin/sh
 { printf '%s\0' "$#"; for arg in "$@"; do printf '%s\0' "$arg"; done; } >>"$SPARKTUI_SSH_RECORD"

@@ -23,9 +23,9 @@ from plan_support import (
 )
 
 from sparktui.cli import main
-from sparktui.config import load_config, load_recipe
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.errors import Problem
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 
 NODE_A = '{ name = "a", ssh_ip = "10.0.0.1", rank = 0 }'
 NODE_B = '{ name = "b", ssh_ip = "10.0.0.2", rank = 1 }'

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from plan_support import EXAMPLE_CONFIG, config_file, load_cfg, problem_of
 
-from sparktui.config import LOCAL_CLUSTER, find_config, load_config, recipe_dirs
+from sparktui.config.discovery import find_config, recipe_dirs
 from sparktui.config.hooks import HookEntry
-from sparktui.config.loader import builtin_config
+from sparktui.config.loader import LOCAL_CLUSTER, builtin_config, load_config
 from sparktui.resources import data_dir
 
 FULL = """

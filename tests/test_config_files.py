@@ -14,7 +14,7 @@ import pytest
 from plan_support import DUO, VLLM_MIN, config_file, recipe_file, run_module
 
 from sparktui.cli import main
-from sparktui.config import load_config, load_recipe
+from sparktui.config.loader import load_config, load_recipe
 
 
 def _plan(capsys, config: Path, recipes: Path, recipe: str = "demo") -> tuple[int, str, str]:

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from plan_support import EXAMPLE_RECIPES, RECIPES, VLLM_MIN, load_rec, problem_of, recipe_file
 
-from sparktui.config import find_recipe, list_recipes, load_recipe
+from sparktui.config.discovery import find_recipe, list_recipes
 from sparktui.config.hooks import HookEntry
+from sparktui.config.loader import load_recipe
 from sparktui.config.recipe import Mount
 
 FULL = """

@@ -29,10 +29,10 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from sh_support import expected_calls, recording_bin, run_recorded, split_ssh
 
-from sparktui.config import load_config, load_recipe
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.config.models import DEFAULT_KNOWN_HOSTS
 from sparktui.errors import SparkError
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 from sparktui.plan.render import render_sh
 
 CONFIG: dict[str, Any] = {

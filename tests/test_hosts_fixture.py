@@ -145,7 +145,7 @@ async def test_logs_follow_ends_with_container(test_cluster):
 async def test_a_follower_of_a_quiet_container_ends_with_its_channel(test_cluster):
     """The real docker client follows on after its channel closes (OpenSSH's sshd ignores
     signal requests): sparktui's streams end it through the channel's stdin."""
-    from sparktui.engine.transport import ended_with_channel
+    from sparktui.engine.remote.transport import ended_with_channel
 
     cluster = test_cluster(n=1)
     node = cluster.nodes[0]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from plan_support import EXAMPLE_CONFIG, VLLM_MIN, load_cfg, load_rec, problem_of
 
-from sparktui.config import Config, load_config
+from sparktui.config.loader import load_config
+from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 from sparktui.plan.cluster import (
     effective_pipeline_size,
@@ -154,7 +155,7 @@ def test_pipeline_auto_fills_nodes() -> None:
 
 
 def test_plan_with_pp_auto(tmp_path: Path) -> None:
-    from sparktui.plan import build_plan
+    from sparktui.plan.build import build_plan
 
     cfg = load_cfg(tmp_path, """
         [[clusters]]
@@ -173,7 +174,7 @@ def test_plan_with_pp_auto(tmp_path: Path) -> None:
 
 
 def test_plan_rejects_tp_larger_than_gpus(tmp_path: Path) -> None:
-    from sparktui.plan import build_plan
+    from sparktui.plan.build import build_plan
 
     cfg = load_cfg(tmp_path, """
         [[clusters]]

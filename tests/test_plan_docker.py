@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from plan_support import DUO, VLLM_MIN, make_plan
 
-from sparktui.plan import LaunchPlan
 from sparktui.plan.container import container_name
+from sparktui.plan.model import LaunchPlan
 
 TWO = VLLM_MIN + "required_nodes = 2\ntensor_parallel_size = 2\n"
 
@@ -225,10 +225,10 @@ def test_mods_run_on_every_node(tmp_path: Path) -> None:
 
 
 def test_relative_mount_host_is_an_error_naming_the_line(tmp_path):
-    from sparktui.config import load_config as _load_config
-    from sparktui.config import load_recipe as _load_recipe
+    from sparktui.config.loader import load_config as _load_config
+    from sparktui.config.loader import load_recipe as _load_recipe
     from sparktui.errors import SparkError
-    from sparktui.plan import build_plan
+    from sparktui.plan.build import build_plan
 
     recipe = tmp_path / "rel" / "recipe.toml"
     recipe.parent.mkdir()

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from plan_support import DUO, EXAMPLE_CONFIG, EXAMPLE_RECIPES, RECIPES, VLLM_MIN, make_plan
 
-from sparktui.config import load_config, load_recipe
-from sparktui.plan import build_plan
+from sparktui.config.loader import load_config, load_recipe
+from sparktui.plan.build import build_plan
 
 
 def docker_client() -> str | None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from plan_support import DUO, VLLM_MIN, make_plan
 
-from sparktui.plan import HfRef
 from sparktui.plan import hf as hfpaths
+from sparktui.plan.model import HfRef
 
 TWO = VLLM_MIN + ('required_nodes = 2\ntensor_parallel_size = 2\n'
                   'args = ["--max-model-len", "4096"]\n')

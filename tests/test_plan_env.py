@@ -6,7 +6,7 @@ from pathlib import Path
 
 from plan_support import DUO, VLLM_MIN, make_plan
 
-from sparktui.plan import NodePlan
+from sparktui.plan.model import NodePlan
 
 FABRIC = {
     "NCCL_IB_DISABLE": "0",

@@ -20,7 +20,7 @@ import pytest
 from plan_support import EXAMPLE_CONFIG, EXAMPLE_RECIPES, RECIPES, REPO
 
 from sparktui.cli import main
-from sparktui.config import load_recipe
+from sparktui.config.loader import load_recipe
 from sparktui.config.models import Cluster, Node
 from sparktui.plan.cluster import nodes_needed
 

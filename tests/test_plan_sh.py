@@ -22,11 +22,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from plan_support import DUO, VLLM_MIN, load_cfg, make_plan
 
-from sparktui.config import LoadedConfig, LoadedRecipe
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
-from sparktui.plan import LaunchPlan, build_plan
+from sparktui.plan.build import build_plan
 from sparktui.plan.engines import engine_for
+from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render_sh
 
 FAKE_SSH = r"""#!/bin/sh

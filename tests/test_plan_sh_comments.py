@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sh_support import recording_bin, run_recorded
 
-from sparktui.config import LoadedConfig, LoadedRecipe
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 from sparktui.plan.render import render_sh
 
 EVIL = "x\ntouch pwned\n# \r\u2028touch pwned2"

@@ -13,8 +13,8 @@ import pytest
 from plan_support import DUO, VLLM_MIN, line_of, load_cfg, load_rec, problem_of, recipe_file
 
 from sparktui.cli import main
-from sparktui.config import load_recipe
-from sparktui.plan import build_plan
+from sparktui.config.loader import load_recipe
+from sparktui.plan.build import build_plan
 
 SERVICES_ONLY = 'docker_image = "img:1"\n'
 

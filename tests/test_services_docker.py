@@ -13,8 +13,8 @@ from plan_support import EXAMPLE_CONFIG, RECIPES, make_plan
 from test_plan_docker_client import BAD, GOOD, _client_says, needs_docker
 from test_services_config import QUAD, SERVICES_ONLY, svc
 
-from sparktui.config import load_config, load_recipe
-from sparktui.plan import build_plan
+from sparktui.config.loader import load_config, load_recipe
+from sparktui.plan.build import build_plan
 
 SERVICE_RECIPES = ["pools-toy", "qwen3-30b-dynamo"]
 

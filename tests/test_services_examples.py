@@ -11,8 +11,8 @@ import re
 import pytest
 from plan_support import EXAMPLE_CONFIG, EXAMPLE_RECIPES, RECIPES
 
-from sparktui.config import load_config, load_recipe
-from sparktui.plan import build_plan
+from sparktui.config.loader import load_config, load_recipe
+from sparktui.plan.build import build_plan
 
 SHELLS = {"sh", "bash", "/bin/sh", "/bin/bash"}
 VARIABLE = re.compile(r"\$\{|\$[A-Za-z_]")

@@ -10,7 +10,8 @@ from plan_support import DUO, VLLM_MIN, dedent, load_cfg, load_rec, make_plan, p
 from test_services_config import QUAD, SERVICES_ONLY, svc
 
 from sparktui.config.models import Node
-from sparktui.plan import LaunchPlan, build_plan
+from sparktui.plan.build import build_plan
+from sparktui.plan.model import LaunchPlan
 from sparktui.plan.service_model import PHASES, ServicePlan
 from sparktui.plan.services.placeholders import NAMES, substitute, values
 

@@ -97,7 +97,7 @@ def test_first_frame_is_painted_before_the_heavy_imports(tmp_path: Path) -> None
 ENGINE = """
 import asyncio, json, sys
 from pathlib import Path
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.engine.cluster import ClusterEngine
 
 engine = ClusterEngine(load_config(Path(sys.argv[1])).config)

@@ -8,11 +8,11 @@ import subprocess
 
 import pytest
 
-from sparktui.engine import metrics, nodestats
-from sparktui.engine.alerts import AlertBook, AlertRules, Condition, describe
-from sparktui.engine.figures import EngineFigures, NodeFigures
-from sparktui.engine.history import History, Ring, capacity_for
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
+from sparktui.engine.telemetry import metrics, nodestats
+from sparktui.engine.telemetry.alerts import AlertBook, AlertRules, Condition, describe
+from sparktui.engine.telemetry.figures import EngineFigures, NodeFigures
+from sparktui.engine.telemetry.history import History, Ring, capacity_for
 from sparktui.tui.widgets.spark import sparkline
 
 GIB = 1 << 30

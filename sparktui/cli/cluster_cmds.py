@@ -16,8 +16,8 @@ from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError, fail
 from sparktui.fmt import format_ms
 from sparktui.i18n import _
 from sparktui.labels import step_label
-from sparktui.plan import build_plan
 from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.render import render
 

@@ -8,18 +8,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from sparktui.config import (
-    LoadedConfig,
-    LoadedRecipe,
-    find_config,
-    find_recipe,
-    load_config,
-    load_recipe,
-    recipe_dirs,
-)
+from sparktui.config.discovery import find_config, find_recipe, recipe_dirs
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
+from sparktui.config.loader import load_config, load_recipe
 
 if TYPE_CHECKING:
-    from sparktui.config import Config
+    from sparktui.config.models import Config
     from sparktui.engine.cluster import ClusterEngine
 
 T = TypeVar("T")

@@ -10,12 +10,12 @@ import shlex
 import sys
 
 from sparktui.cli.context import config_from, with_engine
-from sparktui.engine.attach import tmux_attach_argv
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.doctor import FAIL, doctor, metrics_check
-from sparktui.engine.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
-from sparktui.engine.transport import NodeError
-from sparktui.engine.workloads import discover
+from sparktui.engine.remote.attach import tmux_attach_argv
+from sparktui.engine.remote.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
+from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.workloads.discover import discover
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import N_, _
 from sparktui.plan.cluster import pick_cluster

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sparktui.config import load_config, load_recipe
+    from sparktui.config.loader import load_config, load_recipe
 
     config_path = find_config(args.config)
     try:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _compute(loaded, recipe, cluster: str | None, fmt: str) -> str:
     from sparktui.config.scripts import known_scripts, script_text
-    from sparktui.plan import build_plan
+    from sparktui.plan.build import build_plan
     from sparktui.plan.render import render
 
     plan = build_plan(loaded, recipe, cluster)

@@ -14,15 +14,15 @@ import sys
 from sparktui.cli.cluster_cmds import print_health
 from sparktui.cli.context import config_from
 from sparktui.cli.output import state_word
-from sparktui.config import LoadedConfig
-from sparktui.engine import power
+from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.powerplan import PowerPlan, plan_off, plan_on, plan_switch
+from sparktui.engine.power import control as power
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Problem
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, step_label
 from sparktui.plan.cluster import pick_cluster
+from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.scrub import scrub
 
 HA_EXAMPLE = """\

@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 from sparktui.cli.context import config_from
-from sparktui.engine.alerts import describe
 from sparktui.engine.cluster import TELEMETRY_HEALTH_AGE, ClusterEngine
-from sparktui.engine.figures import TelemetryFrame
+from sparktui.engine.telemetry.alerts import describe
+from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.errors import EXIT_OK
 from sparktui.fmt import format_time
 from sparktui.i18n import _

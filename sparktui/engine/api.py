@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
-    from sparktui.engine.figures import DeepCheck, TelemetryFrame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
+    from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
     from sparktui.plan.model import HookStep, LaunchPlan
 
 

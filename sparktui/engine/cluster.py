@@ -15,17 +15,17 @@ from pathlib import Path
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
 from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, ReadOnlyView
-from sparktui.engine.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.health import node_health
-from sparktui.engine.hostkeys import known_hosts_path
-from sparktui.engine.logs import merge, node_logs
-from sparktui.engine.serve import Serve, StepFailed, run_hook
-from sparktui.engine.service_health import service_statuses
-from sparktui.engine.service_labels import teardown_groups
+from sparktui.engine.remote.hostkeys import known_hosts_path
+from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
+from sparktui.engine.services.health import service_statuses
+from sparktui.engine.services.labels import teardown_groups
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
-from sparktui.engine.telemetry import ClusterTelemetry, deep_check, serving_head
-from sparktui.engine.transport import LocalTransport, NodeError, SshTransport, Transport
-from sparktui.engine.workloads import discover, remove_workload, signal_stop
+from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
+from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
+from sparktui.engine.workloads.discover import discover, remove_workload, signal_stop
+from sparktui.engine.workloads.logs import merge, node_logs
+from sparktui.engine.workloads.serve import Serve, StepFailed, run_hook
 from sparktui.i18n import _
 from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
 from sparktui.plan.after_stop import from_label
@@ -273,26 +273,26 @@ class ClusterEngine:
 
         return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))
 
-    # -- power (Home Assistant; see sparktui.engine.power) ---------------------------
+    # -- power (Home Assistant; see sparktui.engine.power.control) ---------------------------
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult:
         """Shut the nodes down over SSH, then turn off the entities of those that went."""
-        from sparktui.engine.power import run_power
-        from sparktui.engine.powerplan import plan_off
+        from sparktui.engine.power.control import run_power
+        from sparktui.plan.power import plan_off
 
         return await run_power(self, plan_off(self.config, cluster), progress)
 
     async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult:
         """Turn on the extras, then the nodes' entities; wait until the nodes answer SSH."""
-        from sparktui.engine.power import run_power
-        from sparktui.engine.powerplan import plan_on
+        from sparktui.engine.power.control import run_power
+        from sparktui.plan.power import plan_on
 
         return await run_power(self, plan_on(self.config, cluster), progress)
 
     async def power_switch(self, source: str, target: str,
                            progress: ProgressSink) -> ActionResult:
         """Power off what only ``source`` uses, then power on all of ``target``."""
-        from sparktui.engine.power import run_power
-        from sparktui.engine.powerplan import plan_switch
+        from sparktui.engine.power.control import run_power
+        from sparktui.plan.power import plan_switch
 
         return await run_power(self, plan_switch(self.config, source, target), progress)
 

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
+from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
-from sparktui.engine.transport import NodeError, Transport
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
 

@@ -7,11 +7,11 @@ import contextlib
 import json
 import time
 
-from sparktui.engine.http import http_get
-from sparktui.engine.metrics import engine_figures
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
-from sparktui.engine.transport import NodeError, Transport
-from sparktui.engine.workloads import DISCOVER, parse_discovery
+from sparktui.engine.telemetry.metrics import engine_figures
+from sparktui.engine.workloads.discover import DISCOVER, parse_discovery
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 

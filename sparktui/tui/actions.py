@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sparktui.engine.api import ActionResult, Progress
-from sparktui.engine.powerplan import PowerPlan
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
+from sparktui.plan.power import PowerPlan
 
 if TYPE_CHECKING:
     from sparktui.tui.screens.power_menu import PowerChoice

@@ -30,7 +30,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 
-from sparktui.config import LoadedConfig
+from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
 from sparktui.errors import SparkError
 from sparktui.i18n import _

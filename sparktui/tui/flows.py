@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SuspendNotSupported
 
-from sparktui.config import LoadedConfig
+from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Config
 from sparktui.engine.api import ClusterControl, Progress
-from sparktui.engine.attach import tmux_attach_argv
-from sparktui.engine.powerplan import PowerPlan, plan_off, plan_on, plan_switch
+from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import Workload
 from sparktui.errors import SparkError
 from sparktui.i18n import _
-from sparktui.plan import LaunchPlan, build_plan
 from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.build import build_plan
+from sparktui.plan.model import LaunchPlan
+from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.plan.render import render
 from sparktui.tui import workers
 from sparktui.tui.actions import ActionRun, power_title, running_recipe

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from sparktui.config import LoadedConfig
+from sparktui.config.loaded import LoadedConfig
 from sparktui.errors import SparkError
 
 Stamp = tuple[int, int, int] | None

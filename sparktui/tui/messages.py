@@ -12,8 +12,8 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # field types only: the app imports this before its first frame
     from sparktui.engine.api import ActionResult, Progress
-    from sparktui.engine.figures import TelemetryFrame
     from sparktui.engine.status import ClusterHealth, LogLine
+    from sparktui.engine.telemetry.figures import TelemetryFrame
 
 # -- from workers (engine results) ------------------------------------------------------
 

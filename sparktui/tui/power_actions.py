@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from sparktui.config import LoadedConfig
+from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl
 from sparktui.i18n import _
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from sparktui.config import LoadedConfig, LoadedRecipe, list_recipes, load_recipe
+from sparktui.config.discovery import list_recipes
+from sparktui.config.loaded import LoadedConfig, LoadedRecipe
+from sparktui.config.loader import load_recipe
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.errors import Problem, SparkError
 from sparktui.i18n import _, ngettext
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 from sparktui.plan.render import render
 from sparktui.plan.services.placement import extra_nodes
 

@@ -25,8 +25,8 @@ from sparktui.tui.messages import ActionFinished, HealthFailed, HealthUpdated, T
 
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogLine
-    from sparktui.plan import LaunchPlan
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.model import LaunchPlan
 
 LOG_RETRY_SECONDS = 5.0
 

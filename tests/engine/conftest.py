@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from sparktui.config import LoadedConfig, load_config, load_recipe
+from sparktui.config.loaded import LoadedConfig
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.engine.api import Progress
 from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.hostkeys import init_host_keys
-from sparktui.plan import LaunchPlan, build_plan
+from sparktui.engine.remote.hostkeys import init_host_keys
+from sparktui.plan.build import build_plan
+from sparktui.plan.model import LaunchPlan
 
 
 @dataclass

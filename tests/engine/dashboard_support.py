@@ -6,7 +6,7 @@ import time
 
 from textual.widgets import DataTable
 
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.tui.app import create_app
 from sparktui.tui.options import TuiOptions

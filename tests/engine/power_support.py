@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from hosts.home_assistant import FakeHomeAssistant
 
-from sparktui.config import LoadedConfig, load_config
-from sparktui.engine import homeassistant, power
+from sparktui.config.loaded import LoadedConfig
+from sparktui.config.loader import load_config
 from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.power import control as power
+from sparktui.engine.power import homeassistant
 
 TOKEN = "tok-P0wer-5ecret-77c1a9"
 

@@ -19,7 +19,7 @@ from power_support import fast_polls, make_site
 
 from sparktui.cli import main
 from sparktui.config.models import HomeAssistant
-from sparktui.engine.homeassistant import HomeAssistantClient, HomeAssistantError
+from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 from sparktui.scrub import forms, scrub
 
 __all__ = ["fast_polls"]

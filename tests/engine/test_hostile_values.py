@@ -21,9 +21,9 @@ from conftest import eventually
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from sparktui.config import load_recipe
+from sparktui.config.loader import load_recipe
 from sparktui.errors import SparkError
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 
 MARKER = "/tmp/sparktui-hostile-marker"
 FRAGMENTS = [";", "x;", "\\;", "$(touch /tmp/sparktui-hostile-marker)", "`touch "

@@ -13,9 +13,9 @@ from conftest import Recorder, toy_recipe
 from power_support import TOKEN, fast_polls, ha, make_site
 
 from sparktui.cli import main
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.config.models import HomeAssistant
-from sparktui.engine.homeassistant import HomeAssistantClient, HomeAssistantError
+from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 

@@ -71,7 +71,8 @@ def test_hooks_run_per_node_scripts_piped_and_after_stop_after_removal(site, tmp
             served = await e.serve(s.plan("toy"), rec)
 
             def hooks(name):
-                from sparktui.config import find_recipe, load_recipe
+                from sparktui.config.discovery import find_recipe
+                from sparktui.config.loader import load_recipe
                 from sparktui.plan.model import HookStep
                 recipe = load_recipe(find_recipe(s.recipes, name)).recipe
                 return [HookStep(h.kind, h.run, h.on_failure) for h in recipe.after_stop]

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from sparktui.engine.service_labels import metrics, readiness, teardown_groups
-from sparktui.engine.services import worst_exit
+from sparktui.engine.services.labels import metrics, readiness, teardown_groups
+from sparktui.engine.services.launch import worst_exit
 from sparktui.engine.status import ServiceInstanceStatus, ServiceStatus, Workload
-from sparktui.engine.workloads import parse_discovery
+from sparktui.engine.workloads.discover import parse_discovery
 from sparktui.plan.service_model import Readiness
 
 

@@ -8,7 +8,7 @@ from conftest import toy_recipe
 from dashboard_support import dashboard_app, wait_until
 
 from sparktui.cli import main
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.tui.widgets.wall import WallPane
 
 

@@ -126,7 +126,7 @@ def test_stall_worker_gone_and_kv_alerts_fire_and_clear(site):
     s = site(2)
     cfg = s.config_path
     cfg.write_text("telemetry_stall_seconds = 1\n" + cfg.read_text())
-    from sparktui.config import load_config
+    from sparktui.config.loader import load_config
     s.loaded = load_config(cfg)
     head = s.hosts.node("node1")
     head.set_engine(running=1, waiting=4, kv=0.97, gen_tps=0)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sparktui.config import LoadedConfig, load_config
+from sparktui.config.loaded import LoadedConfig
+from sparktui.config.loader import load_config
 from sparktui.engine.status import (
     ClusterHealth,
     EngineStatus,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from sparktui.engine.figures import Alert, EngineFigures, NodeFigures, TelemetryFrame
+from sparktui.engine.telemetry.figures import Alert, EngineFigures, NodeFigures, TelemetryFrame
 from tui.support import NOW
 
 GIB = 1 << 30

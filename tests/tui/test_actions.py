@@ -8,9 +8,9 @@ import contextlib
 
 from textual.command import CommandList, CommandPalette
 
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Progress
-from sparktui.engine.attach import tmux_attach_argv
+from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.tui.actions import progress_rows
 from sparktui.tui.messages import HealthUpdated

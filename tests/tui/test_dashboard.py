@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.errors import SparkError
 from sparktui.tui import app as app_module
 from sparktui.tui.app import SparkApp, create_app, run_app

@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widgets import Tree
 from textual.widgets._toast import Toast
 
-from sparktui.config import LoadedConfig
+from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Config
 from sparktui.config.source import SourceRef
 from tui.support import RECIPES, RecordingEngine, make_app

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static, TextArea
 
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.config.recipe_edit import (
     apply_form,
     duplicate_recipe,

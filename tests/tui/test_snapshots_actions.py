@@ -15,10 +15,10 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-from sparktui.config import load_config, load_recipe
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.engine.api import ActionResult, ExecResult, Progress
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.plan import build_plan
+from sparktui.plan.build import build_plan
 from sparktui.plan.render import render
 from sparktui.tui import app as app_module
 from sparktui.tui.actions import ActionRun

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 
-from sparktui.config import load_config
+from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Outcome, Progress
-from sparktui.engine.powerplan import plan_off
+from sparktui.plan.power import plan_off
 from sparktui.tui.actions import ActionRun
 from sparktui.tui.flows import power_request
 from sparktui.tui.messages import HealthUpdated, LogsArrived

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sparktui.config import LOCAL_CLUSTER
+from sparktui.config.loader import LOCAL_CLUSTER
 from sparktui.errors import SparkError
 from sparktui.tui.startup import BUILTIN_CLUSTER, peek_clusters, pending_config
 from tui.support import EXAMPLE_CONFIG

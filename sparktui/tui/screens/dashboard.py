@@ -17,9 +17,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from sparktui.config import Cluster, LoadedConfig
-from sparktui.engine.figures import TelemetryFrame
+from sparktui.config.loaded import LoadedConfig
+from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
+from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui import recipe_actions
 from sparktui.tui.markup import esc

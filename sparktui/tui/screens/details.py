@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sparktui.config import Config, Node
+from sparktui.config.models import Config, Node
 from sparktui.engine.status import NodeHealth
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from sparktui.engine.alerts import describe
-from sparktui.engine.figures import Alert
+from sparktui.engine.telemetry.alerts import describe
+from sparktui.engine.telemetry.figures import Alert
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 

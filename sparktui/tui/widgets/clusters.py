@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from sparktui.config import Cluster
+from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import _
 from sparktui.tui.messages import ClusterFocused, NodeChosen

@@ -16,9 +16,9 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
-from sparktui.config import Cluster, Node
-from sparktui.engine.figures import TelemetryFrame
+from sparktui.config.models import Cluster, Node
 from sparktui.engine.status import ClusterHealth, NodeHealth
+from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.state import main_workload, strip_ansi, uptime

@@ -9,8 +9,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from sparktui.config import Cluster
-from sparktui.engine.figures import NodeFigures, TelemetryFrame
+from sparktui.config.models import Cluster
+from sparktui.engine.telemetry.figures import NodeFigures, TelemetryFrame
 from sparktui.i18n import _
 from sparktui.tui.widgets.spark import pct, size, sparkline
 

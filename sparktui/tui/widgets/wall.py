@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Static
 
-from sparktui.engine.alerts import KV_SHARE, MEMORY_PCT
-from sparktui.engine.figures import TelemetryFrame
+from sparktui.engine.telemetry.alerts import KV_SHARE, MEMORY_PCT
+from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.widgets.spark import millis, sparkline
 

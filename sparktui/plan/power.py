@@ -1,7 +1,7 @@
 """What a power action will do, worked out from the config alone (no network).
 
 The CLI prints it before asking for confirmation and the dashboard can show it in
-its confirmation dialog; ``sparktui.engine.power`` carries it out.
+its confirmation dialog; ``sparktui.engine.power.control`` carries it out.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from sparktui.engine import service_probe as probe
-from sparktui.engine.service_probe import Target
-from sparktui.engine.transport import NodeError, Transport
-from sparktui.engine.workloads import roll_back
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.services import probe
+from sparktui.engine.services.probe import Target
+from sparktui.engine.workloads.discover import roll_back
 from sparktui.i18n import _, ngettext
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sparktui.engine.figures import Alert, EngineFigures, NodeFigures
-from sparktui.engine.history import History
 from sparktui.engine.status import ClusterHealth
+from sparktui.engine.telemetry.figures import Alert, EngineFigures, NodeFigures
+from sparktui.engine.telemetry.history import History
 from sparktui.i18n import _
 
 MEMORY_PCT = 90.0

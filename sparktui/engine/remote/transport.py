@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.config.models import Config, Node
-from sparktui.engine import hostkeys
+from sparktui.engine.remote import hostkeys
 from sparktui.i18n import N_, _
 
 if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s

@@ -11,8 +11,8 @@ import contextlib
 import shlex
 from collections.abc import AsyncIterator
 
+from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import LogBatch, Workload
-from sparktui.engine.transport import NodeError, Transport
 from sparktui.plan.container import tmux_log_path
 
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
-from sparktui.engine.transport import Transport
+from sparktui.engine.remote.transport import Transport
 
 MAX_BODY = 4 << 20
 

@@ -1,6 +1,6 @@
 """Telemetry values: what one sample of a cluster says, as small immutable records.
 
-The sampler (``sparktui.engine.telemetry``) makes them; the dashboard, ``top --json``
+The sampler (``sparktui.engine.telemetry.sampler``) makes them; the dashboard, ``top --json``
 and ``health --json`` show them. Sizes are bytes, rates per second, times seconds,
 shares 0..100 for node figures (as operators read ``top``) and 0..1 for the KV cache
 (as the engines publish it).

@@ -25,11 +25,11 @@ from typing import Protocol
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.api import ActionResult, Outcome, Progress, ProgressSink
-from sparktui.engine.homeassistant import HomeAssistantClient, HomeAssistantError
-from sparktui.engine.powerplan import PowerPlan
-from sparktui.engine.transport import NodeError, Transport, argv_command
+from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
+from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.errors import fail
 from sparktui.i18n import _
+from sparktui.plan.power import PowerPlan
 from sparktui.scrub import scrub
 
 POLL_SECONDS = 1.0

@@ -7,10 +7,9 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 
-from sparktui.engine import service_labels as labels
-from sparktui.engine import service_probe as probe
-from sparktui.engine.http import http_get
-from sparktui.engine.metrics import sample_values
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import Transport
+from sparktui.engine.services import labels, probe
 from sparktui.engine.status import (
     MetricsStatus,
     NodeHealth,
@@ -18,7 +17,7 @@ from sparktui.engine.status import (
     ServiceStatus,
     Workload,
 )
-from sparktui.engine.transport import Transport
+from sparktui.engine.telemetry.metrics import sample_values
 
 # Figures worth a glance, by exporter; the first few present are shown.
 HEADLINE = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE",

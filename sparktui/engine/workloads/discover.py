@@ -8,8 +8,8 @@ import shlex
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from sparktui.engine.remote.transport import Completed, NodeError, Transport
 from sparktui.engine.status import Workload
-from sparktui.engine.transport import Completed, NodeError, Transport
 from sparktui.plan.container import LABEL_PREFIX
 
 _TMUX_MARK = "@@sparktui-tmux@@"

@@ -13,8 +13,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from sparktui.engine.http import http_get
-from sparktui.engine.transport import Transport
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import Transport
 from sparktui.plan.service_model import Readiness
 
 

@@ -6,7 +6,7 @@ import os
 import shlex
 from typing import TYPE_CHECKING
 
-from sparktui.engine.hostkeys import known_hosts_path
+from sparktui.engine.remote.hostkeys import known_hosts_path
 
 if TYPE_CHECKING:
     from sparktui.config.models import Config, Node

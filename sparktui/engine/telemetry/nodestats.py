@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sparktui.engine.metrics import labelled_samples
-from sparktui.engine.transport import argv_command
+from sparktui.engine.remote.transport import argv_command
+from sparktui.engine.telemetry.metrics import labelled_samples
 
 MARK = "@@sparktui-telemetry@@"
 GPU_QUERY = "utilization.gpu,power.draw,temperature.gpu,memory.used"

@@ -1,7 +1,7 @@
 """serve: preflight, hooks, HF references, launch (workers first), readiness.
 
 Services start around the engine by phase: ``infra`` and ``before_workers``
-before it, ``after_frontend`` once its API answers (``engine/services.py``). A
+before it, ``after_frontend`` once its API answers (``engine/services/launch.py``). A
 services-only plan (no engine nodes) is gated on the services' readiness alone;
 terminal services are then waited for and their worst exit code is the run's.
 
@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 
 from sparktui.engine.api import ActionResult, Progress, ProgressSink
-from sparktui.engine.http import http_get
-from sparktui.engine.services import ServiceFailed, ServiceRunner
-from sparktui.engine.transport import NodeError, Transport
-from sparktui.engine.workloads import roll_back
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
+from sparktui.engine.workloads.discover import roll_back
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan

@@ -16,14 +16,14 @@ from collections import deque
 from collections.abc import Callable
 
 from sparktui.config.models import Cluster, Config, Node
-from sparktui.engine import metrics, nodestats
-from sparktui.engine.alerts import AlertBook, AlertRules
-from sparktui.engine.figures import DeepCheck, EngineFigures, NodeFigures, TelemetryFrame
-from sparktui.engine.history import History
-from sparktui.engine.http import http_get, http_request
-from sparktui.engine.service_labels import metrics as metric_endpoints
+from sparktui.engine.remote.http import http_get, http_request
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.services.labels import metrics as metric_endpoints
 from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.engine.transport import NodeError, Transport
+from sparktui.engine.telemetry import metrics, nodestats
+from sparktui.engine.telemetry.alerts import AlertBook, AlertRules
+from sparktui.engine.telemetry.figures import DeepCheck, EngineFigures, NodeFigures, TelemetryFrame
+from sparktui.engine.telemetry.history import History
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 from sparktui.plan.services.kinds.exporters import DCGM_PORT, NODE_PORT

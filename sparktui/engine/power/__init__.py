@@ -1,0 +1,1 @@
+"""Power through Home Assistant, with SSH as the guard."""

@@ -1,0 +1,1 @@
+"""A plan's services on the nodes: launch, labels read back, probes, health."""

@@ -1,0 +1,1 @@
+"""Live figures: samples of nodes and engines, their history and alerts."""

@@ -1,0 +1,1 @@
+"""A recipe's workloads on the nodes: discover, serve, stop, logs."""
