@@ -140,8 +140,9 @@ class RecordingEngine:
         return [c for c in self.calls if c[0] in ("serve", "stop", "exec")]
 
 
-async def wait_for(pilot, predicate, timeout: float = 5.0) -> None:
-    """Pause until ``predicate()`` holds: timers and workers run late on a busy machine."""
+async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
+    """Pause until ``predicate()`` holds: timers and workers run late on a busy machine
+    (the deadline only bounds a failure; a passing test never waits for it)."""
     import time
 
     deadline = time.monotonic() + timeout

@@ -151,12 +151,14 @@ async def test_watch_cycles_clusters():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         seen = {app.cluster}
+        focus = app.focus_cluster
 
-        def all_seen() -> bool:
-            seen.add(app.cluster)
-            return seen == {"2nodes", "2nodes-b", "4nodes-switch"}
+        def recording(name: str) -> None:  # every focus, not a sample that can miss one
+            seen.add(name)
+            focus(name)
 
-        await wait_for(pilot, all_seen)
+        app.focus_cluster = recording
+        await wait_for(pilot, lambda: seen == {"2nodes", "2nodes-b", "4nodes-switch"})
         assert app.dashboard is not None and app.dashboard.cluster == app.cluster
 
 

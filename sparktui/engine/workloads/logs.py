@@ -76,8 +76,14 @@ async def merge(iterators: list[AsyncIterator[LogBatch]]) -> AsyncIterator[LogBa
         try:
             async for line in iterator:
                 await queue.put(line)
-        finally:
+        except asyncio.CancelledError:
+            # The consumer is closing and reads nothing more: a put into a full queue
+            # here would never return, and closing would hang (seen under load).
+            raise
+        except BaseException:
             await queue.put(done)
+            raise
+        await queue.put(done)
 
     tasks = [asyncio.create_task(pump(it)) for it in iterators]
     remaining = len(tasks)
