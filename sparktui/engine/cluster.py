@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
@@ -132,7 +132,7 @@ class ClusterEngine:
     async def log_batches(self, cluster: str, *, node: str | None = None,
                           recipe: str | None = None, tail: int = 200, follow: bool = True,
                           on_targets: Callable[[list[Workload]], None] | None = None,
-                          ) -> AsyncIterator[LogBatch]:
+                          ) -> AsyncGenerator[LogBatch, None]:
         """``on_targets`` hears which workloads will be streamed (none: nothing runs)."""
         health = await self.health(cluster)
         wanted = [w for w in health.workloads

@@ -108,9 +108,10 @@ class PowerRun:
 
     # -- the action ------------------------------------------------------------------
     async def run(self) -> ActionResult:
-        if self.config.home_assistant is None:
+        settings = self.config.home_assistant
+        if settings is None:
             raise fail("no_home_assistant")
-        make = self._client or (lambda: HomeAssistantClient(self.config.home_assistant))
+        make = self._client or (lambda: HomeAssistantClient(settings))
         try:
             client = make()
         except HomeAssistantError as exc:

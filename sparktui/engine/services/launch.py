@@ -97,12 +97,13 @@ class ServiceRunner:
             count).format(name=service.name, type=service.type, n=count, phase=service.start))
         launched = await asyncio.gather(*(self._launch(service, i) for i in service.instances),
                                         return_exceptions=True)
-        self._raise_first(launched)
-        await _all_or_first_failure([self._await_ready(s) for s in launched])
+        started = self._raise_first(launched)
+        await _all_or_first_failure([self._await_ready(s) for s in started])
         self.say(STEP, None, StepState.OK, _("{name}: ready in {seconds:.1f} s").format(
             name=service.name, seconds=time.monotonic() - began))
 
-    def _raise_first(self, results: list) -> None:
+    def _raise_first(self, results: list[Started | BaseException]) -> list[Started]:
+        """The instances launched, unless one failed: then its failure."""
         failures = [r for r in results if isinstance(r, BaseException)]
         for failure in failures:
             if not isinstance(failure, ServiceFailed | NodeError):
@@ -112,6 +113,7 @@ class ServiceRunner:
             if isinstance(first, NodeError):
                 raise ServiceFailed(first.node, first.text)
             raise first
+        return [r for r in results if isinstance(r, Started)]
 
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
         self.say(STEP, inst.node, StepState.STARTED, _("{tag}: launch {container}").format(

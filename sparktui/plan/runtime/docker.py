@@ -128,14 +128,18 @@ def _found(item: dict[str, Any]) -> Found:
     state = item.get("State") or {}
     status = state.get("Status", "unknown")
     exit_code = state.get("ExitCode")
-    try:
-        restarts = int(item.get("RestartCount"))
-    except (TypeError, ValueError):
-        restarts = 0
     return Found(
         name=str(item.get("Name", "")).lstrip("/"),
         labels={k[len(LABEL_PREFIX):]: v for k, v in labels.items()
                 if k.startswith(LABEL_PREFIX)},
         state=status, status=status if status == "running" else f"{status} ({exit_code})",
         image=(item.get("Config") or {}).get("Image", ""), started_at=state.get("StartedAt"),
-        restarts=restarts, exit_code=None if status == "running" else exit_code)
+        restarts=_count(item.get("RestartCount")),
+        exit_code=None if status == "running" else exit_code)
+
+
+def _count(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
