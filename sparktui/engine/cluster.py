@@ -19,7 +19,7 @@ from sparktui.engine.health import node_health
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.services.health import service_statuses
-from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
+from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
@@ -225,4 +225,4 @@ def _still_running(transport: Transport, workload: Workload):
     return check
 
 
-__all__ = ["ClusterEngine", "NodeHealth"]
+__all__ = ["ClusterEngine"]

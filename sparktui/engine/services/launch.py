@@ -227,7 +227,7 @@ class ServiceRunner:
     # -- rollback ---------------------------------------------------------------------
     async def rollback(self, grace_seconds: float = 30.0) -> None:
         """Remove what was started: the rest at once, then the critical services (what the
-        rest leans on) at once; each gets docker's grace period, so a rollback costs about
+        rest leans on) at once; each gets its grace period, so a rollback costs about
         two of them, however many instances there are."""
         for critical in (False, True):
             group = [s for s in reversed(self.started) if s.service.critical is critical]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
-from sparktui.engine.workloads import runtime
+from sparktui.engine.workloads.runtime import last_lines, workload_state
 from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import Readiness
 
@@ -31,11 +31,11 @@ class Target:
 
 async def state(t: Transport, target: Target) -> State:
     """MISSING when there is no such container (or session: an ended one leaves no trace)."""
-    return await runtime.state(t, target.runtime, target.container)
+    return await workload_state(t, target.runtime, target.container)
 
 
 async def logs(t: Transport, target: Target, tail: int | None = None) -> str:
-    return await runtime.last_lines(t, target.runtime, target.container, tail)
+    return await last_lines(t, target.runtime, target.container, tail)
 
 
 async def ready(t: Transport, target: Target, readiness: Readiness,

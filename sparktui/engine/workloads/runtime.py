@@ -16,7 +16,7 @@ STOP_MARGIN_SECONDS = 15.0
 """How much longer than the runtime's grace period a stop waits before giving up on it."""
 
 
-async def state(t: Transport, runtime: str, name: str) -> State:
+async def workload_state(t: Transport, runtime: str, name: str) -> State:
     rt = runtime_for(runtime)
     return rt.parse_state(await t.run(rt.state_command(name)))
 

@@ -24,8 +24,8 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
-from sparktui.engine.workloads import runtime
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
+from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.model import LaunchPlan, NodePlan
@@ -124,7 +124,7 @@ class Serve:
                     image=self.plan.image, why=inspect.stderr.strip()[:200])
                 raise StepFailed(node.name, Step.PREFLIGHT, why)
             image_id = inspect.stdout.strip()
-        if not (await runtime.state(t, self.plan.runtime, node.container)).missing:
+        if not (await workload_state(t, self.plan.runtime, node.container)).missing:
             why = _("{container} already exists on the node; stop it first").format(
                 container=node.container)
             raise StepFailed(node.name, Step.PREFLIGHT, why)
@@ -190,14 +190,14 @@ class Serve:
         self._say(Step.LAUNCH, node.name, StepState.OK, result.stdout.strip()[:12])
 
     async def _state(self, node: NodePlan) -> State:
-        state = await runtime.state(self.t[node.name], self.plan.runtime, node.container)
+        state = await workload_state(self.t[node.name], self.plan.runtime, node.container)
         if state.missing and not self.runtime.keeps_ended:
             return State("exited")  # it was started: gone without a trace means it ended
         return state
 
     async def _last_lines(self, node: NodePlan, count: int = 15) -> str:
-        return (await runtime.last_lines(self.t[node.name], self.plan.runtime,
-                                         node.container, count)).strip()
+        return (await last_lines(self.t[node.name], self.plan.runtime, node.container,
+                                 count)).strip()
 
     async def _wait_ready(self) -> None:
         head = self.plan.head
@@ -234,8 +234,8 @@ class Serve:
             await asyncio.sleep(self.poll_seconds)
 
     async def _rollback(self) -> None:
-        """Every node's container at once: each gets docker's grace period."""
-        await asyncio.gather(*(runtime.roll_back(self.t[n.name], n.name, self.plan.runtime,
-                                                 n.container, self._say, self.stop_grace)
+        """Every node's workload at once: each gets its grace period."""
+        await asyncio.gather(*(roll_back(self.t[n.name], n.name, self.plan.runtime,
+                                         n.container, self._say, self.stop_grace)
                                for n in reversed(self.started)))
 
