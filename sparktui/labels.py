@@ -5,28 +5,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sparktui.engine.api import Step, StepState
 from sparktui.i18n import N_, _
 
 if TYPE_CHECKING:
     from sparktui.engine.api import Outcome
 
-STEPS = {
-    "preflight": N_("preflight"), "hooks": N_("hooks"), "hf": N_("HF refs"),
-    "launch": N_("launch"), "ready": N_("ready"), "rollback": N_("rollback"),
-    "stop": N_("stop"), "after_stop": N_("after_stop"), "shutdown": N_("shutdown"),
-    "halt": N_("halt"), "delay": N_("delay"), "power_off": N_("power off"),
-    "power_on": N_("power on"), "boot": N_("boot"), "services": N_("services"),
+# A step shown today by its code keeps that code as its English words (before_serve).
+STEPS: dict[Step, str] = {
+    Step.PREFLIGHT: N_("preflight"), Step.HF: N_("HF refs"),
+    Step.BEFORE_SERVE: N_("before_serve"), Step.SERVICE: N_("service"),
+    Step.LAUNCH: N_("launch"), Step.READY: N_("ready"), Step.ROLLBACK: N_("rollback"),
+    Step.STOP: N_("stop"), Step.AFTER_STOP: N_("after_stop"), Step.SHUTDOWN: N_("shutdown"),
+    Step.HALT: N_("halt"), Step.DELAY: N_("delay"), Step.POWER_OFF: N_("power off"),
+    Step.POWER_ON: N_("power on"), Step.BOOT: N_("boot"),
 }
-STATES = {"ok": "ok", "failed": N_("failed"), "warn": N_("warn"), "started": N_("started"),
-          "waiting": N_("waiting")}
+STATES: dict[StepState, str] = {
+    StepState.OK: "ok", StepState.FAILED: N_("failed"), StepState.WARN: N_("warn"),
+    StepState.STARTED: N_("started"), StepState.WAITING: N_("waiting"),
+}
 
 
 def step_label(step: str) -> str:
-    return _(STEPS[step]) if step in STEPS else step
+    """``step`` in the active language; a code that is no ``Step`` (``-``) as it is."""
+    return _(STEPS[Step(step)]) if step in STEPS else step
 
 
 def state_label(state: str) -> str:
-    return _(STATES[state]) if state in STATES else state
+    return _(STATES[StepState(state)]) if state in STATES else state
 
 
 def outcome_line(outcome: Outcome) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
@@ -17,13 +18,45 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.plan.model import HookStep, LaunchPlan
 
 
+class Step(StrEnum):
+    """The steps of serve, stop and power; their words: ``sparktui.labels.STEPS``.
+
+    A ``StrEnum``: each is its code, so JSON, CLI lines and comparisons see the string."""
+
+    PREFLIGHT = "preflight"
+    HF = "hf"
+    BEFORE_SERVE = "before_serve"
+    SERVICE = "service"
+    LAUNCH = "launch"
+    READY = "ready"
+    ROLLBACK = "rollback"
+    STOP = "stop"
+    AFTER_STOP = "after_stop"
+    SHUTDOWN = "shutdown"
+    HALT = "halt"
+    DELAY = "delay"
+    POWER_OFF = "power_off"
+    POWER_ON = "power_on"
+    BOOT = "boot"
+
+
+class StepState(StrEnum):
+    """Where a step is; its words: ``sparktui.labels.STATES``."""
+
+    STARTED = "started"
+    WAITING = "waiting"
+    OK = "ok"
+    WARN = "warn"
+    FAILED = "failed"
+
+
 @dataclass(frozen=True)
 class Progress:
     """One step of a long action, for a progress display (CLI line or TUI row)."""
 
-    step: str  # preflight, before_serve, launch, ready, stop, after_stop, shutdown, ...
+    step: Step
     node: str | None
-    state: str  # started, ok, warn, failed, waiting
+    state: StepState
     detail: str = ""
     entity: str | None = None  # power steps: the Home Assistant entity switched
 

@@ -1,7 +1,7 @@
 """The engine object the CLI and the dashboard hold: one transport per node, reused.
 
-``ClusterEngine`` can change the cluster; ``watcher()`` gives the read-only face
-``--watch`` gets (``sparktui.engine.api.ReadOnlyView``).
+``ClusterEngine`` can change the cluster; ``--watch`` holds it behind the read-only face
+``sparktui.engine.api.ReadOnlyView``.
 """
 
 from __future__ import annotations
@@ -9,33 +9,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
-from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, ReadOnlyView
+from sparktui.engine.api import ActionResult, ExecResult, ProgressSink
 from sparktui.engine.health import node_health
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.services.health import service_statuses
-from sparktui.engine.services.labels import teardown_groups
-from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, NodeHealth, Workload
+from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
-from sparktui.engine.workloads.discover import discover, remove_workload, signal_stop
+from sparktui.engine.workloads.discover import discover
 from sparktui.engine.workloads.logs import merge, node_logs
-from sparktui.engine.workloads.serve import Serve, StepFailed, run_hook
+from sparktui.engine.workloads.serve import Serve
+from sparktui.engine.workloads.stop import Stop
 from sparktui.i18n import _
-from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
-from sparktui.plan.after_stop import from_label
-from sparktui.plan.model import HookStep, LaunchPlan
+from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.model import LaunchPlan
 
 TELEMETRY_HEALTH_AGE = 15.0
 """Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
-HooksFor = Callable[[str], list[HookStep] | None]
-"""recipe name -> its after_stop steps, None when not loadable (the caller loads recipes;
-the engine doesn't). Only for runs that carry no after_stop label."""
 
 
 class ClusterEngine:
@@ -136,7 +132,7 @@ class ClusterEngine:
     async def log_batches(self, cluster: str, *, node: str | None = None,
                           recipe: str | None = None, tail: int = 200, follow: bool = True,
                           on_targets: Callable[[list[Workload]], None] | None = None,
-                          ) -> AsyncIterator[LogBatch]:
+                          ) -> AsyncGenerator[LogBatch, None]:
         """``on_targets`` hears which workloads will be streamed (none: nothing runs)."""
         health = await self.health(cluster)
         wanted = [w for w in health.workloads
@@ -178,89 +174,11 @@ class ClusterEngine:
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult:
-        """Remove this cluster's workloads, heads first so serving stops before its
-        workers go, then its services (critical ones last), then run after_stop hooks
-        once everything is gone.
-
-        An unreachable node is reported and the reachable ones are still stopped.
-        """
-        log: list[Progress] = []
-
-        def say(step: str, node: str | None, state: str, detail: str = "") -> None:
-            event = Progress(step, node, state, detail)
-            log.append(event)
-            progress(event)
-
-        nodes = {n.name: n for n in self._nodes(cluster)}
-        failed: list[str] = []
-
-        async def found_on(n: Node) -> list[Workload]:
-            try:
-                workloads = await discover(self.transport(n))
-            except NodeError as exc:  # SSH or docker: what runs there is unknown
-                say("stop", n.name, "failed", exc.text)
-                failed.append(n.name)
-                return []
-            return [w for w in workloads
-                    if w.cluster == cluster and (recipe is None or w.recipe == recipe)]
-
-        found = [w for ws in await asyncio.gather(*map(found_on, nodes.values())) for w in ws]
-        grace = self.config.stop_grace_seconds
-
-        async def remove(workload: Workload) -> None:
-            say("stop", workload.node, "started", workload.name)
-            try:
-                result = await remove_workload(self.transport(nodes[workload.node]),
-                                               workload.runtime, workload.name, grace)
-                ok, detail = result.ok, result.stderr.strip()[:200]
-            except NodeError as exc:
-                ok, detail = False, exc.text
-            say("stop", workload.node, "ok" if ok else "failed", detail or workload.name)
-            if not ok:
-                failed.append(workload.node)
-
-        async def term(head: Workload) -> None:
-            with contextlib.suppress(NodeError):  # the stop below reports what went wrong
-                await signal_stop(self.transport(nodes[head.node]), head.runtime, head.name)
-
-        engine = [w for w in found if not w.is_service]
-        # Heads get SIGTERM first, so serving stops before the workers go; then every
-        # member gets its grace period at the same time (a stop costs one grace, not two).
-        await asyncio.gather(*(term(w) for w in engine if w.role == "head"))
-        await asyncio.gather(*(remove(w) for w in engine))
-        for group in teardown_groups([w for w in found if w.is_service]):
-            await asyncio.gather(*(remove(w) for w in group))
-        # Every node whose workloads are gone is restored, whatever happened elsewhere.
-        unrestored: list[tuple[str, str]] = []
-        for workload in engine:
-            if workload.node in failed:
-                continue  # its workload may still run: not restored under it
-            steps = after_stop_steps(workload, hooks_for)
-            if steps is None:
-                why = _("the after_stop hooks of {recipe} are unknown (the run carries no "
-                        "label and the recipe is not found): restore {node} by hand").format(
-                    recipe=workload.recipe, node=workload.node)
-                say("after_stop", workload.node, "failed", why)
-                unrestored.append((workload.node, why))
-                continue
-            for step in steps:
-                try:
-                    await run_hook(self.transport(nodes[workload.node]), workload.node, step,
-                                   "after_stop", script_text, say)
-                except StepFailed as exc:
-                    say(exc.step, exc.node, "failed", exc.detail)
-                    unrestored.append((workload.node, exc.detail))
-                    break
-        if failed:
-            return ActionResult(False, failed[0], "stop", _(
-                "not every node could be stopped: {nodes}").format(nodes=", ".join(failed)),
-                log)
-        if unrestored:
-            node, why = unrestored[0]
-            return ActionResult(False, node, "after_stop", why, log)
-        if not found:
-            say("stop", None, "ok", "nothing was running")
-        return ActionResult(True, steps=log)
+        """Remove this cluster's workloads (of ``recipe`` only, if given), then restore
+        their nodes (``sparktui.engine.workloads.stop``)."""
+        transports = {n.name: self.transport(n) for n in self._nodes(cluster)}
+        return await Stop(cluster, transports, progress, script_text, recipe=recipe,
+                          hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
 
     async def exec(self, cluster: str, command: str, *, node: str | None = None,
                    timeout: float | None = None) -> list[ExecResult]:
@@ -296,18 +214,6 @@ class ClusterEngine:
 
         return await run_power(self, plan_switch(self.config, source, target), progress)
 
-    def watcher(self) -> ReadOnlyView:
-        return ReadOnlyView(self)
-
-
-def after_stop_steps(workload: Workload, hooks_for: HooksFor | None) -> list[HookStep] | None:
-    """What to run once ``workload`` is gone: its label (the plan put it there), else its
-    recipe's (a run from before the label); None when neither can be known."""
-    label = workload.labels.get(AFTER_STOP_LABEL)
-    if label is not None:
-        return from_label(label)
-    return hooks_for(workload.recipe) if hooks_for is not None else None
-
 
 def _still_running(transport: Transport, workload: Workload):
     async def check() -> bool:
@@ -319,4 +225,4 @@ def _still_running(transport: Transport, workload: Workload):
     return check
 
 
-__all__ = ["ClusterEngine", "NodeHealth"]
+__all__ = ["ClusterEngine"]

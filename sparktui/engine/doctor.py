@@ -16,6 +16,7 @@ from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
+from sparktui.plan.runtime.docker import Docker
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 MIN_FREE_GIB = 8.0
@@ -51,8 +52,8 @@ def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str)
             path = shlex.quote(f"/sys/class/net/{name.strip()}/operstate")
             parts.append(f"echo '@@if {name.strip()}'; cat {path} 2>&1")
     for image in images:
-        parts.append(f"echo {shlex.quote('@@image ' + image)}; docker image inspect --format "
-                     f"'{{{{.Id}}}}' {shlex.quote(image)} 2>&1")
+        inspect = Docker().image_id_command(image)
+        parts.append(f"echo {shlex.quote('@@image ' + image)}; {inspect} 2>&1")
     return "; ".join(parts)
 
 

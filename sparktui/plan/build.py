@@ -15,16 +15,12 @@ from sparktui.plan.cluster import (
     nodes_needed,
     resolve_cluster,
 )
-from sparktui.plan.container import (
-    HF_CACHE_CONTAINER,
-    container_name,
-    docker_run,
-    engine_command,
-    tmux_new_session,
-)
+from sparktui.plan.container import HF_CACHE_CONTAINER, container_name, engine_command
 from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
 from sparktui.plan.model import HEAD, WORKER, HfRef, HookStep, LaunchPlan, MountPlan, NodePlan
+from sparktui.plan.runtime import runtime_for
+from sparktui.plan.runtime.base import EngineLaunch
 from sparktui.plan.service_model import ServicePlan
 
 
@@ -91,10 +87,12 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
     role = HEAD if ctx.is_head else WORKER
     nccl = cfg.nccl.get(cluster.name)
     env = container_env(ctx, engine.ip_env, nccl, injected)
+    runtime = runtime_for(rec.runtime)
     entrypoint = list(rec.entrypoint)
-    if not entrypoint and (rec.runtime == "tmux" or ctx.uses_ray):
-        # No image entrypoint runs here: tmux has no image, and a Ray start replaces the
-        # image's entrypoint with `sh -c` (mods require an entrypoint of their own).
+    if not entrypoint and (not runtime.runs_image or ctx.uses_ray):
+        # No image entrypoint runs here: a host runtime (tmux) has no image, and a Ray
+        # start replaces the image's entrypoint with `sh -c` (mods require an entrypoint
+        # of their own).
         entrypoint = list(engine.default_entrypoint)
     command = engine_command(engine, ctx, entrypoint)
     name = container_name(rec.name)
@@ -102,17 +100,15 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
     labels = {"recipe": rec.name, "cluster": cluster.name, "node": node.name,
               "rank": str(node.rank), "role": role, "port": str(rec.port),
               AFTER_STOP_LABEL: after_stop_label(after_stop)}
-    if rec.runtime == "tmux":
-        launch = tmux_new_session(name=name, labels=labels, env=env, command=command)
-    else:
-        launch = docker_run(name=name, labels=labels, env=env, mounts=mounts, recipe=rec,
-                            command=command, multi_node=ctx.nnodes > 1,
-                            fabric_ib=nccl is not None and not nccl.ib_disable,
-                            is_head=ctx.is_head)
+    launch = runtime.launch(EngineLaunch(
+        name=name, labels=labels, env=env, command=command, image=rec.docker_image,
+        mounts=mounts, multi_node=ctx.nnodes > 1,
+        fabric_ib=nccl is not None and not nccl.ib_disable, shm_size=rec.shm_size,
+        publish=rec.port if ctx.is_head else None))
     return NodePlan(
         name=node.name, ssh_ip=node.ssh_ip, ssh_port=node.ssh_port, ib_ip=node.fabric_ip,
         rank=node.rank, role=role, local=node.local, container=name, env=env,
-        mounts=mounts if rec.runtime == "docker" else [],
+        mounts=mounts if runtime.runs_image else [],
         before_serve=[*cluster_hooks, *(_step(h) for h in rec.before_serve)],
         launch=launch, after_stop=after_stop)
 

@@ -20,7 +20,7 @@ from textual.app import SuspendNotSupported
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Config
-from sparktui.engine.api import ClusterControl, Progress
+from sparktui.engine.api import ClusterControl, Progress, Step, StepState
 from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import Workload
 from sparktui.errors import SparkError
@@ -91,9 +91,9 @@ class ActionFlows:
         sink = self._sink(run)
 
         def skipped(recipe: str, exc: SparkError) -> None:
-            sink(Progress("after_stop", None, "warn", _("after_stop of {recipe} skipped: "
-                                                       "{error}").format(recipe=recipe,
-                                                                         error=exc.render())))
+            sink(Progress(Step.AFTER_STOP, None, StepState.WARN, _(
+                "after_stop of {recipe} skipped: {error}").format(recipe=recipe,
+                                                                  error=exc.render())))
 
         hooks = after_stop_loader(self.app.recipes_dir, skipped)
         self._launch(workers.run_stop(control, cluster, sink, hooks, run.id))

@@ -24,8 +24,9 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from sparktui.config.models import Config, Node
-from sparktui.engine.api import ActionResult, Outcome, Progress, ProgressSink
+from sparktui.engine.api import ActionResult, Outcome, ProgressSink, Step, StepState
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
+from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.errors import fail
 from sparktui.i18n import _
@@ -77,20 +78,13 @@ class PowerRun:
         self.engine = engine
         self.config = engine.config
         self.plan = plan
-        self.progress = progress
+        self.say = ProgressLog(progress, redact=scrub)
         self._client = client
-        self.log: list[Progress] = []
         self.outcomes: list[Outcome] = []
         self.ha: HomeAssistantClient | None = None
 
     # -- bookkeeping -----------------------------------------------------------------
-    def say(self, step: str, node: str | None, state: str, detail: str = "",
-            entity: str | None = None) -> None:
-        event = Progress(step, node, state, scrub(detail), entity)
-        self.log.append(event)
-        self.progress(event)
-
-    def record(self, action: str, target: str, done: bool, detail: str = "",
+    def record(self, action: Step, target: str, done: bool, detail: str = "",
                node: str | None = None) -> None:
         self.outcomes.append(Outcome(action, target, done, scrub(detail), node))
 
@@ -98,11 +92,12 @@ class PowerRun:
         detail = scrub(detail)
         missed = [o for o in self.outcomes if not o.done]
         if not missed and not detail:
-            return ActionResult(True, steps=self.log, outcomes=self.outcomes)
+            return ActionResult(True, steps=self.say.events, outcomes=self.outcomes)
         first = missed[0] if missed else None
         return ActionResult(False, first.node or first.target if first else None,
-                            first.action if first else "preflight",
-                            detail or (first.detail if first else ""), self.log, self.outcomes)
+                            first.action if first else Step.PREFLIGHT,
+                            detail or (first.detail if first else ""), self.say.events,
+                            self.outcomes)
 
     @property
     def _probe_timeout(self) -> float:
@@ -113,13 +108,14 @@ class PowerRun:
 
     # -- the action ------------------------------------------------------------------
     async def run(self) -> ActionResult:
-        if self.config.home_assistant is None:
+        settings = self.config.home_assistant
+        if settings is None:
             raise fail("no_home_assistant")
-        make = self._client or (lambda: HomeAssistantClient(self.config.home_assistant))
+        make = self._client or (lambda: HomeAssistantClient(settings))
         try:
             client = make()
         except HomeAssistantError as exc:
-            self.say("preflight", None, "failed", str(exc))
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(exc))
             self._nothing_done(str(exc))
             return self._result(str(exc))
         async with client as ha:
@@ -137,36 +133,36 @@ class PowerRun:
     async def _preflight(self) -> str | None:
         """Home Assistant answers, takes the token and knows every entity; else why not."""
         assert self.ha is not None
-        self.say("preflight", None, "started",
+        self.say(Step.PREFLIGHT, None, StepState.STARTED,
                  _("Home Assistant at {url}").format(url=self.ha.url))
         try:
             await self.ha.check()
             states = await asyncio.gather(*(self.ha.state(e) for e in self.plan.entities),
                                           return_exceptions=True)
         except HomeAssistantError as exc:
-            self.say("preflight", None, "failed", str(exc))
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(exc))
             return str(exc)
         errors = [s for s in states if isinstance(s, BaseException)]
         for error in errors:
             if not isinstance(error, HomeAssistantError):
                 raise error
-            self.say("preflight", None, "failed", str(error), entity=error.entity)
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(error), entity=error.entity)
         if errors:
             return "; ".join(str(e) for e in errors)
         shown = ", ".join(f"{e} {s}" for e, s in zip(self.plan.entities, states, strict=True))
-        self.say("preflight", None, "ok", shown or _("no entities to switch"))
+        self.say(Step.PREFLIGHT, None, StepState.OK, shown or _("no entities to switch"))
         return None
 
     def _nothing_done(self, reason: str) -> None:
         why = _("not attempted: {reason}").format(reason=reason)
         for n in self.plan.down:
-            self.record("shutdown", n.name, False, why, n.name)
+            self.record(Step.SHUTDOWN, n.name, False, why, n.name)
         for e in [*self.plan.down_entities, *self.plan.down_extras]:
-            self.record("power_off", e, False, why)
+            self.record(Step.POWER_OFF, e, False, why)
         for e in self.plan.up_entities:
-            self.record("power_on", e, False, why)
+            self.record(Step.POWER_ON, e, False, why)
         for n in self.plan.up:
-            self.record("boot", n.name, False, why, n.name)
+            self.record(Step.BOOT, n.name, False, why, n.name)
 
     # -- off -------------------------------------------------------------------------
     async def _power_down(self) -> None:
@@ -193,49 +189,49 @@ class PowerRun:
         assert self.config.home_assistant is not None
         delay = self.config.home_assistant.shutdown_delay_seconds
         if delay:
-            self.say("delay", None, "waiting",
+            self.say(Step.DELAY, None, StepState.WAITING,
                      _("{seconds} s before cutting power").format(seconds=delay))
             await asyncio.sleep(delay)
-            self.say("delay", None, "ok")
+            self.say(Step.DELAY, None, StepState.OK)
         await asyncio.gather(*(cut() for _, cut in cuts))
         await asyncio.gather(*(cut() for _, cut in extra_cuts))
 
     def _kept(self, entity: str, node: str | None, reason: str) -> None:
         detail = _("kept on: {reason}").format(reason=reason)
-        self.say("power_off", node, "failed", detail, entity=entity)
-        self.record("power_off", entity, False, detail, node)
+        self.say(Step.POWER_OFF, node, StepState.FAILED, detail, entity=entity)
+        self.record(Step.POWER_OFF, entity, False, detail, node)
 
     async def _shut_down(self, node: Node) -> bool:
         """Send the power-off command and wait until the node stops answering SSH."""
         if node.local:
             detail = _("this machine (a local node) is never powered off by sparktui")
-            self.say("shutdown", node.name, "failed", detail)
-            self.record("shutdown", node.name, False, detail, node.name)
+            self.say(Step.SHUTDOWN, node.name, StepState.FAILED, detail)
+            self.record(Step.SHUTDOWN, node.name, False, detail, node.name)
             return False
         command = self.config.power_off_command or []
         if await self._answers(node):
-            self.say("shutdown", node.name, "started", " ".join(command))
+            self.say(Step.SHUTDOWN, node.name, StepState.STARTED, " ".join(command))
             sent, detail = await self._send(node, argv_command(command))
             if not sent:
-                self.say("shutdown", node.name, "failed", detail)
-                self.record("shutdown", node.name, False, detail, node.name)
+                self.say(Step.SHUTDOWN, node.name, StepState.FAILED, detail)
+                self.record(Step.SHUTDOWN, node.name, False, detail, node.name)
                 return False
-            self.say("shutdown", node.name, "ok", detail)
+            self.say(Step.SHUTDOWN, node.name, StepState.OK, detail)
         else:
-            self.say("shutdown", node.name, "ok", _("no SSH answer: already down?"))
+            self.say(Step.SHUTDOWN, node.name, StepState.OK, _("no SSH answer: already down?"))
         limit = self.config.shutdown_timeout_seconds
-        self.say("halt", node.name, "waiting",
+        self.say(Step.HALT, node.name, StepState.WAITING,
                  _("until it stops answering SSH ({seconds:g} s)").format(seconds=limit))
         took = await self._wait(node, up=False, limit=limit)
         await self.engine.forget(node)
         if took is None:
             detail = _("still answers SSH after {seconds:g} s").format(seconds=limit)
-            self.say("halt", node.name, "failed", detail)
-            self.record("shutdown", node.name, False, detail, node.name)
+            self.say(Step.HALT, node.name, StepState.FAILED, detail)
+            self.record(Step.SHUTDOWN, node.name, False, detail, node.name)
             return False
         detail = _("stopped answering SSH after {seconds:.1f} s").format(seconds=took)
-        self.say("halt", node.name, "ok", detail)
-        self.record("shutdown", node.name, True, detail, node.name)
+        self.say(Step.HALT, node.name, StepState.OK, detail)
+        self.record(Step.SHUTDOWN, node.name, True, detail, node.name)
         return True
 
     async def _send(self, node: Node, command: str) -> tuple[bool, str]:
@@ -300,16 +296,16 @@ class PowerRun:
 
     async def _switch(self, entity: str, node: str | None, *, on: bool) -> bool:
         assert self.ha is not None
-        step = "power_on" if on else "power_off"
-        self.say(step, node, "started", entity, entity=entity)
+        step = Step.POWER_ON if on else Step.POWER_OFF
+        self.say(step, node, StepState.STARTED, entity, entity=entity)
         try:
             await self.ha.set_and_confirm(entity, on)
         except HomeAssistantError as exc:
-            self.say(step, node, "failed", str(exc), entity=entity)
+            self.say(step, node, StepState.FAILED, str(exc), entity=entity)
             self.record(step, entity, False, str(exc), node)
             return False
         detail = f"{entity} is {'on' if on else 'off'}"
-        self.say(step, node, "ok", detail, entity=entity)
+        self.say(step, node, StepState.OK, detail, entity=entity)
         self.record(step, entity, True, detail, node)
         return True
 
@@ -331,31 +327,31 @@ class PowerRun:
     async def _boot(self, node: Node, powered: bool) -> None:
         """Wait until the node answers SSH; without power (or entity) only look once."""
         if node.local:
-            self.record("boot", node.name, True, _("this machine"), node.name)
+            self.record(Step.BOOT, node.name, True, _("this machine"), node.name)
             return
         await self.engine.forget(node)  # connections from before the power cut are dead
         if not powered or not node.entity:
             if await self._answers(node):
-                self.say("boot", node.name, "ok", _("answers SSH"))
-                self.record("boot", node.name, True, _("answers SSH"), node.name)
+                self.say(Step.BOOT, node.name, StepState.OK, _("answers SSH"))
+                self.record(Step.BOOT, node.name, True, _("answers SSH"), node.name)
                 return
             detail = (_("its entity did not turn on") if node.entity
                       else _("no entity to power it on"))
-            self.say("boot", node.name, "failed", detail)
-            self.record("boot", node.name, False, detail, node.name)
+            self.say(Step.BOOT, node.name, StepState.FAILED, detail)
+            self.record(Step.BOOT, node.name, False, detail, node.name)
             return
         limit = self.config.boot_timeout_seconds
-        self.say("boot", node.name, "waiting",
+        self.say(Step.BOOT, node.name, StepState.WAITING,
                  _("until it answers SSH ({seconds:g} s)").format(seconds=limit))
         took = await self._wait(node, up=True, limit=limit)
         if took is None:
             detail = _("no SSH answer after {seconds:g} s").format(seconds=limit)
-            self.say("boot", node.name, "failed", detail)
-            self.record("boot", node.name, False, detail, node.name)
+            self.say(Step.BOOT, node.name, StepState.FAILED, detail)
+            self.record(Step.BOOT, node.name, False, detail, node.name)
             return
         detail = _("answers SSH after {seconds:.1f} s").format(seconds=took)
-        self.say("boot", node.name, "ok", detail)
-        self.record("boot", node.name, True, detail, node.name)
+        self.say(Step.BOOT, node.name, StepState.OK, detail)
+        self.record(Step.BOOT, node.name, True, detail, node.name)
 
 
 async def run_power(engine: PowerEngine, plan: PowerPlan,

@@ -7,6 +7,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from sparktui.engine.remote.hostkeys import known_hosts_path
+from sparktui.plan.runtime.tmux import attach_argv
 
 if TYPE_CHECKING:
     from sparktui.config.models import Config, Node
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 def tmux_attach_argv(config: Config, node: Node, session: str) -> list[str]:
     """``tmux attach`` on the node: local tmux, or ``ssh -t`` with sparktui's known_hosts
     checked strictly, the way the engine's own connections are."""
-    attach = ["tmux", "attach-session", "-t", session]
+    attach = attach_argv(session)
     if node.local:
         return attach
     argv = ["ssh", "-t", "-p", str(node.ssh_port), "-o",

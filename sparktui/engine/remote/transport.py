@@ -209,11 +209,6 @@ class SshTransport:
                 holder.closed = True
                 holder.conn.abort()
 
-    async def warm(self) -> None:
-        """Open the first connection now (health checks use this to measure reachability)."""
-        holder = await self._acquire()
-        await self._release(holder)
-
     # -- commands --------------------------------------------------------------
     async def run(self, command: str, *, stdin: str | None = None,
                   timeout: float | None = None) -> Completed:
@@ -338,9 +333,6 @@ class LocalTransport:
     def __init__(self, node: Node, config: Config):
         self.node = node
         self._config = config
-
-    async def warm(self) -> None:
-        return None
 
     async def run(self, command: str, *, stdin: str | None = None,
                   timeout: float | None = None) -> Completed:

@@ -88,9 +88,10 @@ def metrics(workload: Workload) -> list[Endpoint]:
         return found
     for item in raw.split(","):
         name, _, rest = item.strip().rpartition(":")
-        port, slash, path = rest.partition("/")
-        if _port(port) is not None:
-            found.append(Endpoint(name or str(workload.service), _port(port) or 0,
+        digits, slash, path = rest.partition("/")
+        port = _port(digits)
+        if port is not None:
+            found.append(Endpoint(name or str(workload.service), port,
                                   slash + path if slash else "/metrics"))
     return found
 

@@ -12,18 +12,21 @@ from __future__ import annotations
 import asyncio
 import shlex
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sparktui.engine.api import Step, StepState
+from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services import probe
 from sparktui.engine.services.probe import Target
-from sparktui.engine.workloads.discover import roll_back
+from sparktui.engine.workloads.runtime import roll_back
 from sparktui.i18n import _, ngettext
+from sparktui.plan.runtime import runtime_for
+from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 
-Say = Callable[[str, str | None, str, str], None]
-STEP = "service"
+STEP = Step.SERVICE
 
 
 class ServiceFailed(Exception):
@@ -51,7 +54,7 @@ def worst_exit(codes: list[int]) -> int:
 
 
 class ServiceRunner:
-    def __init__(self, transports: Mapping[str, Transport], say: Say, *,
+    def __init__(self, transports: Mapping[str, Transport], say: ProgressLog, *,
                  poll_seconds: float = 0.5):
         self.t = transports
         self.say = say
@@ -62,16 +65,14 @@ class ServiceRunner:
     # -- preflight ------------------------------------------------------------------
     async def preflight(self, services: list[ServicePlan]) -> None:
         """No instance's container may already exist on its node."""
-        instances = [i for s in services for i in s.instances]
+        pairs = [(s, i) for s in services for i in s.instances]
+        instances = [i for _s, i in pairs]
 
-        async def check(inst: ServiceInstance) -> str | None:
-            target = _target(inst)
-            found, _code = await probe.state(self.t[inst.node], target)
-            if found != "missing":
-                return inst.node
-            return None
+        async def check(service: ServicePlan, inst: ServiceInstance) -> str | None:
+            found = await probe.state(self.t[inst.node], _target(service, inst))
+            return None if found.missing else inst.node
 
-        results = await asyncio.gather(*(check(i) for i in instances), return_exceptions=True)
+        results = await asyncio.gather(*(check(s, i) for s, i in pairs), return_exceptions=True)
         for inst, result in zip(instances, results, strict=True):
             if isinstance(result, NodeError):
                 raise ServiceFailed(inst.node, f"{tag(inst)}: {result.text}")
@@ -91,17 +92,18 @@ class ServiceRunner:
     async def start(self, service: ServicePlan) -> None:
         began = time.monotonic()
         count = len(service.instances)
-        self.say(STEP, None, "started", ngettext(
+        self.say(STEP, None, StepState.STARTED, ngettext(
             "{name}: {type}, {n} instance ({phase})", "{name}: {type}, {n} instances ({phase})",
             count).format(name=service.name, type=service.type, n=count, phase=service.start))
         launched = await asyncio.gather(*(self._launch(service, i) for i in service.instances),
                                         return_exceptions=True)
-        self._raise_first(launched)
-        await _all_or_first_failure([self._await_ready(s) for s in launched])
-        self.say(STEP, None, "ok", _("{name}: ready in {seconds:.1f} s").format(
+        started = self._raise_first(launched)
+        await _all_or_first_failure([self._await_ready(s) for s in started])
+        self.say(STEP, None, StepState.OK, _("{name}: ready in {seconds:.1f} s").format(
             name=service.name, seconds=time.monotonic() - began))
 
-    def _raise_first(self, results: list) -> None:
+    def _raise_first(self, results: list[Started | BaseException]) -> list[Started]:
+        """The instances launched, unless one failed: then its failure."""
         failures = [r for r in results if isinstance(r, BaseException)]
         for failure in failures:
             if not isinstance(failure, ServiceFailed | NodeError):
@@ -111,19 +113,20 @@ class ServiceRunner:
             if isinstance(first, NodeError):
                 raise ServiceFailed(first.node, first.text)
             raise first
+        return [r for r in results if isinstance(r, Started)]
 
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
-        self.say(STEP, inst.node, "started", _("{tag}: launch {container}").format(
+        self.say(STEP, inst.node, StepState.STARTED, _("{tag}: launch {container}").format(
             tag=tag(inst), container=inst.container))
         result = await self.t[inst.node].run(shlex.join(inst.launch))
         if not result.ok:
             detail = _("{tag}: launch failed: {why}").format(
                 tag=tag(inst), why=(result.stderr or result.stdout).strip()[:300])
-            self.say(STEP, inst.node, "failed", detail)
+            self.say(STEP, inst.node, StepState.FAILED, detail)
             raise ServiceFailed(inst.node, detail, reported=True)
-        started = Started(service, inst, _target(inst))
+        started = Started(service, inst, _target(service, inst))
         self.started.append(started)
-        self.say(STEP, inst.node, "ok", _("{tag}: launched {id}").format(
+        self.say(STEP, inst.node, StepState.OK, _("{tag}: launched {id}").format(
             tag=tag(inst), id=result.stdout.strip()[:12]))
         return started
 
@@ -132,38 +135,38 @@ class ServiceRunner:
         what = probe.describe(readiness) or _("running")
         began = time.monotonic()
         deadline = began + readiness.timeout
-        self.say(STEP, inst.node, "waiting", f"{tag(inst)}: {what}")
+        self.say(STEP, inst.node, StepState.WAITING, f"{tag(inst)}: {what}")
         while True:
-            state, code = await probe.state(t, s.target)
-            if state != "running":
+            state = await probe.state(t, s.target)
+            if not state.running:
                 if s.service.terminal:  # finished already: its exit code is the run's
-                    self.say(STEP, inst.node, "ok", _("{tag}: exited {code}").format(
-                        tag=tag(inst), code=code))
+                    self.say(STEP, inst.node, StepState.OK, _("{tag}: exited {code}").format(
+                        tag=tag(inst), code=state.exit_code))
                     return
                 if not s.service.critical and readiness.kind == "none":
                     # Nothing waits on it: whenever it dies, it never fails the serve. (One
                     # that serve waits to be ready can never become so: that fails now.)
-                    self._report_gone(s, state, code)
+                    self._report_gone(s, state)
                     return
-                await self._crashed(s, state, code)
+                await self._crashed(s, state)
             if await probe.ready(t, s.target, readiness):
-                self.say(STEP, inst.node, "ok",
+                self.say(STEP, inst.node, StepState.OK,
                          _("{tag}: ready ({what}) in {seconds:.1f} s").format(
                              tag=tag(inst), what=what, seconds=time.monotonic() - began))
                 return
             if time.monotonic() > deadline:
                 detail = _("{tag}: not ready ({what}) after {seconds:g} s").format(
                     tag=tag(inst), what=what, seconds=readiness.timeout)
-                self.say(STEP, inst.node, "failed", detail)
+                self.say(STEP, inst.node, StepState.FAILED, detail)
                 raise ServiceFailed(inst.node, detail, reported=True)
             await asyncio.sleep(self.poll)
 
-    async def _crashed(self, s: Started, state: str, code: int | None) -> None:
+    async def _crashed(self, s: Started, state: State) -> None:
         inst = s.instance
         tail = (await probe.logs(self.t[inst.node], s.target, tail=15)).strip()
         detail = _("{tag}: {container} {state} with exit code {code}").format(
-            tag=tag(inst), container=inst.container, state=state, code=code)
-        self.say(STEP, inst.node, "failed", detail + (f"\n{tail}" if tail else ""))
+            tag=tag(inst), container=inst.container, state=state.status, code=state.exit_code)
+        self.say(STEP, inst.node, StepState.FAILED, detail + (f"\n{tail}" if tail else ""))
         raise ServiceFailed(inst.node, detail + (f"\n{tail}" if tail else ""), reported=True)
 
     # -- while the engine loads ---------------------------------------------------------
@@ -175,54 +178,56 @@ class ServiceRunner:
                    and s.instance.container not in self._gone]
         states = await asyncio.gather(*(probe.state(self.t[s.instance.node], s.target)
                                         for s in watched))
-        for s, (state, code) in zip(watched, states, strict=True):
-            if state == "running":
+        for s, state in zip(watched, states, strict=True):
+            if state.running:
                 continue
             if s.service.critical:
-                await self._crashed(s, state, code)
-            self._report_gone(s, state, code)
+                await self._crashed(s, state)
+            self._report_gone(s, state)
 
-    def _report_gone(self, s: Started, state: str, code: int | None) -> None:
+    def _report_gone(self, s: Started, state: State) -> None:
         """A non-critical instance stopped: said once, then left alone."""
         self._gone.add(s.instance.container)
-        self.say(STEP, s.instance.node, "warn",
+        self.say(STEP, s.instance.node, StepState.WARN,
                  _("{tag}: {container} {state} with exit code {code} "
                    "(not critical: serve goes on)").format(
-                     tag=tag(s.instance), container=s.instance.container, state=state,
-                     code=code))
+                     tag=tag(s.instance), container=s.instance.container, state=state.status,
+                     code=state.exit_code))
 
     # -- terminal services --------------------------------------------------------------
     async def wait_terminal(self, services: list[ServicePlan]) -> int:
         """Until every instance of every terminal service has exited; the worst exit code."""
         names = {s.name for s in services if s.terminal}
         waiting = [s for s in self.started if s.service.name in names]
-        self.say(STEP, None, "waiting", _("terminal: {names}").format(
+        self.say(STEP, None, StepState.WAITING, _("terminal: {names}").format(
             names=", ".join(sorted(names))))
         codes: dict[int, int] = {}
         while len(codes) < len(waiting):
             for n, s in enumerate(waiting):
                 if n in codes:
                     continue
-                state, code = await probe.state(self.t[s.instance.node], s.target)
-                if state == "running":
+                state = await probe.state(self.t[s.instance.node], s.target)
+                if state.running:
                     continue
-                if code is None:  # tmux keeps no exit code; a vanished container failed
-                    code = 0 if s.target.runtime == "tmux" else 1
+                code = state.exit_code
+                if code is None:  # a session keeps no exit code; a vanished container failed
+                    code = 1 if runtime_for(s.target.runtime).keeps_ended else 0
                 codes[n] = code
-                self.say(STEP, s.instance.node, "ok" if codes[n] == 0 else "warn",
+                self.say(STEP, s.instance.node,
+                         StepState.OK if codes[n] == 0 else StepState.WARN,
                          _("{tag}: exited {code}").format(tag=tag(s.instance), code=codes[n]))
             if len(codes) < len(waiting):
                 await self.check_alive()  # a crashed critical service ends the run now
                 await asyncio.sleep(self.poll)
         worst = worst_exit(list(codes.values()))
-        self.say(STEP, None, "ok" if worst == 0 else "warn",
+        self.say(STEP, None, StepState.OK if worst == 0 else StepState.WARN,
                  _("terminal: exit code {code}").format(code=worst))
         return worst
 
     # -- rollback ---------------------------------------------------------------------
     async def rollback(self, grace_seconds: float = 30.0) -> None:
         """Remove what was started: the rest at once, then the critical services (what the
-        rest leans on) at once; each gets docker's grace period, so a rollback costs about
+        rest leans on) at once; each gets its grace period, so a rollback costs about
         two of them, however many instances there are."""
         for critical in (False, True):
             group = [s for s in reversed(self.started) if s.service.critical is critical]
@@ -244,5 +249,5 @@ async def _all_or_first_failure(coros: list) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _target(inst: ServiceInstance) -> Target:
-    return Target(inst.node, inst.ssh_ip, inst.container, probe.runtime_of(inst.launch))
+def _target(service: ServicePlan, inst: ServiceInstance) -> Target:
+    return Target(inst.node, inst.ssh_ip, inst.container, service.runtime)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-import shlex
 from dataclasses import dataclass
 
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
+from sparktui.engine.workloads.runtime import last_lines, workload_state
+from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import Readiness
 
 
@@ -25,38 +26,16 @@ class Target:
     node: str
     host: str  # the address probes connect to (the node's SSH address)
     container: str
-    runtime: str  # "docker" or "tmux"
+    runtime: str  # a name in sparktui.plan.runtime.RUNTIMES
 
 
-def runtime_of(launch: list[str]) -> str:
-    return "tmux" if launch[:1] == ["tmux"] else "docker"
-
-
-async def state(t: Transport, target: Target) -> tuple[str, int | None]:
-    """(docker State, exit code when not running); "missing" when there is no such container."""
-    if target.runtime == "tmux":
-        ok = (await t.run(shlex.join(["tmux", "has-session", "-t", target.container])
-                          + " 2>/dev/null")).ok
-        return ("running", None) if ok else ("missing", None)  # a session leaves no trace
-    got = await t.run(shlex.join(["docker", "inspect", "--format",
-                                  "{{.State.Status}} {{.State.ExitCode}}", target.container])
-                      + " 2>/dev/null")
-    parts = got.stdout.split()
-    if not got.ok or not parts:
-        return "missing", None
-    code = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdigit() else None
-    return parts[0], None if parts[0] == "running" else code
+async def state(t: Transport, target: Target) -> State:
+    """MISSING when there is no such container (or session: an ended one leaves no trace)."""
+    return await workload_state(t, target.runtime, target.container)
 
 
 async def logs(t: Transport, target: Target, tail: int | None = None) -> str:
-    if target.runtime == "tmux":
-        path = f'"$HOME/.cache/sparktui/{target.container}.log"'
-        cmd = f"cat {path} 2>/dev/null"
-        if tail is not None:
-            cmd = f"tail -n {int(tail)} {path} 2>/dev/null"
-        return (await t.run(cmd)).stdout
-    argv = ["docker", "logs"] + (["--tail", str(tail)] if tail is not None else [])
-    return (await t.run(shlex.join([*argv, target.container]) + " 2>&1")).stdout
+    return await last_lines(t, target.runtime, target.container, tail)
 
 
 async def ready(t: Transport, target: Target, readiness: Readiness,

@@ -9,6 +9,7 @@ each part tolerates its tool being absent or refused. Parsers here are pure.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from sparktui.engine.remote.transport import argv_command
 from sparktui.engine.telemetry.metrics import labelled_samples
@@ -157,7 +158,19 @@ def parse_kernel(text: str) -> list[str]:
     return out[-KERNEL_LINES:]
 
 
-def memory_split(mem: dict[str, float]) -> dict[str, float | None]:
+class MemorySplit(TypedDict, total=False):
+    """``NodeFigures``' memory fields; none of them when the node gave no MemTotal."""
+
+    mem_total: float
+    mem_used: float
+    mem_cache: float
+    mem_available: float
+    mem_pct: float
+    swap_total: float | None
+    swap_used: float | None
+
+
+def memory_split(mem: dict[str, float]) -> MemorySplit:
     """Used by processes vs page cache vs available, as ``free`` splits it, plus swap."""
     total = mem.get("MemTotal")
     if not total:

@@ -97,7 +97,7 @@ class ClusterTelemetry:
                            timeout) for n in nodes]
         engine_job = (self._engine(by_name[head.node], head.port or 0, timeout)
                       if head is not None and head.node in by_name else _none())
-        *figures, engine = await asyncio.gather(*jobs, engine_job)
+        figures, engine = await asyncio.gather(asyncio.gather(*jobs), engine_job)
         now = self.clock()
         self._record(now, figures, engine)
         conditions = self.rules.evaluate(now, figures, engine, self.history, health)
@@ -124,9 +124,9 @@ class ClusterTelemetry:
 
         self.channels += 1
         try:
-            result, *scraped = await asyncio.gather(
+            result, scraped = await asyncio.gather(
                 asyncio.wait_for(transport.run(command, timeout=timeout), timeout),
-                *(scrape(kind) for kind in exporters))
+                asyncio.gather(*(scrape(kind) for kind in exporters)))
         except NodeError as exc:
             self._cpu[node.name] = None
             return NodeFigures(node.name, reachable=False, error=exc.text)

@@ -1,46 +1,31 @@
 """Container logs as an async iterator of tagged lines, one node or many merged.
 
 A dropped stream reconnects with backoff and yields a gap marker; stopping the
-iterator terminates the remote ``docker logs`` so nothing is left on the node.
+iterator terminates the remote reader (``docker logs``) so nothing is left on the node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
 from collections.abc import AsyncIterator
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import LogBatch, Workload
-from sparktui.plan.container import tmux_log_path
+from sparktui.plan.runtime import runtime_for
 
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
-
-
-def logs_command(workload: Workload, tail: int, follow: bool) -> str:
-    if workload.runtime == "tmux":
-        path = tmux_log_path(workload.name)
-        if not follow:
-            return f"exec tail -n {max(tail, 0)} {path}"
-        # --pid ends the follow when the session's process ends, like `docker logs -f`.
-        pane = shlex.join(["tmux", "display-message", "-p", "-t", workload.name, "#{pane_pid}"])
-        return f'pid=$({pane}) && exec tail -n {max(tail, 0)} -F --pid="$pid" {path}'
-    argv = ["docker", "logs", "--tail", str(tail)]
-    if follow:
-        argv.append("--follow")
-    # exec: a stream's program must be the one its transport ends (ended_with_channel)
-    return "exec " + shlex.join([*argv, workload.name]) + " 2>&1"
 
 
 async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,
                     follow: bool = True, is_running=None) -> AsyncIterator[LogBatch]:
     """Batches of one workload's lines; with ``follow``, reconnects until it ends."""
     node = transport.node.name
+    runtime = runtime_for(workload.runtime)
     attempt = 0
     first = True
     while True:
-        command = logs_command(workload, tail if first else 0, follow)
+        command = runtime.logs_command(workload.name, tail if first else 0, follow)
         got_lines = False
         try:
             stream = await transport.stream(command)

@@ -19,23 +19,18 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 
-from sparktui.engine.api import ActionResult, Progress, ProgressSink
+from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
+from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
-from sparktui.engine.workloads.discover import roll_back
+from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
+from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
-from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
-
-ScriptText = Callable[[str], str]
-
-
-class StepFailed(Exception):
-    def __init__(self, node: str | None, step: str, detail: str, reported: bool = False):
-        self.node, self.step, self.detail = node, step, detail
-        self.reported = reported
-        super().__init__(f"{node}: {step}: {detail}")
+from sparktui.plan.model import LaunchPlan, NodePlan
+from sparktui.plan.runtime import runtime_for
+from sparktui.plan.runtime.base import State
 
 
 class Serve:
@@ -44,8 +39,8 @@ class Serve:
                  ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False,
                  stop_grace: float = 30.0):
         self.plan = plan
+        self.runtime = runtime_for(plan.runtime)
         self.t = transports
-        self.emit = progress
         self.scripts = scripts
         self.hf_cache_host = hf_cache_host
         self.ready_timeout = ready_timeout
@@ -53,28 +48,23 @@ class Serve:
         self.keep = keep_on_failure
         self.stop_grace = stop_grace
         self.started: list[NodePlan] = []
-        self.log: list[Progress] = []
+        self._say = ProgressLog(progress)
         self.image_ids: dict[str, str | None] = {}
         self.services = ServiceRunner(transports, self._say)
-
-    def _say(self, step: str, node: str | None, state: str, detail: str = "") -> None:
-        event = Progress(step, node, state, detail)
-        self.log.append(event)
-        self.emit(event)
 
     async def run(self) -> ActionResult:
         services = self.plan.services
         exit_code = None
         try:
-            await self._each("preflight", self._preflight)
+            await self._each(Step.PREFLIGHT, self._preflight)
             await self._service_step(self.services.preflight(services))
             await self._image_ids_match()
             if self.plan.nodes:
                 await self._port_free()
-            resolved = await self._each("hf", self._resolve_hf)
+            resolved = await self._each(Step.HF, self._resolve_hf)
             self.plan = replace(self.plan, nodes=[
                 hf.substitute(n, resolved.get(n.name) or {}) for n in self.plan.nodes])
-            await self._each("before_serve", self._before_serve)
+            await self._each(Step.BEFORE_SERVE, self._before_serve)
             for phase in ("infra", "before_workers"):
                 await self._service_step(self.services.start_phase(services, phase))
             for name in self.plan.start_order:
@@ -86,33 +76,33 @@ class Serve:
                 exit_code = await self._service_step(self.services.wait_terminal(services))
         except StepFailed as exc:
             if not exc.reported:
-                self._say(exc.step, exc.node, "failed", exc.detail)
+                self._say(exc.step, exc.node, StepState.FAILED, exc.detail)
             if (self.started or self.services.started) and not self.keep:
                 await self._rollback()
                 await self.services.rollback(self.stop_grace)
-            return ActionResult(False, exc.node, exc.step, exc.detail, list(self.log))
-        return ActionResult(True, steps=list(self.log), exit_code=exit_code)
+            return ActionResult(False, exc.node, exc.step, exc.detail, list(self._say.events))
+        return ActionResult(True, steps=list(self._say.events), exit_code=exit_code)
 
     async def _service_step(self, work: Awaitable[object]):
         """Service failures become the serve's StepFailed (step ``service``)."""
         try:
             return await work
         except ServiceFailed as exc:
-            raise StepFailed(exc.node, "service", exc.detail, reported=exc.reported) from None
+            raise StepFailed(exc.node, Step.SERVICE, exc.detail, reported=exc.reported) from None
         except NodeError as exc:
-            raise StepFailed(exc.node, "service", exc.text) from None
+            raise StepFailed(exc.node, Step.SERVICE, exc.text) from None
 
-    async def _each(self, step: str, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
+    async def _each(self, step: Step, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
         """Run a step on every node at once; every node's outcome is reported."""
         nodes = self.plan.nodes
         results = await asyncio.gather(*(action(n) for n in nodes), return_exceptions=True)
         failures = []
         for node, result in zip(nodes, results, strict=True):
             if isinstance(result, StepFailed):
-                self._say(result.step, result.node, "failed", result.detail)
+                self._say(result.step, result.node, StepState.FAILED, result.detail)
                 failures.append(result)
             elif isinstance(result, NodeError):
-                self._say(step, node.name, "failed", f"{result.reason}: {result.detail}")
+                self._say(step, node.name, StepState.FAILED, f"{result.reason}: {result.detail}")
                 failures.append(StepFailed(node.name, step, f"{result.reason}: {result.detail}"))
             elif isinstance(result, BaseException):
                 raise result
@@ -124,27 +114,21 @@ class Serve:
     # -- preflight ---------------------------------------------------------------
     async def _preflight(self, node: NodePlan) -> str | None:
         t = self.t[node.name]
-        self._say("preflight", node.name, "started")
-        if self.plan.runtime == "tmux":
-            probe = shlex.join(["tmux", "has-session", "-t", node.container])
-            exists = (await t.run(probe + " 2>/dev/null")).ok
-            image_id = None
-        else:
-            inspect = await t.run(shlex.join(["docker", "image", "inspect", "--format",
-                                              "{{.Id}}", self.plan.image]))
+        self._say(Step.PREFLIGHT, node.name, StepState.STARTED)
+        image_id = None
+        command = self.runtime.image_id_command(self.plan.image)
+        if command is not None:
+            inspect = await t.run(command)
             if not inspect.ok:
                 why = _("image {image} not present ({why})").format(
                     image=self.plan.image, why=inspect.stderr.strip()[:200])
-                raise StepFailed(node.name, "preflight", why)
+                raise StepFailed(node.name, Step.PREFLIGHT, why)
             image_id = inspect.stdout.strip()
-            probe = shlex.join(["docker", "inspect", "--format", "{{.State.Status}}",
-                                node.container])
-            exists = (await t.run(probe + " 2>/dev/null")).ok
-        if exists:
+        if not (await workload_state(t, self.plan.runtime, node.container)).missing:
             why = _("{container} already exists on the node; stop it first").format(
                 container=node.container)
-            raise StepFailed(node.name, "preflight", why)
-        self._say("preflight", node.name, "ok", image_id or "")
+            raise StepFailed(node.name, Step.PREFLIGHT, why)
+        self._say(Step.PREFLIGHT, node.name, StepState.OK, image_id or "")
         self.image_ids[node.name] = image_id
         return image_id
 
@@ -152,8 +136,8 @@ class Serve:
         ids = {i for i in self.image_ids.values() if i}
         if len(ids) > 1:
             detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in self.image_ids.items())
-            raise StepFailed(None, "preflight", _("image IDs differ across nodes: {detail}").format(
-                detail=detail))
+            raise StepFailed(None, Step.PREFLIGHT, _(
+                "image IDs differ across nodes: {detail}").format(detail=detail))
 
     async def _port_free(self) -> None:
         head = self.plan.head
@@ -162,7 +146,7 @@ class Serve:
         except Exception:
             return  # nothing listens: free
         writer.close()
-        raise StepFailed(head.name, "preflight", _("port {port} is already in use").format(
+        raise StepFailed(head.name, Step.PREFLIGHT, _("port {port} is already in use").format(
             port=self.plan.port))
 
     async def _resolve_hf(self, node: NodePlan) -> dict[str, str]:
@@ -175,73 +159,68 @@ class Serve:
             if not got.ok or not commit:
                 why = _("{repo} is not in the HF cache; run `huggingface-cli download {repo}` "
                         "on {node}").format(repo=ref.repo, node=node.name)
-                raise StepFailed(node.name, "hf", why)
+                raise StepFailed(node.name, Step.HF, why)
             host_path = hf.snapshot_path(self.hf_cache_host, ref, commit)
             if not (await t.run(shlex.join(["test", "-d", host_path]))).ok:
                 why = _("{path} missing; run `huggingface-cli download {repo}` on {node}").format(
                     path=host_path, repo=ref.repo, node=node.name)
-                raise StepFailed(node.name, "hf", why)
+                raise StepFailed(node.name, Step.HF, why)
             container_path = hf.to_container(self.hf_cache_host, host_path)
             if not hf.safe_path(container_path):
-                raise StepFailed(node.name, "hf", _("unexpected characters in {path}").format(
+                raise StepFailed(node.name, Step.HF, _("unexpected characters in {path}").format(
                     path=container_path))
             values[ref.placeholder] = container_path
-            self._say("hf", node.name, "ok", f"{{{{{ref.placeholder}}}}} -> {container_path}")
+            self._say(Step.HF, node.name, StepState.OK,
+                      f"{{{{{ref.placeholder}}}}} -> {container_path}")
         return values
 
     # -- hooks, launch, readiness --------------------------------------------------
     async def _before_serve(self, node: NodePlan) -> None:
         for step in node.before_serve:
-            await run_hook(self.t[node.name], node.name, step, "before_serve", self.scripts,
+            await run_hook(self.t[node.name], node.name, step, Step.BEFORE_SERVE, self.scripts,
                            self._say)
 
     async def _launch(self, node: NodePlan) -> None:
-        self._say("launch", node.name, "started", node.role)
+        self._say(Step.LAUNCH, node.name, StepState.STARTED, node.role)
         result = await self.t[node.name].run(shlex.join(node.launch))
         if not result.ok:
-            raise StepFailed(node.name, "launch", (result.stderr or result.stdout).strip()[:300])
+            raise StepFailed(node.name, Step.LAUNCH,
+                             (result.stderr or result.stdout).strip()[:300])
         self.started.append(node)
-        self._say("launch", node.name, "ok", result.stdout.strip()[:12])
+        self._say(Step.LAUNCH, node.name, StepState.OK, result.stdout.strip()[:12])
 
-    async def _state(self, node: NodePlan) -> str:
-        if self.plan.runtime == "tmux":
-            ok = (await self.t[node.name].run(
-                shlex.join(["tmux", "has-session", "-t", node.container]) + " 2>/dev/null")).ok
-            return "running" if ok else "exited"
-        got = await self.t[node.name].run(shlex.join(
-            ["docker", "inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}",
-             node.container]))
-        return got.stdout.strip() or "missing"
+    async def _state(self, node: NodePlan) -> State:
+        state = await workload_state(self.t[node.name], self.plan.runtime, node.container)
+        if state.missing and not self.runtime.keeps_ended:
+            return State("exited")  # it was started: gone without a trace means it ended
+        return state
 
     async def _last_lines(self, node: NodePlan, count: int = 15) -> str:
-        if self.plan.runtime == "tmux":
-            return ""
-        got = await self.t[node.name].run(shlex.join(
-            ["docker", "logs", "--tail", str(count), node.container]) + " 2>&1")
-        return got.stdout.strip()
+        return (await last_lines(self.t[node.name], self.plan.runtime, node.container,
+                                 count)).strip()
 
     async def _wait_ready(self) -> None:
         head = self.plan.head
         deadline = time.monotonic() + self.ready_timeout
         started = time.monotonic()
-        self._say("ready", head.name, "waiting", _("/v1/models on port {port}").format(
+        self._say(Step.READY, head.name, StepState.WAITING, _("/v1/models on port {port}").format(
             port=self.plan.port))
         while True:
             for node in self.started:
                 try:
                     state = await self._state(node)
-                    tail = "" if state.startswith("running") else await self._last_lines(node)
+                    tail = "" if state.running else await self._last_lines(node)
                 except NodeError as exc:  # the node died or stopped answering meanwhile
-                    raise StepFailed(node.name, "ready", exc.text) from None
-                if not state.startswith("running"):
-                    raise StepFailed(node.name, "ready", _("{container} is {state}").format(
+                    raise StepFailed(node.name, Step.READY, exc.text) from None
+                if not state.running:
+                    raise StepFailed(node.name, Step.READY, _("{container} is {state}").format(
                         container=node.container, state=state) + "\n" + tail)
             await self._service_step(self.services.check_alive())  # a crashed etcd fails now
             try:
                 answer = await http_get(self.t[head.name], head.ssh_ip, self.plan.port,
                                         "/v1/models", 5)
                 if answer.status == 200:
-                    self._say("ready", head.name, "ok",
+                    self._say(Step.READY, head.name, StepState.OK,
                               f"{time.monotonic() - started:.0f} s")
                     return
             except Exception:  # not listening yet: keep waiting
@@ -249,31 +228,14 @@ class Serve:
             if time.monotonic() > deadline:
                 why = _("no answer on /v1/models after {seconds:g} s").format(
                     seconds=self.ready_timeout)
-                raise StepFailed(head.name, "ready", why)
-            self._say("ready", head.name, "waiting", f"{time.monotonic() - started:.0f} s")
+                raise StepFailed(head.name, Step.READY, why)
+            self._say(Step.READY, head.name, StepState.WAITING,
+                      f"{time.monotonic() - started:.0f} s")
             await asyncio.sleep(self.poll_seconds)
 
     async def _rollback(self) -> None:
-        """Every node's container at once: each gets docker's grace period."""
+        """Every node's workload at once: each gets its grace period."""
         await asyncio.gather(*(roll_back(self.t[n.name], n.name, self.plan.runtime,
                                          n.container, self._say, self.stop_grace)
                                for n in reversed(self.started)))
 
-
-async def run_hook(t: Transport, node: str, step: HookStep, phase: str, scripts: ScriptText,
-                   say: Callable[[str, str | None, str, str], None]) -> None:
-    """One hook on one node; ``abort`` raises StepFailed, ``warn`` reports and goes on."""
-    say(phase, node, "started", f"{step.kind} {step.run}")
-    if step.kind == "script":
-        result = await t.run("bash -s", stdin=scripts(step.run))
-    else:
-        result = await t.run(step.run)
-    if result.ok:
-        say(phase, node, "ok", step.run)
-        return
-    output = (result.stderr or result.stdout).strip()[:300]
-    detail = f"{step.run} exited {result.exit_code}: {output}"
-    if step.on_failure == "warn":
-        say(phase, node, "warn", detail)
-        return
-    raise StepFailed(node, phase, detail)

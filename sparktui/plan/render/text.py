@@ -6,6 +6,7 @@ from sparktui.i18n import _
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 from sparktui.plan.render.argv import pretty
 from sparktui.plan.render.services_text import instance_sections, node_map, services_section
+from sparktui.plan.runtime import runtime_for
 
 
 def render_text(plan: LaunchPlan) -> str:
@@ -16,7 +17,7 @@ def render_text(plan: LaunchPlan) -> str:
         out.append(_("  engine {engine}, runtime {runtime}, port {port}").format(
             engine=plan.engine, runtime=plan.runtime, port=plan.port))
         out.append(_("  model {model}").format(model=plan.model))
-        if plan.runtime == "docker":
+        if runtime_for(plan.runtime).runs_image:
             out.append(_("  image {image}").format(image=plan.image))
     else:
         out.append(_("  services only: no engine"))

@@ -16,6 +16,7 @@ from sparktui.config.service_checks import env_key
 from sparktui.config.services import ServiceEntry
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
+from sparktui.plan.runtime import runtime_for
 from sparktui.plan.service_model import MetricsEndpoint, Readiness, ServiceInstance, ServicePlan
 from sparktui.plan.services.implied import Wanted, wanted_services
 from sparktui.plan.services.kinds.base import ServiceKind
@@ -153,9 +154,10 @@ def _plan(cfg: Config, cluster: Cluster, recipe: Recipe, source: SourceRef, r: _
     image = _image(recipe, r)
     command = entry.command if entry.command is not None else kind.default_command(entry.options)
     argv = [*command, *entry.args]
-    if entry.runtime == "docker" and not image:
+    runs_image = runtime_for(entry.runtime).runs_image
+    if runs_image and not image:
         problems.append(source.problem("service_no_image", r.want.loc(), name=entry.name))
-    if entry.runtime == "tmux" and not argv:
+    if not runs_image and not argv:  # the host runs argv: there is no image's command
         problems.append(source.problem("service_no_command", r.want.loc(), name=entry.name))
     env: dict[str, Any] = dict(kind.environment(entry.options))
     for other in resolved:

@@ -1,4 +1,4 @@
-"""The argv that starts one service instance on its node: ``docker run`` or tmux.
+"""The argv that starts one service instance on its node, through its runtime.
 
 Labels (``sparktui.*``) say what the container is, so ``stop``, ``health`` and the
 services pane find it on the node without any local state (docs/plan-format.md).
@@ -11,7 +11,10 @@ import json
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 from sparktui.config.services import ServiceEntry
-from sparktui.plan.container import LABEL_PREFIX, Command, container_name, tmux_new_session
+from sparktui.plan.container import container_name
+from sparktui.plan.model import MountPlan
+from sparktui.plan.runtime import runtime_for
+from sparktui.plan.runtime.base import Command, ServiceLaunch
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
 from sparktui.plan.services.kinds.base import ServiceKind
 
@@ -57,20 +60,9 @@ def service_launch(*, cfg: Config, recipe: Recipe, cluster: str, node: str,
     labels = service_labels(recipe=recipe.name, cluster=cluster, node=node, entry=entry,
                             kind=kind, index=index, start=start, critical=critical, pool=pool,
                             readiness=readiness, metrics=metrics)
-    if entry.runtime == "tmux":
-        return name, tmux_new_session(name=name, labels=labels, env=env, command=Command(argv))
-    out = ["docker", "run", "-d", "--name", name]
-    for key, value in labels.items():
-        out += ["--label", f"{LABEL_PREFIX}{key}={value}"]
-    out += ["--network", "host"]
-    if gpus:
-        out += ["--gpus", "all"]
-    out += list(kind.docker_flags)
-    for mount in entry.mounts:
-        volume = f"{cfg.expand_home(mount.host)}:{mount.container}"
-        out += ["-v", volume + (":ro" if mount.read_only else "")]
-    for key, value in env.items():
-        out += ["-e", f"{key}={value}"]
-    if not has_command:
-        return name, [*out, image, *argv]  # the image's entrypoint, args as its command
-    return name, [*out, "--entrypoint", argv[0], image, *argv[1:]]
+    mounts = [MountPlan(cfg.expand_home(m.host), m.container, bool(m.read_only))
+              for m in entry.mounts]
+    return name, runtime_for(entry.runtime).launch(ServiceLaunch(
+        name=name, labels=labels, env=env, image=image, mounts=mounts,
+        command=Command(argv, replaces_entrypoint=has_command), gpus=gpus,
+        docker_flags=tuple(kind.docker_flags)))

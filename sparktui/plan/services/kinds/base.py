@@ -23,9 +23,10 @@ class Option:
             return False
         if not isinstance(value, self.type):
             return False
-        if self.minimum is not None and value < self.minimum:
+        number: Any = value  # bounds are only given for numbers
+        if self.minimum is not None and number < self.minimum:
             return False
-        return self.maximum is None or value <= self.maximum
+        return self.maximum is None or number <= self.maximum
 
 
 class ServiceKind:

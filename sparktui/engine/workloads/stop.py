@@ -1,0 +1,124 @@
+"""stop: remove a cluster's workloads, found on the nodes by their labels, then restore
+the nodes with the runs' after_stop hooks.
+
+Heads go first so serving stops before its workers go, then the services (critical ones
+last), then after_stop runs once everything on a node is gone. An unreachable node is
+reported and the reachable ones are still stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+
+from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
+from sparktui.engine.progress import ProgressLog
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.services.labels import teardown_groups
+from sparktui.engine.status import Workload
+from sparktui.engine.workloads.discover import discover
+from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
+from sparktui.engine.workloads.runtime import remove_workload, signal_stop
+from sparktui.i18n import _
+from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
+from sparktui.plan.after_stop import HooksFor, from_label
+from sparktui.plan.model import HookStep
+
+
+class Stop:
+    def __init__(self, cluster: str, transports: Mapping[str, Transport],
+                 progress: ProgressSink, scripts: ScriptText, *, recipe: str | None = None,
+                 hooks_for: HooksFor | None = None, stop_grace: float = 30.0):
+        self.cluster = cluster
+        self.t = transports  # every node of the cluster, by name
+        self.scripts = scripts
+        self.recipe = recipe
+        self.hooks_for = hooks_for
+        self.stop_grace = stop_grace
+        self._say = ProgressLog(progress)
+        self.failed: list[str] = []  # nodes where something may still run
+        self.unrestored: list[tuple[str, str]] = []  # (node, why) after_stop did not finish
+
+    async def run(self) -> ActionResult:
+        found = [w for ws in await asyncio.gather(*map(self._found_on, self.t)) for w in ws]
+        engine = [w for w in found if not w.is_service]
+        # Heads get SIGTERM first, so serving stops before the workers go; then every
+        # member gets its grace period at the same time (a stop costs one grace, not two).
+        await asyncio.gather(*(self._term(w) for w in engine if w.role == "head"))
+        await asyncio.gather(*(self._remove(w) for w in engine))
+        for group in teardown_groups([w for w in found if w.is_service]):
+            await asyncio.gather(*(self._remove(w) for w in group))
+        # Every node whose workloads are gone is restored, whatever happened elsewhere.
+        for workload in engine:
+            if workload.node not in self.failed:  # else it may still run: not restored
+                await self._restore(workload)
+        return self._result(bool(found))
+
+    def _result(self, found: bool) -> ActionResult:
+        log = self._say.events
+        if self.failed:
+            return ActionResult(False, self.failed[0], Step.STOP, _(
+                "not every node could be stopped: {nodes}").format(
+                nodes=", ".join(self.failed)), log)
+        if self.unrestored:
+            node, why = self.unrestored[0]
+            return ActionResult(False, node, Step.AFTER_STOP, why, log)
+        if not found:
+            self._say(Step.STOP, None, StepState.OK, "nothing was running")
+        return ActionResult(True, steps=log)
+
+    async def _found_on(self, node: str) -> list[Workload]:
+        try:
+            workloads = await discover(self.t[node])
+        except NodeError as exc:  # SSH or docker: what runs there is unknown
+            self._say(Step.STOP, node, StepState.FAILED, exc.text)
+            self.failed.append(node)
+            return []
+        return [w for w in workloads if w.cluster == self.cluster
+                and (self.recipe is None or w.recipe == self.recipe)]
+
+    async def _term(self, head: Workload) -> None:
+        with contextlib.suppress(NodeError):  # the stop below reports what went wrong
+            await signal_stop(self.t[head.node], head.runtime, head.name)
+
+    async def _remove(self, workload: Workload) -> None:
+        self._say(Step.STOP, workload.node, StepState.STARTED, workload.name)
+        try:
+            result = await remove_workload(self.t[workload.node], workload.runtime,
+                                           workload.name, self.stop_grace)
+            ok, detail = result.ok, result.stderr.strip()[:200]
+        except NodeError as exc:
+            ok, detail = False, exc.text
+        self._say(Step.STOP, workload.node, StepState.OK if ok else StepState.FAILED,
+                  detail or workload.name)
+        if not ok:
+            self.failed.append(workload.node)
+
+    async def _restore(self, workload: Workload) -> None:
+        """The run's after_stop hooks on its node; the first that aborts ends them."""
+        steps = after_stop_steps(workload, self.hooks_for)
+        if steps is None:
+            why = _("the after_stop hooks of {recipe} are unknown (the run carries no "
+                    "label and the recipe is not found): restore {node} by hand").format(
+                recipe=workload.recipe, node=workload.node)
+            self._say(Step.AFTER_STOP, workload.node, StepState.FAILED, why)
+            self.unrestored.append((workload.node, why))
+            return
+        for step in steps:
+            try:
+                await run_hook(self.t[workload.node], workload.node, step, Step.AFTER_STOP,
+                               self.scripts, self._say)
+            except StepFailed as exc:
+                self._say(exc.step, exc.node, StepState.FAILED, exc.detail)
+                self.unrestored.append((workload.node, exc.detail))
+                return
+
+
+def after_stop_steps(workload: Workload, hooks_for: HooksFor | None) -> list[HookStep] | None:
+    """What to run once ``workload`` is gone: its label (the plan put it there), else its
+    recipe's (a run from before the label); None when neither can be known."""
+    label = workload.labels.get(AFTER_STOP_LABEL)
+    if label is not None:
+        return from_label(label)
+    return hooks_for(workload.recipe) if hooks_for is not None else None

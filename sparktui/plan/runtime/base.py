@@ -1,0 +1,176 @@
+"""What runs a workload on a node (an engine member, a service instance): the interface.
+
+A runtime turns a runtime-neutral ``Launch`` into the argv that starts it, and gives the
+shell lines that look at it (state), read it (logs), stop it and list what sparktui runs,
+with the parsers for what those print. All of it is pure: the engine runs the commands
+(``sparktui.engine.workloads.runtime``). A new runtime is one module with a ``Runtime``
+subclass, named in ``RUNTIMES`` (``sparktui/plan/runtime/__init__.py``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+from sparktui.plan.model import MountPlan
+
+MISSING = "missing"
+"""The state of a workload that is not there (never started, removed, or gone for good)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """What the workload runs: an argv, or a shell script ending in ``exec``."""
+
+    argv: list[str]
+    script: str | None = None
+    replaces_entrypoint: bool = False
+    """``argv[0]`` runs instead of the image's entrypoint (a Ray worker's ``ray``, a
+    service's own command); a script always does (as ``sh -c``)."""
+
+    @property
+    def wrapped(self) -> list[str]:
+        return ["sh", "-c", self.script] if self.script is not None else self.argv
+
+
+@dataclass(frozen=True, kw_only=True)
+class Launch:
+    """One workload to start, whatever runs it. Runtimes without images ignore
+    ``image`` and ``mounts`` (``Runtime.runs_image``)."""
+
+    name: str  # the container or session name, unique on the node
+    labels: dict[str, str]  # what it is; read back by ``Runtime.parse_list``
+    env: dict[str, str]
+    command: Command
+    image: str = ""
+    mounts: list[MountPlan] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineLaunch(Launch):
+    """One member of an engine group: every GPU and the host's IPC; the members of a group
+    spread over nodes share the host's network (and its InfiniBand, with RDMA's limits)."""
+
+    multi_node: bool = False
+    fabric_ib: bool = False
+    shm_size: str | None = None
+    publish: int | None = None  # the head's API port, reachable from outside
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceLaunch(Launch):
+    """One service instance: the host's network; GPUs when the kind asks for them."""
+
+    gpus: bool = False
+    docker_flags: tuple[str, ...] = ()  # the kind's own (``ServiceKind.docker_flags``)
+
+
+class Output(Protocol):
+    """What a command printed (``engine.remote.transport.Completed`` is one)."""
+
+    @property
+    def exit_code(self) -> int: ...
+    @property
+    def stdout(self) -> str: ...
+    @property
+    def stderr(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class State:
+    """docker's words for a workload's state (running, exited, created, ...) or MISSING."""
+
+    status: str
+    exit_code: int | None = None  # when it is not running and the runtime keeps it
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    @property
+    def missing(self) -> bool:
+        return self.status == MISSING
+
+    def __str__(self) -> str:
+        return self.status if self.exit_code is None else f"{self.status} {self.exit_code}"
+
+
+@dataclass(frozen=True)
+class Removal:
+    """How a workload goes: ``stop`` (if any) gives it ``stop_seconds`` to end before it is
+    killed; ``remove`` runs whatever ``stop`` said, and takes it away."""
+
+    remove: str
+    stop: str | None = None
+    stop_seconds: int = 0
+
+
+@dataclass(frozen=True)
+class Found:
+    """One workload a listing found, with sparktui's labels (keys lowercase, no prefix)."""
+
+    name: str
+    labels: dict[str, str]
+    state: str
+    status: str  # for people: "running", "exited (1)"
+    image: str = ""
+    started_at: str | None = None
+    restarts: int = 0
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class Listing:
+    found: list[Found]
+    error: str | None = None
+    """Why the runtime could not list (its daemon is down, say): then what runs is unknown."""
+
+
+class Runtime(ABC):
+    name: ClassVar[str]
+    runs_image: ClassVar[bool]
+    """True: the workload runs in a container image (image, entrypoint, mounts); False: a
+    command on the host."""
+    keeps_ended: ClassVar[bool]
+    """True: an ended workload stays, with its exit code, until it is removed; False: it
+    vanishes (then a workload sparktui started that is MISSING has ended)."""
+
+    @abstractmethod
+    def launch(self, spec: Launch) -> list[str]:
+        """The argv that starts ``spec`` detached on the node."""
+
+    def image_id_command(self, image: str) -> str | None:
+        """A shell line printing the ID of ``image`` on the node; None: no images."""
+        return None
+
+    @abstractmethod
+    def state_command(self, name: str) -> str: ...
+
+    @abstractmethod
+    def parse_state(self, out: Output) -> State: ...
+
+    @abstractmethod
+    def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
+        """A shell line that ``exec``s the program printing the workload's output (stderr
+        included): the last ``tail`` lines (None: all), then with ``follow`` what comes,
+        until the workload ends."""
+
+    def signal_command(self, name: str) -> str | None:
+        """A shell line telling the workload to stop now (SIGTERM); None: no such thing."""
+        return None
+
+    @abstractmethod
+    def removal(self, name: str, grace_seconds: float) -> Removal: ...
+
+    @abstractmethod
+    def removed(self, out: Output) -> bool:
+        """Whether the workload is gone after ``Removal.remove`` printed ``out`` (one that
+        was gone already is)."""
+
+    @abstractmethod
+    def list_command(self) -> str:
+        """A shell line listing sparktui's workloads on the node, for ``parse_list``."""
+
+    @abstractmethod
+    def parse_list(self, text: str) -> Listing: ...

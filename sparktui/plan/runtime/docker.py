@@ -1,0 +1,145 @@
+"""Workloads as docker containers, labelled ``sparktui.*`` so they are found from the node."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+from typing import Any
+
+from sparktui.plan.runtime.base import (
+    MISSING,
+    EngineLaunch,
+    Found,
+    Launch,
+    Listing,
+    Output,
+    Removal,
+    Runtime,
+    ServiceLaunch,
+    State,
+)
+
+LABEL_PREFIX = "sparktui."
+_ERROR = "@@sparktui-docker-error@@"
+
+# A docker that cannot answer is reported with its error (never read as "nothing
+# runs"); a node without docker (exit 127) has no containers.
+_LIST = (
+    f"ids=$(docker ps -aq --filter label={LABEL_PREFIX}recipe 2>&1); rc=$?; "
+    'if [ "$rc" -eq 127 ]; then echo "[]"; '
+    f'elif [ "$rc" -ne 0 ]; then echo {_ERROR}; printf "%s\\n" "$ids" | head -n 3; '
+    'elif [ -n "$ids" ]; then docker inspect $ids 2>/dev/null; else echo "[]"; fi'
+)
+
+
+class Docker(Runtime):
+    name = "docker"
+    runs_image = True
+    keeps_ended = True
+
+    def launch(self, spec: Launch) -> list[str]:
+        argv = ["docker", "run", "-d", "--name", spec.name]
+        for key, value in spec.labels.items():
+            argv += ["--label", f"{LABEL_PREFIX}{key}={value}"]
+        argv += _host_options(spec)
+        for mount in spec.mounts:
+            argv += ["-v", mount.volume]
+        for key, value in spec.env.items():
+            argv += ["-e", f"{key}={value}"]
+        command = spec.command
+        if command.script is not None:
+            return [*argv, "--entrypoint", "sh", spec.image, "-c", command.script]
+        if command.replaces_entrypoint:
+            return [*argv, "--entrypoint", command.argv[0], spec.image, *command.argv[1:]]
+        return [*argv, spec.image, *command.argv]  # the image's entrypoint runs the argv
+
+    def image_id_command(self, image: str) -> str:
+        return shlex.join(["docker", "image", "inspect", "--format", "{{.Id}}", image])
+
+    def state_command(self, name: str) -> str:
+        return shlex.join(["docker", "inspect", "--format",
+                           "{{.State.Status}} {{.State.ExitCode}}", name]) + " 2>/dev/null"
+
+    def parse_state(self, out: Output) -> State:
+        parts = out.stdout.split()
+        if out.exit_code != 0 or not parts:
+            return State(MISSING)
+        code = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdigit() else None
+        return State(parts[0], None if parts[0] == "running" else code)
+
+    def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
+        argv = ["docker", "logs"] + (["--tail", str(tail)] if tail is not None else [])
+        if follow:
+            argv.append("--follow")
+        # exec: a stream's program must be the one its transport ends (ended_with_channel)
+        return "exec " + shlex.join([*argv, name]) + " 2>&1"
+
+    def signal_command(self, name: str) -> str:
+        return shlex.join(["docker", "kill", "--signal", "TERM", name]) + " >/dev/null 2>&1"
+
+    def removal(self, name: str, grace_seconds: float) -> Removal:
+        """docker's own stop: SIGTERM, the grace period, then SIGKILL; then always rm."""
+        grace = max(0, math.ceil(grace_seconds))
+        return Removal(remove=shlex.join(["docker", "rm", "-f", name]),
+                       stop=shlex.join(["docker", "stop", "-t", str(grace), name]),
+                       stop_seconds=grace)
+
+    def removed(self, out: Output) -> bool:
+        return out.exit_code == 0 or "no such container" in (out.stderr + out.stdout).lower()
+
+    def list_command(self) -> str:
+        return _LIST
+
+    def parse_list(self, text: str) -> Listing:
+        if text.lstrip().startswith(_ERROR):
+            why = text.lstrip()[len(_ERROR):].strip()
+            return Listing([], why or "docker failed")
+        try:
+            items: list[dict[str, Any]] = json.loads(text.strip() or "[]")
+        except json.JSONDecodeError:
+            return Listing([])
+        return Listing([_found(item) for item in items])
+
+
+def _host_options(spec: Launch) -> list[str]:
+    match spec:
+        case EngineLaunch():
+            argv = ["--gpus", "all", "--ipc", "host"]
+            if spec.multi_node:
+                argv += ["--network", "host", "--ulimit", "memlock=-1",
+                         "--ulimit", "stack=67108864"]
+                if spec.fabric_ib:
+                    argv += ["--device", "/dev/infiniband"]
+            if spec.shm_size:
+                argv += ["--shm-size", spec.shm_size]
+            if spec.publish is not None:
+                argv += ["-p", f"{spec.publish}:{spec.publish}"]
+            return argv
+        case ServiceLaunch():
+            return ["--network", "host", *(["--gpus", "all"] if spec.gpus else []),
+                    *spec.docker_flags]
+    return []
+
+
+def _found(item: dict[str, Any]) -> Found:
+    """One entry of ``docker inspect``."""
+    labels = (item.get("Config") or {}).get("Labels") or {}
+    state = item.get("State") or {}
+    status = state.get("Status", "unknown")
+    exit_code = state.get("ExitCode")
+    return Found(
+        name=str(item.get("Name", "")).lstrip("/"),
+        labels={k[len(LABEL_PREFIX):]: v for k, v in labels.items()
+                if k.startswith(LABEL_PREFIX)},
+        state=status, status=status if status == "running" else f"{status} ({exit_code})",
+        image=(item.get("Config") or {}).get("Image", ""), started_at=state.get("StartedAt"),
+        restarts=_count(item.get("RestartCount")),
+        exit_code=None if status == "running" else exit_code)
+
+
+def _count(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0

@@ -1,0 +1,33 @@
+"""Every runtime's listing in one round trip: one shell line, and its output split back.
+
+The first runtime of ``RUNTIMES`` prints first, unmarked; each other one after its marker
+line, so a node that answers with the first's output alone still parses.
+"""
+
+from __future__ import annotations
+
+from sparktui.plan.runtime import RUNTIMES, runtime_for
+from sparktui.plan.runtime.base import Listing
+
+
+def _marker(name: str) -> str:
+    return f"@@sparktui-{name}@@"
+
+
+def list_all_command() -> str:
+    first, *rest = RUNTIMES
+    return "".join([runtime_for(first).list_command(),
+                    *(f"; echo {_marker(name)}; {runtime_for(name).list_command()}"
+                      for name in rest)])
+
+
+def parse_list_all(output: str) -> dict[str, Listing]:
+    """Each runtime's listing, in ``RUNTIMES`` order."""
+    first, *rest = RUNTIMES
+    sections: dict[str, str] = {}
+    current = first
+    for name in rest:
+        sections[current], _, output = output.partition(_marker(name))
+        current = name
+    sections[current] = output
+    return {name: runtime_for(name).parse_list(text) for name, text in sections.items()}

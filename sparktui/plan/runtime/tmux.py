@@ -1,0 +1,110 @@
+"""Workloads as detached tmux sessions on the host: no image, the same env and labels.
+
+Labels travel as ``SPARKTUI_LABEL_<KEY>`` session variables, which
+``tmux show-environment`` reads back, so sessions are found like containers; the pane's
+output is copied to a log file from its first line, so logs read like a container's.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from sparktui.plan.runtime.base import (
+    MISSING,
+    Found,
+    Launch,
+    Listing,
+    Output,
+    Removal,
+    Runtime,
+    State,
+)
+
+LABEL_ENV = "SPARKTUI_LABEL_"
+LOG_DIR = '"$HOME/.cache/sparktui"'
+
+# Only sessions named sparktui-* that carry our labels are ours (see parse_list).
+_LIST = (
+    "tmux ls -F '#{session_name}' 2>/dev/null | while read -r s; do "
+    'case "$s" in sparktui-*) echo "== $s"; '
+    f"tmux show-environment -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
+)
+
+
+def log_path(name: str) -> str:
+    """Shell word for the session's log file (``name`` is a sanitized container name)."""
+    return f'"$HOME/.cache/sparktui/{name}.log"'
+
+
+def literal(arg: str) -> str:
+    """``arg`` as tmux passes it on verbatim: an argument that ends in ``;`` is read as a
+    command separator (``x;`` would run what follows as a tmux command) unless that last
+    ``;`` is escaped as ``\\;``, which tmux turns back into ``;`` (tmux 3.3)."""
+    return arg[:-1] + "\\;" if arg.endswith(";") else arg
+
+
+def attach_argv(name: str) -> list[str]:
+    """Hand the terminal to the session (run on its node)."""
+    return ["tmux", "attach-session", "-t", name]
+
+
+class Tmux(Runtime):
+    name = "tmux"
+    runs_image = False
+    keeps_ended = False  # the session ends with its command: no trace, no exit code
+
+    def launch(self, spec: Launch) -> list[str]:
+        argv = ["tmux", "new-session", "-d", "-s", spec.name]
+        labelled = {f"{LABEL_ENV}{k.upper()}": v for k, v in spec.labels.items()}
+        for key, value in {**labelled, **spec.env}.items():
+            argv += ["-e", literal(f"{key}={value}")]
+        # A lone ";" separates tmux commands: the pane's output is copied to a log file
+        # from its first line, so `sparktui logs` reads tmux runs like containers.
+        pipe = f"mkdir -p {LOG_DIR} && cat > {log_path(spec.name)}"
+        return [*argv, "--", *map(literal, spec.command.wrapped), ";", "pipe-pane", "-t",
+                spec.name, pipe]
+
+    def state_command(self, name: str) -> str:
+        return shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null"
+
+    def parse_state(self, out: Output) -> State:
+        return State("running") if out.exit_code == 0 else State(MISSING)
+
+    def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
+        path = log_path(name)
+        if not follow:
+            return f"exec cat {path}" if tail is None else f"exec tail -n {max(tail, 0)} {path}"
+        lines = "+1" if tail is None else str(max(tail, 0))
+        # --pid ends the follow when the session's process ends, like `docker logs -f`.
+        pane = shlex.join(["tmux", "display-message", "-p", "-t", name, "#{pane_pid}"])
+        return f'pid=$({pane}) && exec tail -n {lines} -F --pid="$pid" {path}'
+
+    def removal(self, name: str, grace_seconds: float) -> Removal:
+        return Removal(remove=shlex.join(["tmux", "kill-session", "-t", name]))
+
+    def removed(self, out: Output) -> bool:
+        return out.exit_code == 0 or "can't find session" in out.stderr
+
+    def list_command(self) -> str:
+        return _LIST
+
+    def parse_list(self, text: str) -> Listing:
+        found = []
+        session: str | None = None
+        labels: dict[str, str] = {}
+
+        def flush() -> None:
+            # A session named sparktui-* without our labels belongs to someone else.
+            if session is not None and labels.get("recipe"):
+                found.append(Found(name=session, labels=labels, state="running",
+                                   status="running"))
+
+        for line in text.splitlines():
+            if line.startswith("== "):
+                flush()
+                session, labels = line[3:].strip(), {}
+            elif line.startswith(LABEL_ENV) and "=" in line:
+                key, value = line[len(LABEL_ENV):].split("=", 1)
+                labels[key.lower()] = value
+        flush()
+        return Listing(found)
