@@ -29,9 +29,12 @@ def _local_path(path: str) -> str:
 class _Reachable(Protocol):
     """A node plan or a service instance: what it takes to run a command there."""
 
-    ssh_ip: str
-    ssh_port: int
-    local: bool
+    @property
+    def ssh_ip(self) -> str: ...
+    @property
+    def ssh_port(self) -> int: ...
+    @property
+    def local(self) -> bool: ...
 
 
 def _comment(text: str) -> str:
