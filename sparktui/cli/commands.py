@@ -118,7 +118,7 @@ def register_power(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(run=_power)
 
 
-# -- runners: the one place each command's module is imported -------------------------------
+# -- runners: each imports its command's module only when it runs (test_cli_startup.py) --
 
 def _serve(args: argparse.Namespace) -> int:
     from sparktui.cli import cluster_cmds
