@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from sparktui.errors import Problem
 from sparktui.i18n import _
 from sparktui.tui.messages import RecipeChosen, RecipeHighlighted
-from sparktui.tui.state import RecipeEntry, render_problems, short_problem
+from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems, short_problem
 
 
 class RecipeList(OptionList):
