@@ -1,20 +1,19 @@
-"""The dashboard app: which screen is up, the keys, and the one safety gate.
+"""The dashboard app: the keys, the one safety gate, and who does what.
 
-* The app owns a :class:`~sparktui.tui.session.Session` (the config's state, the engine,
-  the file watch) and shows the screen its state calls for: the start-up skeleton while
-  the config loads, then the dashboard or the config error screen. A reload (``r`` on the
-  error screen, or an edit on disk) builds them again, on a new engine if the config
-  changed.
+* The app owns the :class:`~sparktui.tui.session.Session` (the config's state, the
+  engine, the file watch), the :class:`~sparktui.tui.screenflow.ScreenFlow` (which screen
+  that state calls for, and the reload) and the
+  :class:`~sparktui.tui.readers.ReadWorkers` (health, logs and telemetry of the cluster in
+  focus, posted to the dashboard).
 * ``MUTATING_ACTIONS`` and ``check_action`` are the one safety gate: in ``--watch`` mode
   those actions are refused, so they are not bound, not in the footer, the help or the
   command palette; a watch session's engine has no mutating method either; and a
   controller gets the engine only from :meth:`SparkApp.control`.
 * The dashboard screen owns what it shows and the selection (the cluster in focus, the
-  recipe, the node); the read workers (:mod:`sparktui.tui.readers`) follow its cluster
-  and post what they read to it.
+  recipe, the node): ``SparkApp.cluster`` and ``SparkApp.selection`` read it there.
 * The app is the controllers' ``Host`` (:mod:`sparktui.tui.controllers.host`): the keys
   for serve, stop, exec, tmux and power call :mod:`sparktui.tui.controllers`, built on
-  first use.
+  first use (their screens are not in the first frame).
 * Build it with :func:`create_app` (tests pass a fixed clock); ``run_app`` is the CLI's.
 """
 
@@ -22,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,16 +32,13 @@ from textual.screen import Screen
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
-from sparktui.errors import SparkError
 from sparktui.i18n import _
-from sparktui.tui import workers
 from sparktui.tui.commands import SparkCommands
 from sparktui.tui.markup import SafeText
-from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused, HealthUpdated
+from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.readers import ReadWorkers
-from sparktui.tui.screens.error import ConfigErrorScreen
-from sparktui.tui.screens.startup import StartupScreen
+from sparktui.tui.screenflow import ScreenFlow
 from sparktui.tui.session import ConfigState, EngineFactory, Session, close_engine
 from sparktui.tui.startup import PendingConfig, finish_start
 from sparktui.tui.viewmodel.selection import Selection
@@ -91,9 +86,10 @@ class SparkApp(SafeText, App[int]):
                                options=options or TuiOptions(), reload_config=reload_config,
                                engine_factory=engine_factory)
         self.action_log: list[str] = []
-        self.dashboard: DashboardScreen | None = None
         self.readers = ReadWorkers(self, self.session, lambda: self.cluster, self._deliver)
         self._flows: ActionFlows | None = None
+        self.screen_flow = ScreenFlow(self, self.session, self.readers,
+                                      busy=lambda: self._flows is not None and self._flows.busy)
         self._quit_armed = False
         if not self.session.options.animations:
             self.animation_level = "none"
@@ -107,6 +103,11 @@ class SparkApp(SafeText, App[int]):
         return self.session.engine
 
     @property
+    def dashboard(self) -> DashboardScreen | None:
+        """The dashboard of the config loaded last (it may be under the error screen)."""
+        return self.screen_flow.dashboard
+
+    @property
     def cluster(self) -> str:
         """The cluster in focus: the dashboard's (its selection is the one place it lives)."""
         return self.dashboard.cluster if self.dashboard is not None else ""
@@ -115,97 +116,25 @@ class SparkApp(SafeText, App[int]):
     def selection(self) -> Selection:
         return self.dashboard.selection if self.dashboard is not None else Selection()
 
-    # -- screens ----------------------------------------------------------------------------
-
-    def _first_screen(self) -> Screen[Any]:
-        session = self.session
-        if (pending := session.pending) is not None:
-            return StartupScreen(pending.clusters, watch_mode=session.watch_mode)
-        if (error := session.error) is not None:
-            return ConfigErrorScreen(error.problems,
-                                     self.reload_config if session.can_reload else None)
-        self.dashboard = self._new_dashboard()
-        return self.dashboard
-
-    def _new_dashboard(self) -> DashboardScreen:
-        """A dashboard on the session's config; a reload keeps the cluster in focus and the
-        recipe under the cursor."""
-        from sparktui.tui.screens.dashboard import DashboardScreen
-
-        old = self.dashboard
-        return DashboardScreen(self.session, self, cluster=old.cluster if old else "",
-                               recipe=old.recipe if old else None)
-
-    def reload_config(self, live: bool = False) -> None:
-        """Load the config again and rebuild the dashboard (and the engine, if the config
-        changed).
-
-        ``live``: the file changed under a running dashboard; if it does not load, the
-        dashboard stays on the config it has and a notification says what is wrong.
-        """
-        try:
-            replaced = self.session.reload()
-        except SparkError as exc:
-            if live and self.dashboard is not None and self.dashboard in self.screen_stack:
-                self.notify("\n".join(p.render() for p in exc.problems[:3]),
-                            title=_("config not reloaded"), severity="error", timeout=10)
-                return
-            self.session.broke(exc)
-            self.switch_screen(ConfigErrorScreen(exc.problems, self.reload_config))
-            self.notify(_("the config still has problems"), severity="error")
-            return
-        if replaced is not None:  # the new dashboard restarts the readers on the new engine
-            self.readers.cancel()
-            self._close_retired()
-        self.dashboard = self._new_dashboard()
-        self.switch_screen(self.dashboard)
-
-    def _close_retired(self) -> None:
-        """Close the engines of an older config, once no serve, stop or power holds one."""
-        for engine in self.session.to_close(busy=self._flows is not None and self._flows.busy):
-            self.run_worker(close_engine(engine), group="retire", exit_on_error=False)
-
     def on_mount(self) -> None:
         # Pushed over the (blank) default screen so a config reload can switch_screen it.
-        self.push_screen(self._first_screen())
+        self.push_screen(self.screen_flow.first())
         if (pending := self.session.pending) is not None:  # load it after the first frame
             self.call_after_refresh(self._start_loading, pending)
         if self.session.watch_mode:
             self.set_interval(self.session.options.cycle_seconds, self._cycle_cluster)
-        self.set_interval(self.session.options.reload_seconds, self._poll_files)
-
-    def _poll_files(self) -> None:
-        """Live reload of edits on disk; nothing moves under a modal (seen once it closes)."""
-        if not self.screen_stack or self.screen.is_modal or self.session.pending is not None:
-            return
-        if self.dashboard is not None and not self.dashboard.is_mounted:
-            return  # a reload is still building it
-        changes = self.session.file_watch.poll()
-        if changes.config and self.session.can_reload:
-            self.reload_config(live=True)  # the new dashboard reads the recipes as well
-        elif changes.recipes and self.dashboard is not None:
-            self.dashboard.reload_recipes()
-
-    async def on_unmount(self) -> None:
-        for engine in self.session.engines():
-            await close_engine(engine)
+        self.set_interval(self.session.options.reload_seconds, self.screen_flow.poll_files)
 
     def _start_loading(self, pending: PendingConfig) -> None:
         self.run_worker(self._finish_start(pending), group="startup")
 
     async def _finish_start(self, pending: PendingConfig) -> None:
         config, engine = await finish_start(pending)
-        self.config_loaded(config, engine)
+        self.screen_flow.started(config, engine)
 
-    def config_loaded(self, config: LoadedConfig | SparkError,
-                      engine: ClusterView | ClusterControl | None) -> None:
-        """The start-up load is done: the dashboard (or the error screen) replaces the
-        skeleton, and the engine starts its work."""
-        if self.screen.is_modal:  # help or the palette over the skeleton: swap once it closes
-            self.set_timer(0.1, partial(self.config_loaded, config, engine))
-            return
-        self.session.started(config, engine)
-        self.switch_screen(self._first_screen())
+    async def on_unmount(self) -> None:
+        for engine in self.session.engines():
+            await close_engine(engine)
 
     @property
     def flows(self) -> ActionFlows:
@@ -268,11 +197,7 @@ class SparkApp(SafeText, App[int]):
     async def fresh_health(self, cluster: str) -> ClusterHealth:
         """A new health check through the session's engine (for a confirmation); the
         dashboard shows it too."""
-        engine = self.session.engine
-        assert engine is not None
-        health = await workers.fresh_health(engine, cluster, self.session.options.health_timeout)
-        self._deliver(HealthUpdated(health))
-        return health
+        return await self.readers.fresh_health(cluster)
 
     def _deliver(self, message: Message) -> None:
         if self.dashboard is not None:
@@ -351,7 +276,7 @@ class SparkApp(SafeText, App[int]):
     @on(ActionFinished)
     def _on_action_finished(self, message: ActionFinished) -> None:
         self.flows.finished(message)
-        self._close_retired()  # an engine the action held, from before a config reload
+        self.screen_flow.close_retired()  # an engine the action held, from before a reload
 
 
 def create_app(config: ConfigState, recipes_dir: Path,

@@ -11,6 +11,7 @@ of the app, the screen and the panes has an entry here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -147,7 +148,7 @@ class SparkCommands(Provider):
             yield _(entry.title), _(entry.help), self._runner(entry, target)
         for name in app.cluster_names():
             yield (_("Cluster: {name}").format(name=esc(name)), _("show this cluster"),
-                   lambda name=name: app.focus_cluster(name))
+                   partial(app.focus_cluster, name))
 
     def _runner(self, entry: Entry, target: DOMNode) -> Callable[[], object]:
         app = self.spark

@@ -9,7 +9,7 @@ messages (``sparktui.tui.workers`` makes them); nothing here holds what they rea
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.message import Message
@@ -17,7 +17,11 @@ from textual.timer import Timer
 
 from sparktui.engine.api import ClusterView
 from sparktui.tui import workers
+from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.session import Session
+
+if TYPE_CHECKING:
+    from sparktui.engine.status import ClusterHealth
 
 READ_GROUPS = ("health", "logs", "telemetry")
 """Worker groups that read through the engine; an action's group ("action") is never
@@ -81,6 +85,15 @@ class ReadWorkers:
                                                 self._refresh_due)
             return
         self.refresh_now()
+
+    async def fresh_health(self, cluster: str) -> ClusterHealth:
+        """A new health check for a confirmation (raises on failure); the dashboard shows
+        it too."""
+        engine = self._session.engine
+        assert engine is not None
+        health = await workers.fresh_health(engine, cluster, self._session.options.health_timeout)
+        self._deliver(HealthUpdated(health))
+        return health
 
     def deep_check(self, cluster: str) -> None:
         """The third readiness tier on demand: a one-token completion on the head."""

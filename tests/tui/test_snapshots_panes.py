@@ -8,12 +8,12 @@ python -m pytest tests/tui/test_snapshots_panes.py --snapshot-update
 from __future__ import annotations
 
 import pytest
-from sparktui.tui.flows import power_request
 from textual.pilot import Pilot
 
 from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Outcome, Progress
 from sparktui.plan.power import plan_off
+from sparktui.tui.controllers.power import power_request
 from sparktui.tui.messages import HealthUpdated, LogsArrived
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen, power_choices

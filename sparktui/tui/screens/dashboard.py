@@ -194,7 +194,7 @@ class DashboardScreen(Screen[None]):
             recipe = self.selected_entry()
             ref = self.clusters_pane.current()
             cursor_cluster = ref.cluster if ref is not None else cluster
-            if self.app.focused is self.clusters_pane.tree and ref is not None \
+            if self.app.focused is self.clusters_pane.cluster_tree and ref is not None \
                     and ref.node is not None and ref.cluster == cluster:
                 node = ref.node
             else:
@@ -261,7 +261,7 @@ class DashboardScreen(Screen[None]):
         if name in TABS:
             tabs.active = TABS[name]
         target: Widget = {
-            "clusters": lambda: self.clusters_pane.tree,
+            "clusters": lambda: self.clusters_pane.cluster_tree,
             "recipes": lambda: self.recipes.option_list,
             "nodes": lambda: self.nodes.table,
             "plan": lambda: self.plan,
@@ -287,7 +287,7 @@ class DashboardScreen(Screen[None]):
             self._node_details(self.cluster, node)
         elif focused is self.recipes.option_list and (entry := self.selected_entry()):
             self.app.push_screen(DetailsScreen(entry.name, recipe_details(entry)))
-        elif focused is self.clusters_pane.tree and (ref := self.clusters_pane.current()) \
+        elif focused is self.clusters_pane.cluster_tree and (ref := self.clusters_pane.current()) \
                 and ref.node is not None:
             self._node_details(ref.cluster, ref.node)
 

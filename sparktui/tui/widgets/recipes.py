@@ -1,7 +1,7 @@
 """Recipes pane: every recipe of the recipes folder; a broken one shows its error inline.
 
 ``m`` (form), ``E`` ($EDITOR) and ``d`` (duplicate) post :class:`RecipesPane.EditRequested`;
-the dashboard runs them (``sparktui.tui.recipe_actions``).
+the dashboard runs them (``sparktui.tui.controllers.recipes``).
 """
 
 from __future__ import annotations
