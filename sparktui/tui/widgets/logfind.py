@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 from textual.widgets import Input
 
 from sparktui.i18n import _, ngettext
-from sparktui.tui.logtext import format_line, is_error_line, pick_match, save_log, search_pattern
+from sparktui.tui.viewmodel.logtext import (
+    format_line,
+    is_error_line,
+    pick_match,
+    save_log,
+    search_pattern,
+)
 from sparktui.tui.widgets.logview import SYSTEM_NODE
 
 if TYPE_CHECKING:
