@@ -66,7 +66,7 @@ def test_a_dead_docker_daemon_is_never_read_as_idle(site, capsys):
 
 
 def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(site):
-    from sparktui.tui.actions import needs_typed_name
+    from sparktui.tui.viewmodel.runs import needs_typed_name
 
     s = site(2)
     s.hosts.node("node1").docker_down()

@@ -10,8 +10,8 @@ from conftest import Recorder, toy_recipe
 from service_support import service, services_only, with_services
 
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
-from sparktui.tui.actions import ActionRun
 from sparktui.tui.screens.progress import serve_failure_note
+from sparktui.tui.viewmodel.runs import ActionRun
 
 
 def _nodes(s):

@@ -12,12 +12,12 @@ from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.tui.actions import progress_rows
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
+from sparktui.tui.viewmodel.runs import progress_rows
 from tui.support import EXAMPLE_CONFIG, NOW, RecordingEngine, make_app, wait_for
 
 ACTION_SCREENS = (ConfirmScreen, ServePlanScreen, ExecScreen, ProgressScreen)

@@ -192,14 +192,14 @@ def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
                               watch=True)
     assert run_app(args) == 0
     pending = built[0].config
-    assert isinstance(pending, PendingConfig) and built[0].watch
+    assert isinstance(pending, PendingConfig) and built[0].session.watch_mode
     assert pending.path == args.config and pending.clusters == (("a", ()),)
     with pytest.raises(SparkError):
         pending.load()  # what the error screen will show
     args.config = EXAMPLE_CONFIG
     assert run_app(args) == 0
     assert built[1].config.load().config.clusters[0].name == "2nodes"
-    assert built[1].recipes_dir == RECIPES
+    assert built[1].session.recipes_dir == RECIPES
     assert built[0].engine is None and built[1].engine is None  # nothing connects yet
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparktui.engine.status import LogLine
-from sparktui.tui.logtext import (
+from sparktui.tui.viewmodel.logtext import (
     DEBUG,
     ERROR,
     INFO,
