@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import socket
 import tomllib
 from collections.abc import Callable
@@ -34,10 +33,6 @@ if TYPE_CHECKING:
 
 BUILTIN_CLUSTER = "local"
 """``sparktui.config.loader.LOCAL_CLUSTER``, named without importing the models."""
-
-WARM_MODULES = ("sparktui.tui.screens.dashboard", "sparktui.tui.controllers.flows",
-                "sparktui.tui.screens.help", "sparktui.engine.cluster")
-"""Imported by the loading thread, so the swap to the dashboard does not block the UI."""
 
 Clusters = tuple[tuple[str, tuple[str, ...]], ...]  # (cluster, its node names) in file order
 
@@ -108,9 +103,17 @@ def load_pending(pending: PendingConfig) -> LoadedConfig | SparkError:
         config: LoadedConfig | SparkError = pending.load()
     except SparkError as exc:
         config = exc
-    for name in WARM_MODULES:
-        importlib.import_module(name)
+    warm_imports()
     return config
+
+
+def warm_imports() -> None:
+    """Run in the loading thread, so the swap to the dashboard does not block the UI on
+    imports (plain imports: the names stay visible to go-to-definition and mypy)."""
+    import sparktui.engine.cluster
+    import sparktui.tui.controllers.flows
+    import sparktui.tui.screens.dashboard
+    import sparktui.tui.screens.help  # noqa: F401
 
 
 async def finish_start(pending: PendingConfig) -> tuple[LoadedConfig | SparkError,
