@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from conftest import Recorder, eventually, toy_recipe
+from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
 

@@ -7,7 +7,7 @@ import json
 import subprocess
 import time
 
-from conftest import Recorder, eventually, toy_recipe
+from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
 

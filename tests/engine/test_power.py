@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import Recorder
 from power_support import TOKEN, fast_polls, ha, headless, make_site
+from site_support import Recorder
 
 from sparktui.cli import main
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Recorder, toy_recipe
 from power_support import TOKEN, fast_polls, ha, make_site
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config

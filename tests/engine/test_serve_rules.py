@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 
-from conftest import Recorder, toy_recipe
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 

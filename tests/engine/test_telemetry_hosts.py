@@ -7,7 +7,7 @@ import json
 import shutil
 import time
 
-from conftest import toy_recipe
+from site_support import toy_recipe
 
 from sparktui.cli import main
 

@@ -8,9 +8,8 @@ import asyncio
 import html
 import re
 
-from conftest import toy_recipe
-from dashboard_support import dashboard_app, wait_until
 from power_support import TOKEN, fast_polls, ha, make_site
+from site_support import toy_recipe
 from textual.widgets import Input, OptionList
 
 from sparktui.cli import main
@@ -19,6 +18,7 @@ from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen
 from sparktui.tui.screens.progress import ProgressScreen
+from tui.dashboard_support import dashboard_app, wait_until
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 

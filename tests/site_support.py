@@ -1,4 +1,6 @@
-"""Engine tests run sparktui's real asyncssh engine against the sshd test hosts."""
+"""A sparktui config on the sshd test hosts (the ``site`` fixture, registered by
+tests/conftest.py) and the helpers of the tests that use it: engine and dashboard alike
+run sparktui's real asyncssh engine against them."""
 
 from __future__ import annotations
 
