@@ -44,8 +44,8 @@ def test_stop_signals_the_head_before_its_workers(site):
     assert not any(a[1] == "kill" for a in s.hosts.recorded_docker("node2"))
 
 
-def test_a_dead_docker_daemon_is_never_read_as_idle(site, capsys):
-    s = site(2)
+def test_a_dead_docker_daemon_is_never_read_as_idle(fresh_site, capsys):
+    s = fresh_site(2)
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
     s.hosts.node("node2").docker_down()
@@ -65,10 +65,10 @@ def test_a_dead_docker_daemon_is_never_read_as_idle(site, capsys):
     s.hosts.node("node2").docker_up()
 
 
-def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(site):
+def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(fresh_site):
     from sparktui.tui.actions import needs_typed_name
 
-    s = site(2)
+    s = fresh_site(2)
     s.hosts.node("node1").docker_down()
 
     async def go():
@@ -135,8 +135,8 @@ def test_a_foreign_tmux_session_named_like_ours_is_not_ours(site, capsys):
     assert sessions == ["sparktui-someone-else"]  # untouched
 
 
-def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(site, capsys):
-    s = site(2)
+def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(fresh_site, capsys):
+    s = fresh_site(2)
     s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "600"'))
     plan = s.plan("toy")
     rec = Recorder()

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import procs
+from . import claims, procs
 from .dockerapi import DockerApi, DockerApiError, normalize_ref
 from .testimage import build as image_build
 
@@ -129,7 +129,9 @@ class TestDaemon:
         a, b = pool.block
         self.addr = f"127.{a}.{b}.{10 + slot}"
         self.bridge = f"spk{pool.tag}{slot}"
-        self.subnet = f"172.{pool.subnet_octet}.{slot}"
+        rng = random.SystemRandom()  # the bridge's /24, claimed on this machine
+        self.subnet = claims.claim("subnet",
+                                   lambda: f"172.{rng.randint(16, 31)}.{rng.randint(0, 253)}")
         self.socket = self.root / "docker.sock"
         self.api = DockerApi(self.socket)
         self.proc: subprocess.Popen | None = None
@@ -270,14 +272,18 @@ class TestDaemon:
                 "daemon": str(self.root)}
         (self.root / "node.json").write_text(json.dumps(info))
 
-    def clean(self) -> None:
-        """No containers, default images, not anyone's: ready for the next cluster."""
+    def reset(self) -> None:
+        """Up, no containers, none of their processes left (images: the caller's)."""
         if not self.running:
             self.spawn()
         for item in self.api.containers():
             with contextlib.suppress(DockerApiError):
                 self.api.remove(item["Id"])
         procs.kill_env_matching("SPARKTEST_DOCKERD", str(self.root))
+
+    def clean(self) -> None:
+        """No containers, default images, not anyone's: ready for the next cluster."""
+        self.reset()
         self.set_images(None)
         (self.root / "node.json").unlink(missing_ok=True)
         self.node = None
@@ -288,9 +294,12 @@ class DaemonPool:
 
     def __init__(self) -> None:
         rng = random.SystemRandom()
-        self.block = (rng.randint(100, 250), rng.randint(1, 250))
-        self.tag = f"{rng.randrange(16**3):03x}"
-        self.subnet_octet = rng.randint(16, 31)
+        # Claimed on this machine (claims.py): parallel runs never share a loopback
+        # block (so no sshd port or dockerd --ip either) or a bridge name.
+        block = claims.claim("block", lambda: f"{rng.randint(100, 250)}.{rng.randint(1, 250)}")
+        a, b = block.split(".")
+        self.block = (int(a), int(b))
+        self.tag = claims.claim("bridges", lambda: f"{rng.randrange(16**3):03x}")
         self.root = Path(f"/tmp/sparktui-dockerd-{os.getpid()}-{self.tag}")
         self.root.mkdir()
         procs.write_owner(self.root)
@@ -366,6 +375,9 @@ def reap_stale_pools() -> None:
         for d in root.glob("d*"):
             procs.kill_env_matching("SPARKTEST_DOCKERD", str(d))
         tag = root.name.rsplit("-", 1)[-1]
-        for link in Path("/sys/class/net").glob(f"spk{tag}*"):
-            subprocess.run(["ip", "link", "del", link.name], capture_output=True, check=False)
+        with claims.held("bridges", tag) as ours:
+            # not ours: a live run holds the tag again and has remade its bridges
+            for link in Path("/sys/class/net").glob(f"spk{tag}*") if ours else ():
+                subprocess.run(["ip", "link", "del", link.name], capture_output=True,
+                               check=False)
         remove_tree(root)
