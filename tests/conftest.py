@@ -15,3 +15,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HOST_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.hosts)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Workers each see a part of a module's snapshots: updates are made in one process.
+    if config.getoption("--snapshot-update", False) and getattr(config.option,
+                                                                 "numprocesses", None):
+        raise pytest.UsageError("--snapshot-update runs in one process: add -n 0")

@@ -140,7 +140,7 @@ class RecordingEngine:
         return [c for c in self.calls if c[0] in ("serve", "stop", "exec")]
 
 
-async def wait_for(pilot, predicate, timeout: float = 5.0) -> None:
+async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
     """Pause until ``predicate()`` holds: timers and workers run late on a busy machine."""
     import time
 

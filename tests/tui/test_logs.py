@@ -131,11 +131,11 @@ async def test_pause_survives_more_lines_than_the_view_holds():
         await app.shown(pilot, 50)
         pane.view.focus()
         await pilot.press("up")
-        await pilot.pause()
+        await wait_for(pilot, lambda: not pane.follow)
         pane.add_lines(lines("spark1", 500, start=100))
         assert pane.new_while_paused == 500
         await pilot.press("f")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: pane.follow and pane.view.lines[-1].endswith("line 599"))
         assert pane.view.line_count == 50
         assert pane.view.lines[-1].endswith("line 599")
 
