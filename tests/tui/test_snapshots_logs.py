@@ -14,7 +14,7 @@ from textual.widgets import Input
 from sparktui.engine.status import LogLine
 from sparktui.tui.app import SparkApp
 from sparktui.tui.messages import HealthUpdated, LogsArrived
-from tui.support import RECIPES, make_app, serving_health, two_node_lines
+from tui.support import RECIPES, make_app, serving_health, two_node_lines, wait_for
 
 SMALL = (120, 40)
 
@@ -50,6 +50,8 @@ async def _logs(pilot: Pilot) -> None:
     app.dashboard.post_message(HealthUpdated(serving_health()))
     app.dashboard.post_message(LogsArrived("2nodes", failing_lines()))
     await pilot.pause(0.3)
+    logs = app.dashboard.logs  # on a loaded machine the lines may take longer
+    await wait_for(pilot, lambda: logs.view.line_count >= len(failing_lines()))
 
 
 def test_logs_search_highlight(snap_compare, app):
@@ -77,6 +79,7 @@ def test_logs_first_error(snap_compare, app):
     async def run_before(pilot: Pilot) -> None:
         await _logs(pilot)
         await pilot.press("E")
+        await wait_for(pilot, lambda: not pilot.app.dashboard.logs.follow)  # marked
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
