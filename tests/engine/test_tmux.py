@@ -8,7 +8,7 @@ import stat
 import sys
 from pathlib import Path
 
-from conftest import eventually
+from site_support import eventually
 
 from sparktui.cli import main
 

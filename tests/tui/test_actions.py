@@ -1,5 +1,5 @@
 """The action flows without hosts: the gates, the confirmation's states, the progress run,
-tmux attach and the palette. The same flows on the real engine: tests/engine."""
+tmux attach and the palette. The same flows on the real engine: test_dashboard_actions.py."""
 
 from __future__ import annotations
 

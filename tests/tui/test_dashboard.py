@@ -182,7 +182,7 @@ async def test_broken_config_shows_an_error_screen(tmp_path: Path):
 
 def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
     """run_app builds the app from the same helpers as the CLI. The config is validated
-    (and the engine built) after the first frame: tests/engine/test_dashboard_startup.py
+    (and the engine built) after the first frame: tests/tui/test_dashboard_startup.py
     runs that part on the real hosts; a broken config is no crash."""
     from sparktui.tui.startup import PendingConfig
 

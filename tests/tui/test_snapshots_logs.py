@@ -81,6 +81,7 @@ def test_logs_first_error(snap_compare, app):
     async def run_before(pilot: Pilot) -> None:
         await _logs(pilot)
         await pilot.press("E")
+        await wait_for(pilot, lambda: not pilot.app.dashboard.logs.follow)  # marked
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
