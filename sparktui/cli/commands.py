@@ -48,6 +48,21 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     p.set_defaults(run=lazy("sparktui.cli.cluster_cmds", "run_stop"))
 
+    p = sub.add_parser("supervise", help=_("serve a recipe and keep its group alive: restart "
+                                           "the whole group when it fails (Ctrl+C ends)"))
+    p.add_argument("recipe", nargs="?")
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
+                   help=_("seconds between checks (default: supervise_interval_seconds)"))
+    p.add_argument("--on-node", action="store_true",
+                   help=_("run the supervisor in a container on the head (docs/supervise.md)"))
+    p.add_argument("--end", action="store_true",
+                   help=_("end the cluster's supervision, wherever it runs; the group "
+                          "keeps running"))
+    p.add_argument("--mode", choices=("foreground", "on-node"), default="foreground",
+                   help=argparse.SUPPRESS)  # what the on-node container says it is
+    p.set_defaults(run=lazy("sparktui.cli.supervise_cmd", "run_supervise"))
+
     p = sub.add_parser("health", help=_("reachability, containers and the engine's API"))
     p.add_argument("--cluster", "-c")
     p.add_argument("--json", action="store_true",

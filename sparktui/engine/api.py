@@ -38,6 +38,7 @@ class Step(StrEnum):
     POWER_OFF = "power_off"
     POWER_ON = "power_on"
     BOOT = "boot"
+    SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
 
 
 class StepState(StrEnum):

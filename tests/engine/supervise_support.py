@@ -1,0 +1,141 @@
+"""Helpers for the supervision tests: a supervisor in its own process, the group's
+containers as the nodes' dockerds see them, and supervision as the head keeps it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import time
+
+from sparktui.engine.supervise.record import SupervisionStatus
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Small intervals and limits; every wait in the tests is a bounded poll.
+TOP = "\n".join([
+    "supervise_interval_seconds = 1", "supervise_failure_checks = 2",
+    "supervise_backoff_seconds = 1", "supervise_backoff_max_seconds = 2",
+    "supervise_max_restarts = 2", "supervise_window_seconds = 600",
+    "supervise_lease_seconds = 8",
+])
+
+
+def env() -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SPARKTUI_", "LC_", "LANG"))}
+    out["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), out.get("PYTHONPATH")]))
+    out["LANGUAGE"] = "en"
+    return out
+
+
+def until(predicate, seconds: float = 60.0, what: str = "condition", every: float = 0.5,
+          explain=None):
+    """Poll (each poll may open SSH connections: twice a second is plenty) until
+    ``predicate()`` is truthy, and return it; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            more = f"\n{explain()}" if explain is not None else ""
+            raise AssertionError(f"{what}: still false after {seconds:g} s{more}")
+        time.sleep(every)
+
+
+class SupervisorProcess:
+    """``sparktui supervise ...`` in a process of its own, its output in a file."""
+
+    def __init__(self, site, *args: str) -> None:
+        self.log = site.root / f"supervise-{len(list(site.root.glob('supervise-*')))}.log"
+        self._out = open(self.log, "w")  # noqa: SIM115 (closed in wait/kill)
+        self.proc = subprocess.Popen([sys.executable, "-m", "sparktui", *site.cli(
+            "supervise", *args)], env=env(), stdout=self._out, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def saw(self, text: str) -> bool:
+        return text in self.output()
+
+    def wait(self, seconds: float = 120) -> int:
+        try:
+            return self.proc.wait(seconds)
+        finally:
+            self._out.close()
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(30)
+        self._out.close()
+
+    def __enter__(self) -> SupervisorProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
+
+def containers(site, node: str, recipe: str = "toy") -> dict[str, tuple[str, str]]:
+    """name -> (container ID, state) of the recipe's containers on ``node``."""
+    got = site.hosts.node(node).docker(
+        "ps", "-a", "--filter", f"label=sparktui.recipe={recipe}",
+        "--format", "{{.Names}} {{.ID}} {{.State}}")
+    rows = [line.split() for line in got.stdout.splitlines() if line.strip()]
+    return {r[0]: (r[1], r[2]) for r in rows if len(r) == 3}
+
+
+def group(site, nodes=("node1", "node2"), recipe: str = "toy") -> dict[str, tuple[str, str]]:
+    """node -> (ID, state) of its engine container, for every node that has one."""
+    found = {}
+    for node in nodes:
+        rows = containers(site, node, recipe)
+        if f"sparktui-{recipe}" in rows:
+            found[node] = rows[f"sparktui-{recipe}"]
+    return found
+
+
+def running(site, nodes=("node1", "node2")) -> dict[str, tuple[str, str]] | None:
+    now = group(site, nodes)
+    return now if len(now) == len(nodes) and all(s == "running" for _, s in now.values()) \
+        else None
+
+
+def all_new(site, before: dict[str, tuple[str, str]]):
+    """Every node runs a container other than the one in ``before``."""
+    now = running(site, tuple(before))
+    return now if now and all(now[n][0] != before[n][0] for n in before) else None
+
+
+def supervision(site) -> SupervisionStatus:
+    async def go():
+        engine = site.engine()
+        try:
+            return await engine.supervision("test")
+        finally:
+            await engine.close()
+    return asyncio.run(go())
+
+
+def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float = 120):
+    def ready():
+        if proc is not None and proc.proc.poll() is not None:
+            raise AssertionError(f"the supervisor ended: {proc.output()}")
+        status = supervision(site)
+        healthy = status.record is not None and status.record.healthy_since is not None
+        return status if status.state == "supervised" and healthy and running(site) else None
+    return until(ready, seconds, "the group supervised and running")
+
+
+def docker_runs(site, node: str) -> int:
+    return sum(1 for a in site.hosts.recorded_docker(node) if a[:2] == ["docker", "run"])
