@@ -132,7 +132,9 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
         if proc is not None and proc.proc.poll() is not None:
             raise AssertionError(f"the supervisor ended: {proc.output()}")
         status = supervision(site)
-        healthy = status.record is not None and status.record.healthy_since is not None
+        record, lease = status.record, status.lease
+        healthy = (record is not None and lease is not None and record.holder == lease.holder
+                   and record.healthy_since is not None)
         return status if status.state == "supervised" and healthy and running(site) else None
     return until(ready, seconds, "the group supervised and running")
 

@@ -55,3 +55,101 @@ def test_a_killed_worker_restarts_the_whole_group_and_a_stop_ends_the_supervisor
     assert group(s) == {} and docker_runs(s, "node1") == runs
     status = supervision(s)
     assert status.state == "disarmed" and status.lease is None
+
+
+def _freeze(s, node: str, container: str = "sparktui-toy") -> list[int]:
+    """SIGSTOP every process of the container: it keeps its port and answers nothing."""
+    top = s.hosts.node(node).docker("top", container, "-eo", "pid")
+    pids = [int(x) for x in top.stdout.split()[1:] if x.isdigit()]
+    assert pids, top.stderr
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        holder = supervision(s).lease
+        # a second supervisor of the same group, from another process: refused, exit 3
+        capsys.readouterr()
+        assert main(s.cli("supervise", "toy")) == 3
+        err = capsys.readouterr().err
+        assert "supervised already" in err and holder.holder in err
+        before = running(s)
+        _freeze(s, "node1")  # the head engine stops answering, its container still "Up"
+        until(lambda: all_new(s, before), 120, "every container of the group new",
+              explain=sup.output)
+        event = until(lambda: (r := supervision(s).record) and r.restarts
+                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        assert event.failure.node == "node1" and event.failure.kind == "health"
+        assert "/health does not answer (timeout)" in sup.output()
+        # Ctrl+C ends the supervisor and leaves the group running
+        sup.signal(signal.SIGINT)
+        assert sup.wait(60) == 0, sup.output()
+        assert "the group keeps running" in sup.output()
+    assert running(s) and supervision(s).state == "ended"
+    assert supervision(s).lease is None
+
+
+def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, capsys):
+    s = site(2, top=TOP)
+    # healthy at once, then "CUDA out of memory" a few seconds later, every time
+    s.recipe("toy", toy_recipe(env='STANDIN_EXIT_AFTER = "8"'))
+    with SupervisorProcess(s, "toy") as sup:
+        assert sup.wait(300) == 1, sup.output()
+    out = sup.output()
+    assert out.count("restarting the whole group") == 2  # max_restarts, then no more
+    assert "gave up on toy (test): 2 restarts in the last 10m" in out
+    assert "CUDA out of memory" in out  # the failed node's last lines, with the alert
+    assert docker_runs(s, "node1") == 3 and docker_runs(s, "node2") == 3
+    status = supervision(s)
+    assert status.state == "gave_up" and status.lease is None
+    assert len(status.record.restarts) == 2 and any("CUDA out of memory" in line
+                                                    for line in status.record.last_lines)
+    assert set(group(s)) == {"node1", "node2"}  # left as it is, for the operator
+    capsys.readouterr()
+    main(s.cli("health"))
+    out = capsys.readouterr().out
+    assert "supervision of toy gave up at" in out and "2 restarts in the last 10m" in out
+    assert "last lines of" in out
+
+
+def test_a_group_that_never_becomes_healthy_is_not_restarted(site):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "60"\nSTANDIN_EXIT_AFTER = "1"'))
+    with SupervisorProcess(s, "toy") as sup:
+        assert sup.wait(120) == 1, sup.output()
+    out = sup.output()
+    assert "restarting" not in out and docker_runs(s, "node1") == 1
+    assert "gave up on toy (test): serve failed on" in out and "CUDA out of memory" in out
+    assert supervision(s).record.reason.code == "serve_failed"
+    assert set(group(s)) == {"node1", "node2"}  # kept for a post-mortem
+
+
+def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site, capsys):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as first:
+        wait_supervised(s, first)
+        dead = supervision(s).lease
+        first.kill()  # no cleanup at all: the lease stays until its heartbeat is too old
+    assert supervision(s).lease.token == dead.token
+    until(lambda: supervision(s).state == "lost", 60, "the lease without heartbeat")
+    capsys.readouterr()
+    main(s.cli("health"))
+    assert f"supervisor {dead.holder} lost: no heartbeat for" in capsys.readouterr().out
+    before = running(s)
+    with SupervisorProcess(s, "toy") as second:  # takes over and adopts the running group
+        status = wait_supervised(s, second)
+        assert status.lease.token != dead.token
+        assert second.saw("the group runs: watching it as it is")
+        capsys.readouterr()
+        assert main(s.cli("supervise", "--end")) == 0
+        assert "supervision of test ends; the group keeps running" in capsys.readouterr().out
+        assert second.wait(60) == 0, second.output()
+        assert "end of supervision on test by" in second.output()
+    assert running(s) == before  # the same containers: nothing was restarted
+    assert supervision(s).state == "disarmed"
