@@ -141,3 +141,80 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
 
 def docker_runs(site, node: str) -> int:
     return sum(1 for a in site.hosts.recorded_docker(node) if a[:2] == ["docker", "run"])
+
+
+# -- the on-node supervisor's image ------------------------------------------------------
+SUPERVISOR_IMAGE = "sparktui-supervisor:test"
+DEPS = ("asyncssh", "cryptography", "_cffi_backend", "cffi", "pydantic_core",
+        "typing_extensions", "tomlkit", "prometheus_client", "babel")
+DYNLOAD = ("_ssl", "_hashlib", "_decimal", "_lzma", "_bz2")
+"""What the test image's Python leaves out and sparktui's dependencies import."""
+BABEL_LOCALES = ("root", "en", "ru", "es", "it", "fr", "de")
+
+
+def _module_files(name: str) -> list[tuple[str, Path]]:
+    """(path under site-packages, file) of an installed module or package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin, name
+    origin = Path(spec.origin)
+    if origin.name != "__init__.py":
+        return [(origin.name, origin)]
+    files = []
+    for path in origin.parent.rglob("*"):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if name == "babel" and path.parent.name == "locale-data" and not any(
+                path.stem == loc or path.stem.startswith(loc + "_") for loc in BABEL_LOCALES):
+            continue
+        files.append((str(path.relative_to(origin.parent.parent)), path))
+    return files
+
+
+def supervisor_context() -> bytes:
+    """A build context: the test image plus sparktui, its dependencies and the parts of
+    this Python the test image leaves out: what a real image has by ``pip install``."""
+    import io
+    import sysconfig
+    import tarfile
+
+    from hosts.testimage.build import shared_libraries
+
+    dockerfile = (f"FROM sparktest/base:latest\nCOPY root/ /\n"
+                  f"ENV PYTHONPATH=/opt/sparktui:/opt/sparktui-deps\n"
+                  'ENTRYPOINT ["python3", "-m", "sparktui"]\nCMD []\n')
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def add(name: str, path: Path) -> None:
+            tar.add(os.path.realpath(path), arcname=name, recursive=False)
+
+        info = tarfile.TarInfo("Dockerfile")
+        info.size = len(dockerfile)
+        tar.addfile(info, io.BytesIO(dockerfile.encode()))
+        for top in ("sparktui", "locales", "host-scripts"):
+            for path in (REPO / top).rglob("*"):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    add(f"root/opt/sparktui/{path.relative_to(REPO)}", path)
+        libs: set[Path] = set()
+        for name in DEPS:
+            for rel, path in _module_files(name):
+                add(f"root/opt/sparktui-deps/{rel}", path)
+                if ".so" in path.suffixes:
+                    libs.update(shared_libraries(path))
+        dynload = Path(sysconfig.get_paths()["stdlib"]) / "lib-dynload"
+        for module in DYNLOAD:
+            for so in dynload.glob(f"{module}.*.so"):
+                add(f"root{so}", so)
+                libs.update(shared_libraries(so))
+        for lib in sorted(libs):
+            add(f"root{lib}", lib)
+    return buf.getvalue()
+
+
+def build_supervisor_image(node) -> str:
+    node.daemon.api.call("POST", "/build", {"t": SUPERVISOR_IMAGE, "version": "1", "rm": "1",
+                                            "q": "1"},
+                         body=supervisor_context(), content_type="application/x-tar",
+                         timeout=300)
+    return SUPERVISOR_IMAGE

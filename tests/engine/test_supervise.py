@@ -9,9 +9,11 @@ import signal
 
 from conftest import toy_recipe
 from supervise_support import (
+    SUPERVISOR_IMAGE,
     TOP,
     SupervisorProcess,
     all_new,
+    build_supervisor_image,
     docker_runs,
     group,
     running,
@@ -153,3 +155,39 @@ def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site,
         assert "end of supervision on test by" in second.output()
     assert running(s) == before  # the same containers: nothing was restarted
     assert supervision(s).state == "disarmed"
+
+
+def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(site, capsys):
+    s = site(2, top=TOP)
+    # the head's own key to every node: here, the test hosts' user key (on the head's disk)
+    s.config_path.write_text(f'supervise_image = "{SUPERVISOR_IMAGE}"\n'
+                             f'supervise_key_path = "{s.hosts.key_path}"\n'
+                             + s.config_path.read_text())
+    head = s.hosts.node("node1")
+    build_supervisor_image(head)
+    s.recipe("toy", toy_recipe())
+    capsys.readouterr()
+    assert main(s.cli("supervise", "toy", "--on-node", "--interval", "1")) == 0, \
+        capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "runs on node1 (sparktui-supervise-test)" in out
+    status = wait_supervised(s)
+    assert status.lease.mode == "on-node"
+    logs = lambda: head.docker("logs", "sparktui-supervise-test").stdout  # noqa: E731
+    # the laptop is gone: nothing of this process supervises; the head does
+    before = running(s)
+    s.hosts.node("node2").docker("kill", "sparktui-toy")
+    until(lambda: all_new(s, before), 120, "every container of the group new", explain=logs)
+    until(lambda: "the group is serving again" in logs(), 60, "the restart logged",
+          explain=logs)
+    # a second install while it runs is refused
+    assert main(s.cli("supervise", "toy", "--on-node")) == 3
+    capsys.readouterr()
+    assert main(s.cli("stop", "--yes")) == 0
+    out = capsys.readouterr().out
+    assert "removed sparktui-supervise-test" in out
+    assert head.docker("ps", "-aq", "--filter", "name=sparktui-supervise").stdout == ""
+    files = head.home / ".local/state/sparktui/supervise/on-node"
+    assert not files.exists() and group(s) == {}
+    status = supervision(s)
+    assert status.state == "disarmed" and status.lease is None
