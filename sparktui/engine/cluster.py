@@ -21,11 +21,12 @@ from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTrans
 from sparktui.engine.services.health import service_statuses
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
 from sparktui.engine.supervise import on_node
+from sparktui.engine.supervise.disarm import disarm as supervise_disarm
 from sparktui.engine.supervise.events import SuperviseResult, SuperviseSink
 from sparktui.engine.supervise.loop import Supervisor
 from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import SupervisionStatus
-from sparktui.engine.supervise.remote import new_mark, read_status, write_marks
+from sparktui.engine.supervise.remote import new_mark, read_status
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
@@ -190,10 +191,12 @@ class ClusterEngine:
         First a mark on every node disarms whoever supervises them, wherever it runs;
         the on-node supervisor is removed after. ``disarm=False`` is the supervisor's
         own restart."""
-        transports = {n.name: self.transport(n) for n in self._nodes(cluster)}
+        nodes = self._nodes(cluster)
+        transports = {n.name: self.transport(n) for n in nodes}
         if disarm:
-            await write_marks(transports.values(), new_mark("stop", cluster, recipe),
-                              self.config.command_timeout_seconds)
+            await supervise_disarm(transports.values(), [transports[nodes[0].name]],
+                                   new_mark("stop", cluster, recipe), progress,
+                                   timeout=self.config.command_timeout_seconds)
         result = await Stop(cluster, transports, progress, script_text, recipe=recipe,
                             hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
         if disarm:
@@ -221,8 +224,9 @@ class ClusterEngine:
         group running: the supervisor reads the mark and exits; the on-node one is
         removed. Returns the nodes that could not take the mark."""
         transports = [self.transport(n) for n in self._nodes(cluster)]
-        missed = await write_marks(transports, new_mark("end", cluster, recipe),
-                                   self.config.command_timeout_seconds)
+        missed = await supervise_disarm(transports, transports[:1],
+                                        new_mark("end", cluster, recipe), progress,
+                                        timeout=self.config.command_timeout_seconds)
         await on_node.remove(transports, cluster, recipe, progress)
         return missed
 

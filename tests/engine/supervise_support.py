@@ -127,7 +127,8 @@ def supervision(site) -> SupervisionStatus:
     return asyncio.run(go())
 
 
-def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float = 120):
+def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float = 120,
+                    nodes=("node1", "node2")):
     def ready():
         if proc is not None and proc.proc.poll() is not None:
             raise AssertionError(f"the supervisor ended: {proc.output()}")
@@ -135,7 +136,8 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
         record, lease = status.record, status.lease
         healthy = (record is not None and lease is not None and record.holder == lease.holder
                    and record.healthy_since is not None)
-        return status if status.state == "supervised" and healthy and running(site) else None
+        return (status if status.state == "supervised" and healthy and running(site, nodes)
+                else None)
     return until(ready, seconds, "the group supervised and running")
 
 

@@ -138,7 +138,7 @@ class Supervisor:
         ended = await self._start()
         if ended is not None:
             return ended
-        in_a_row = 0
+        in_a_row, away = 0, ""
         while True:
             cycle = time.monotonic()
             result = await self._check()
@@ -146,15 +146,25 @@ class Supervisor:
             if ended is not None:
                 return ended
             since = time.monotonic() - self.armed_at
+            unreachable = [f for f in result.failures if f.kind == "unreachable"]
             if not result.failures:
-                if in_a_row or self.healthy_since is None:
+                if in_a_row or away or self.healthy_since is None:
                     self._emit(Happening.HEALTHY, _("healthy"))
                     self.healthy_since = self.healthy_since or time.time()
                     await self._save("watching")
-                self.ever_healthy, in_a_row = True, 0
+                self.ever_healthy, in_a_row, away = True, 0, ""
+            elif unreachable:
+                # Nothing can be served there, and its marks cannot be read (a power off,
+                # a stop may be written there): wait for it, never restart around it.
+                in_a_row, text = 0, "; ".join(map(failure_text, unreachable))
+                if text != away:
+                    self._emit(Happening.WAITING, _("waiting for {nodes}").format(
+                        nodes=text), failures=tuple(unreachable))
+                    await self._save("waiting")
+                away = text
             elif counts(result.failures, ever_healthy=self.ever_healthy, since_armed=since,
                         policy=self.policy):
-                in_a_row += 1
+                in_a_row, away = in_a_row + 1, ""
                 self._emit(Happening.FAILING, "; ".join(map(failure_text, result.failures)),
                            failures=tuple(result.failures), count=in_a_row,
                            of=self.policy.failure_checks)
