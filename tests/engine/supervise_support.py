@@ -8,9 +8,8 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
-
 import time
+from pathlib import Path
 
 from sparktui.engine.supervise.record import SupervisionStatus
 
@@ -183,8 +182,8 @@ def supervisor_context() -> bytes:
 
     from hosts.testimage.build import shared_libraries
 
-    dockerfile = (f"FROM sparktest/base:latest\nCOPY root/ /\n"
-                  f"ENV PYTHONPATH=/opt/sparktui:/opt/sparktui-deps\n"
+    dockerfile = ("FROM sparktest/base:latest\nCOPY root/ /\n"
+                  "ENV PYTHONPATH=/opt/sparktui:/opt/sparktui-deps\n"
                   'ENTRYPOINT ["python3", "-m", "sparktui"]\nCMD []\n')
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:

@@ -9,6 +9,7 @@ their values (``Failure``, ``Reason``) and put into words by the reader
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +28,11 @@ def _opt_str(value: Any) -> str | None:
 
 
 def _num(value: Any, default: float = 0.0) -> float:
+    """A finite number below 1e10 (seconds: some 300 years), else ``default``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
-    return float(value)
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) < 1e10 else default
 
 
 def _object(text: str) -> dict[str, Any] | None:
@@ -73,8 +76,10 @@ class Reason:
     def from_dict(cls, data: Any) -> Reason | None:
         if not isinstance(data, dict) or not isinstance(data.get("code"), str):
             return None
-        return cls(data["code"], {k: v for k, v in data.items() if k != "code"
-                                  and isinstance(v, str | int | float | type(None))})
+        values = {k: _num(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+                  for k, v in data.items()
+                  if k != "code" and isinstance(v, str | int | float | type(None))}
+        return cls(data["code"], values)
 
 
 @dataclass(frozen=True)
@@ -218,8 +223,8 @@ class Record:
         data = _object(text.strip())
         if data is None:
             return None
-        restarts = [RestartEvent.from_dict(r) for r in data.get("restarts") or []
-                    if isinstance(data.get("restarts"), list)]
+        items = data.get("restarts")
+        restarts = [RestartEvent.from_dict(r) for r in items] if isinstance(items, list) else []
         lines = data.get("last_lines")
         return cls(
             _str(data.get("cluster")), _str(data.get("recipe")), _str(data.get("holder"), "?"),

@@ -26,6 +26,11 @@ FAILURES: dict[str, str] = {
 }
 
 
+def _seconds(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else 0.0
+
+
 def _clean(value: Any) -> str:
     return shorten(visible(str(value)), 300)
 
@@ -64,12 +69,12 @@ REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
         "the group never became healthy under supervision: it is not restarted"),
     "too_many_restarts": lambda v: _("{restarts} restarts in the last {window}").format(
         restarts=_clean(v.get("restarts", "?")),
-        window=format_duration(float(v.get("window") or 0))),
+        window=format_duration(_seconds(v.get("window")))),
     "serve_failed": _serve_failed,
     "disarmed": lambda v: _("{what}: supervision ends, nothing is restarted").format(
         what=mark_text(Mark("", str(v.get("action") or ""), str(v.get("cluster") or ""),
                             v.get("recipe") if isinstance(v.get("recipe"), str) else None,
-                            str(v.get("by") or ""), float(v.get("at") or 0)))),
+                            str(v.get("by") or ""), _seconds(v.get("at"))))),
     "interrupted": lambda v: _("the supervisor was interrupted; the group keeps running"),
     "lease_lost": lambda v: _("another supervisor took over: {holder}").format(
         holder=_clean(v.get("holder") or "?")),
