@@ -275,6 +275,7 @@ class SupervisionStatus:
     def as_dict(self) -> dict[str, Any]:
         lease = self.lease
         return {"node": self.node, "state": self.state, "active": self.active,
+                "status": self.record.status if self.record else None,
                 "error": self.error, "heartbeat_age": self.lease_age,
                 "holder": lease.holder if lease else None,
                 "mode": lease.mode if lease else None,

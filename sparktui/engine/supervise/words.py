@@ -26,6 +26,13 @@ FAILURES: dict[str, str] = {
 }
 
 
+NOW: dict[str, str] = {
+    "restarting": N_("restarting now"), "backoff": N_("waiting before a restart"),
+    "waiting": N_("waiting for a node that does not answer"),
+}
+"""What an active supervisor is doing, when it is not just watching."""
+
+
 def _seconds(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
         else 0.0
@@ -116,6 +123,8 @@ def status_line(status: SupervisionStatus, now: float) -> str | None:
             if last is not None:
                 line += "; " + _("last restart at {time} because {reason}").format(
                     time=format_time(last.at), reason=failure_text(last.failure))
+            if record.status in NOW:
+                line += "; " + _(NOW[record.status])
         return line
     if record is None:
         return None
