@@ -196,7 +196,8 @@ class ClusterEngine:
         if disarm:
             await supervise_disarm(transports.values(), [transports[nodes[0].name]],
                                    new_mark("stop", cluster, recipe), progress,
-                                   timeout=self.config.command_timeout_seconds)
+                                   timeout=self.config.command_timeout_seconds,
+                                   read_timeout=self.config.health_timeout_seconds)
         result = await Stop(cluster, transports, progress, script_text, recipe=recipe,
                             hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
         if disarm:
@@ -226,7 +227,8 @@ class ClusterEngine:
         transports = [self.transport(n) for n in self._nodes(cluster)]
         missed = await supervise_disarm(transports, transports[:1],
                                         new_mark("end", cluster, recipe), progress,
-                                        timeout=self.config.command_timeout_seconds)
+                                        timeout=self.config.command_timeout_seconds,
+                                        read_timeout=self.config.health_timeout_seconds)
         await on_node.remove(transports, cluster, recipe, progress)
         return missed
 

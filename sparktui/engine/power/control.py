@@ -175,7 +175,8 @@ class PowerRun:
         await disarm([self.engine.transport(n) for n in self.plan.down if not n.local],
                      [self.engine.transport(n) for n in heads], new_mark("power_off"),
                      lambda p: self.say(p.step, p.node, p.state, p.detail),
-                     timeout=self.config.command_timeout_seconds)
+                     timeout=self.config.command_timeout_seconds,
+                     read_timeout=self.config.health_timeout_seconds)
         went = await asyncio.gather(*(self._shut_down(n) for n in self.plan.down))
         down = {n.name for n, ok in zip(self.plan.down, went, strict=True) if ok}
         stuck = [n.name for n in self.plan.down if n.name not in down]

@@ -22,11 +22,14 @@ POLL_SECONDS = 0.5
 
 
 async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], mark: Mark,
-                 progress: ProgressSink | None, *, timeout: float) -> list[str]:
-    """Write ``mark`` on ``transports``, then wait for the supervisors of ``heads`` it
-    ends. The nodes that could not take the mark."""
+                 progress: ProgressSink | None, *, timeout: float,
+                 read_timeout: float) -> list[str]:
+    """Write ``mark`` on ``transports`` (each within ``timeout``), then wait for the
+    supervisors of ``heads`` it ends (each look within ``read_timeout``, as health's).
+    The nodes that could not take the mark."""
     missed = await write_marks(list(transports), mark, timeout)
-    await asyncio.gather(*(_ended(t, mark, progress, timeout) for t in dict.fromkeys(heads)))
+    await asyncio.gather(*(_ended(t, mark, progress, read_timeout)
+                           for t in dict.fromkeys(heads)))
     return missed
 
 

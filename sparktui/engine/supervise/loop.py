@@ -212,7 +212,12 @@ class Supervisor:
             self._emit(Happening.WAITING, _("waiting {seconds:g} s before the next "
                                             "restart").format(seconds=decision.delay))
             await self._save("backoff")
-            await asyncio.sleep(decision.delay)
+            deadline = time.monotonic() + decision.delay
+            while (left := deadline - time.monotonic()) > 0:  # an operator may act meanwhile
+                await asyncio.sleep(min(left, self.policy.interval))
+                mark = await self._disarming_now()
+                if mark is not None:
+                    return await self._disarmed(mark)
         return await self._restart(failures[0])
 
     async def _restart(self, failure: Failure) -> SuperviseResult | None:
@@ -272,8 +277,9 @@ class Supervisor:
         await self._save("watching")
 
     async def _give_up(self, reason: Reason, failure: Failure) -> SuperviseResult:
-        if failure.node != self.last_lines_node or not self.last_lines:
-            self.last_lines, self.last_lines_node = await self._lines(failure.node), failure.node
+        lines = await self._lines(failure.node)  # this failure's, not a restart's before
+        if lines or failure.node != self.last_lines_node:
+            self.last_lines, self.last_lines_node = lines, failure.node
         await self._save("gave_up", reason)
         self._emit(Happening.GAVE_UP, _("gave up on {recipe} ({cluster}): {reason}; the group "
                                         "is left as it is").format(
