@@ -191,3 +191,21 @@ def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(s
     assert not files.exists() and group(s) == {}
     status = supervision(s)
     assert status.state == "disarmed" and status.lease is None
+
+
+def test_a_stalled_engine_is_restarted(site):
+    s = site(2, top=TOP + "\ntelemetry_stall_seconds = 3")
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        before = running(s)
+        head = s.hosts.node("node1")
+        head.set_engine(waiting=4, gen_tps=0)  # requests queue up, no token comes out
+        until(lambda: sup.saw("restarting the whole group: node1: no token generated for"),
+              120, "a stall seen", explain=sup.output)
+        head.set_engine(waiting=0)  # what the restart cures
+        until(lambda: all_new(s, before), 120, "every container of the group new",
+              explain=sup.output)
+        event = until(lambda: (r := supervision(s).record) and r.restarts
+                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        assert event.failure.kind == "stalled" and event.failure.node == "node1"

@@ -155,3 +155,41 @@ def test_untrusted_words_stay_on_one_line():
 def test_any_reason_read_back_is_put_into_words(code, values):
     reason = Reason.from_dict(json.loads(json.dumps({"code": code, **values})))
     assert reason is not None and "\n" not in reason_text(reason)
+
+
+def test_a_member_that_exited_vanished_or_restarted_behind_its_back_is_a_failure():
+    from sparktui.engine.status import Workload
+    from sparktui.engine.supervise.checks import Member, NodeLook, member_failures, started_of
+
+    def w(name: str, state: str = "running", started: str = "t0", restarts: int = 0):
+        return Workload(name, "toy", "c", "n1", 0, "head", "docker", state,
+                        status=state if state == "running" else f"{state} (1)",
+                        started_at=started, restarts=restarts)
+
+    group = [Member("n1", "sparktui-toy"), Member("n2", "sparktui-toy")]
+    healthy = {"n1": NodeLook("n1", [w("sparktui-toy")], []),
+               "n2": NodeLook("n2", [w("sparktui-toy")], [])}
+    started = started_of(group, healthy)
+    assert member_failures(group, healthy, started) == []
+    exited = {**healthy, "n2": NodeLook("n2", [w("sparktui-toy", "exited")], [])}
+    assert member_failures(group, exited, started) == [
+        Failure("not_running", "n2", "exited (1)")]
+    again = {**healthy, "n2": NodeLook("n2", [w("sparktui-toy", started="t1")], [])}
+    assert member_failures(group, again, started)[0].kind == "restarted"
+    counted = {**healthy, "n2": NodeLook("n2", [w("sparktui-toy", restarts=1)], [])}
+    assert member_failures(group, counted, started)[0].kind == "restarted"
+    gone = {**healthy, "n2": NodeLook("n2", [], [])}
+    assert member_failures(group, gone, started)[0].kind == "missing"
+    down = {**healthy, "n2": NodeLook("n2", error="timeout")}
+    assert member_failures(group, down, started)[0].kind == "unreachable"
+
+
+def test_one_command_per_node_gives_its_workloads_and_its_marks():
+    from sparktui.engine.supervise.checks import MARKS_MARKER, parse_look
+
+    mark = Mark("m1", "stop", "c")
+    look = parse_look("n1", f"[]\n@@sparktui-tmux@@\n{MARKS_MARKER}\n{mark.line()}")
+    assert look.workloads == [] and look.marks == [mark] and look.error is None
+    broken = parse_look("n1", "@@sparktui-docker-error@@\nCannot connect\n"
+                              f"@@sparktui-tmux@@\n{MARKS_MARKER}\n")
+    assert broken.workloads is None and "Cannot connect" in broken.error
