@@ -137,7 +137,8 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
                    and record.healthy_since is not None)
         return (status if status.state == "supervised" and healthy and running(site, nodes)
                 else None)
-    return until(ready, seconds, "the group supervised and running")
+    return until(ready, seconds, "the group supervised and running",
+                 explain=proc.output if proc is not None else None)
 
 
 def docker_runs(site, node: str) -> int:

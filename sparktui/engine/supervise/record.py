@@ -35,6 +35,14 @@ def _num(value: Any, default: float = 0.0) -> float:
     return number if math.isfinite(number) and abs(number) < 1e10 else default
 
 
+def _finite(value: Any) -> Any:
+    """Numbers as ``_num`` keeps them (an int stays an int); anything else as it is."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        kept = _num(value)
+        return int(kept) if isinstance(value, int) else kept
+    return value
+
+
 def _object(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
@@ -76,8 +84,7 @@ class Reason:
     def from_dict(cls, data: Any) -> Reason | None:
         if not isinstance(data, dict) or not isinstance(data.get("code"), str):
             return None
-        values = {k: _num(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
-                  for k, v in data.items()
+        values = {k: _finite(v) for k, v in data.items()
                   if k != "code" and isinstance(v, str | int | float | type(None))}
         return cls(data["code"], values)
 
