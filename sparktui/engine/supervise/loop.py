@@ -83,6 +83,8 @@ class Supervisor:
         self.transports = {n.name: engine.transport(n) for n in cluster.nodes}
         self.home = self.transports[plan.head.name]
         self.group = members(plan)
+        # The group's nodes: a stop or a power off that concerns it writes its mark there.
+        self.watched = list(dict.fromkeys(m.node for m in self.group))
         holder = f"{remote.who()} pid {os.getpid()}"
         self.lease = Lease(uuid.uuid4().hex, math.ceil(policy.lease), holder, plan.cluster,
                            plan.recipe, mode, time.time())
@@ -297,11 +299,11 @@ class Supervisor:
     # -- the nodes -----------------------------------------------------------------------
     async def _check(self) -> Check:
         return await check(self.plan, self.transports, self.group, self.started, self.stall,
-                           self.timeout, list(self.transports))
+                           self.timeout, self.watched)
 
     async def _looks(self) -> dict[str, NodeLook]:
-        names = list(dict.fromkeys(m.node for m in self.group))
-        found = await asyncio.gather(*(look(self.transports[n], self.timeout) for n in names))
+        found = await asyncio.gather(*(look(self.transports[n], self.timeout)
+                                       for n in self.watched))
         return {n.node: n for n in found}
 
     async def _note_marks(self) -> None:
@@ -309,8 +311,8 @@ class Supervisor:
         await self._disarming_now()
 
     async def _disarming_now(self) -> Mark | None:
-        looks = await asyncio.gather(*(look(t, self.timeout) for t in self.transports.values()))
-        return self._disarming({n.node: n.marks for n in looks if n.marks is not None})
+        looks = await self._looks()
+        return self._disarming({n: x.marks for n, x in looks.items() if x.marks is not None})
 
     def _disarming(self, marks: dict[str, list[Mark]]) -> Mark | None:
         """A mark new since arming that ends this supervision. A node read for the first
