@@ -4,8 +4,8 @@
 
 Runs the real app headless (``App.run_test``) on ``examples/config.toml`` with a stand-in
 engine whose ``log_batches`` floods ``--rate`` lines a second, split over the nodes, for
-``--seconds``: the lines take the worker's path (``workers.follow_logs`` -> the app's
-inbox -> ``LogsArrived`` every 50 ms -> the logs pane's bounded buffers -> one
+``--seconds``: the lines take the worker's path (``workers.follow_logs``, which posts what
+came as one ``LogsArrived`` every 50 ms -> the logs pane's bounded buffers -> one
 ``Log.write_lines`` per 20 Hz flush). Meanwhile it presses keys every ~200 ms and times,
 for each, from sending the key to the first frame that shows its effect (a wrapper on
 ``App._display``, which Textual calls with every rendered screen update):
@@ -171,7 +171,6 @@ async def run(rate: int, seconds: float, nodes: int, size: tuple[int, int],
     engine.go = asyncio.Event()
     options = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=2.0)
     app = create_app(loaded, ROOT / "recipes", engine, False, options=options)
-    app.cluster = cluster.name
     async with app.run_test(size=size) as pilot:
         await pilot.pause(0.3)
         if app.cluster != cluster.name:
@@ -204,7 +203,7 @@ async def run(rate: int, seconds: float, nodes: int, size: tuple[int, int],
                 continue
             if kind in (0, 2):
                 target = "5" if app.focused is not pane.view else "1"
-                want = pane.view if target == "5" else dash.clusters_pane.tree
+                want = pane.view if target == "5" else dash.clusters_pane.cluster_tree
                 samples["1/5 focus"].append(
                     await frames.press(app, target, lambda w=want: app.focused is w))
                 if target == "1":  # back to the logs for the pane's own keys

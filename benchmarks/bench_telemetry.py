@@ -94,7 +94,7 @@ async def _key_latency(loaded, recipes: Path, seconds: float) -> list[float]:
         while time.monotonic() - started < seconds:
             await asyncio.sleep(0.2)
             target = "3" if app.focused is not dash.nodes.table else "1"
-            want = dash.nodes.table if target == "3" else dash.clusters_pane.tree
+            want = dash.nodes.table if target == "3" else dash.clusters_pane.cluster_tree
             found.append(await frames.press(app, target, lambda w=want: app.focused is w))
         sampled = dash.telemetry.get("test")
     return found if sampled is not None else []

@@ -7,6 +7,7 @@ call, never at module import: the headless ``plan`` path and the first frame nev
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from sparktui.i18n import active_language
 
@@ -50,7 +51,8 @@ def format_gib(gib: float, digits: int = 1) -> str:
     return format_number(gib, digits, fixed=True) + _NBSP + "GiB"
 
 
-def _unit(value: float, unit: str, length: str, digits: int = 0) -> str:
+def _unit(value: float, unit: str, length: Literal["short", "long", "narrow"],
+          digits: int = 0) -> str:
     from babel.units import format_unit
 
     return format_unit(value, f"duration-{unit}", length=length, locale=active_language(),

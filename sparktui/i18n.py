@@ -66,7 +66,7 @@ def detect_language(explicit: str | None = None, environ: dict[str, str] | None 
     locales, so the variables are read here directly.
     """
     env = os.environ if environ is None else environ
-    candidates = [explicit] if explicit else []
+    candidates: list[str | None] = [explicit] if explicit else []
     candidates += [env.get(name) for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")]
     for value in candidates:
         if not value:

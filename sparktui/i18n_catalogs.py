@@ -57,10 +57,12 @@ def extract(source: Path = SOURCE) -> Catalog:
     for filename, _lineno, message, comments, context in found:
         path = (source / filename).relative_to(source.parent).as_posix()
         existing = template.get(message if isinstance(message, str) else message[0], context)
-        locations = [(path, None)]
+        locations: list[tuple[str, int | None]] = [(path, None)]
         if existing is not None:
             locations = [loc for loc in existing.locations if loc != (path, None)] + locations
-        template.add(message, None, locations, auto_comments=comments, context=context)
+        # babel writes a location without a line number; its hints say lineno is an int
+        template.add(message, None, locations,  # type: ignore[arg-type]
+                     auto_comments=comments, context=context)
     return template
 
 
@@ -213,6 +215,17 @@ def todo(locales: Path = LOCALES) -> dict[str, dict[str, object]]:
     return out
 
 
+def _translation(lang: str, msgid: str, value: object) -> str | list[str]:
+    """A text, or plural forms given as a list or as ``{"forms": [...]}``."""
+    if isinstance(value, dict):
+        value = value["forms"]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(form, str) for form in value):
+        return list(value)
+    raise ValueError(f"{lang}: {msgid!r}: a string or a list of plural forms, not {value!r}")
+
+
 def fill(translations: dict[str, dict[str, object]], locales: Path = LOCALES) -> int:
     """Write translations (msgid -> text, or a list of plural forms) into the .po files."""
     count = 0
@@ -223,15 +236,14 @@ def fill(translations: dict[str, dict[str, object]], locales: Path = LOCALES) ->
             message = catalog.get(msgid)
             if message is None:
                 raise KeyError(f"{lang}: {msgid!r} is not in {path}; run update first")
-            if isinstance(value, dict):
-                value = value["forms"]
-            if isinstance(message.id, str) != isinstance(value, str):
+            text = _translation(lang, msgid, value)
+            if isinstance(message.id, str) != isinstance(text, str):
                 wants = "a string" if isinstance(message.id, str) else "plural forms"
                 raise ValueError(f"{lang}: {msgid!r} wants {wants}")
-            if not isinstance(value, str) and len(value) == 2 and catalog.num_plurals == 3 \
+            if not isinstance(text, str) and len(text) == 2 and catalog.num_plurals == 3 \
                     and lang in ("fr", "es", "it"):
-                value = [value[0], value[1], value[1]]  # one, many (exact millions), other
-            message.string = value if isinstance(value, str) else tuple(value)
+                text = [text[0], text[1], text[1]]  # one, many (exact millions), other
+            message.string = text if isinstance(text, str) else tuple(text)
             message.flags.discard("fuzzy")
             count += 1
         po = _po_bytes(catalog)

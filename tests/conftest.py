@@ -1,5 +1,24 @@
-"""Shared pytest setup: registers the real-SSH test host fixtures (tests/hosts)."""
+"""Shared pytest setup: registers the real-SSH test host fixtures (tests/hosts) and the
+sparktui site built on them (site_support.py), and marks every test that uses them
+``hosts`` (``python -m pytest -m "not hosts"`` runs the others)."""
 
-from hosts.fixtures import _shared_test_cluster_session, shared_cluster, test_cluster
+import pytest
+from hosts.fixtures import HOST_FIXTURES, fresh_cluster, host_pool, shared_cluster, test_cluster
+from site_support import fresh_site, site
 
-__all__ = ["_shared_test_cluster_session", "shared_cluster", "test_cluster"]
+__all__ = ["fresh_cluster", "fresh_site", "host_pool", "shared_cluster", "site",
+           "test_cluster"]
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HOST_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.hosts)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Workers each see a part of a module's snapshots: updates are made in one process.
+    if config.getoption("--snapshot-update", False) and getattr(config.option,
+                                                                 "numprocesses", None):
+        raise pytest.UsageError("--snapshot-update runs in one process: add -n 0")

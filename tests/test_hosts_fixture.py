@@ -268,8 +268,8 @@ def test_container_exit_after(test_cluster):
     assert running == "0" and "CUDA out of memory" in last
 
 
-async def test_hang_and_resume(test_cluster):
-    cluster = test_cluster(n=1)
+async def test_hang_and_resume(fresh_cluster):
+    cluster = fresh_cluster(n=1)
     node = cluster.nodes[0]
     node.hang()
     with pytest.raises((asyncio.TimeoutError, asyncssh.Error, OSError)):
@@ -279,8 +279,8 @@ async def test_hang_and_resume(test_cluster):
         assert (await conn.run("echo ok")).stdout == "ok\n"
 
 
-async def test_kill_start_and_rotate_host_key(test_cluster):
-    cluster = test_cluster(n=2)
+async def test_kill_start_and_rotate_host_key(fresh_cluster):
+    cluster = fresh_cluster(n=2)
     node = cluster.nodes[0]
     old_known_hosts = cluster.known_hosts_lines()
     node.kill()
@@ -305,8 +305,8 @@ async def test_kill_start_and_rotate_host_key(test_cluster):
     assert cluster.ssh(node, "echo new").stdout == "new\n"  # current keys work
 
 
-def test_tmux_server_and_pgrep_per_node(test_cluster):
-    cluster = test_cluster(n=2)
+def test_tmux_server_and_pgrep_per_node(fresh_cluster):
+    cluster = fresh_cluster(n=2)
     n1, n2 = cluster.nodes
     r = cluster.ssh(n1, "tmux new-session -d -s job 'sleep 60' && tmux has-session -t job "
                         "&& pgrep -af '^[s]leep 60'")

@@ -16,7 +16,7 @@ from plan_support import RECIPES, REPO, subprocess_env
 
 HEAVY = ("asyncssh", "cryptography", "httpx", "prometheus_client", "babel", "tomlkit",
          "pydantic", "pydantic_core", "sparktui.config.models", "sparktui.config.loader",
-         "sparktui.tui.screens.dashboard", "sparktui.tui.flows", "sparktui.engine.cluster")
+         "sparktui.tui.screens.dashboard", "sparktui.tui.controllers", "sparktui.engine.cluster")
 
 # Nodes on a loopback port where nothing listens: a connection is refused at once.
 CONFIG = """

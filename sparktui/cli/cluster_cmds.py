@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
+from collections.abc import AsyncGenerator
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
+from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
 from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.status import ClusterHealth
+from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError, fail
 from sparktui.fmt import format_ms
 from sparktui.i18n import _
 from sparktui.labels import step_label
-from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.render import render
-
-
-def _run(coro):
-    return asyncio.run(coro)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -83,9 +80,7 @@ def run_health(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
-
-    async def check(engine: ClusterEngine):
+    async def check(engine: ClusterEngine) -> tuple[ClusterHealth, dict]:
         health = await engine.health(cluster.name)
         wanted = args.json or args.deep
         return health, await health_telemetry(engine, cluster.name, args.deep) if wanted else {}
@@ -101,7 +96,7 @@ def run_health(args: argparse.Namespace) -> int:
     return EXIT_OK if health.all_known and deep_ok else EXIT_FAILED
 
 
-def _hooks_for(args: argparse.Namespace):
+def _hooks_for(args: argparse.Namespace) -> HooksFor:
     def skipped(name: str, exc: SparkError) -> None:
         print(_("after_stop of {recipe} skipped: {error}").format(
             recipe=name, error=exc.render()), file=sys.stderr)
@@ -147,10 +142,9 @@ def run_logs(args: argparse.Namespace) -> int:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
     width = max(len(n.name) for n in cluster.nodes)
-    targets: list = []
+    targets: list[Workload] = []
 
-    async def go() -> int:
-        engine = ClusterEngine(loaded.config)
+    async def follow(engine: ClusterEngine) -> None:
         stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
                                     tail=args.tail, follow=args.follow,
                                     on_targets=targets.extend)
@@ -162,17 +156,19 @@ def run_logs(args: argparse.Namespace) -> int:
                 sys.stdout.write("".join(prefix + text + "\n" for text in texts))
                 sys.stdout.flush()
         finally:
-            await stream.aclose()
-            await engine.close()
-        if not targets:  # never silence: say that there was nothing to show
-            where = _("recipe {recipe} on {cluster}").format(
-                recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name
-            print(_("no sparktui workload runs on {where}: no logs to show").format(
-                where=where + (f" ({args.node})" if args.node else "")), file=sys.stderr)
-            return EXIT_FAILED
-        return EXIT_OK
+            # Closing the generator now stops every node's log follower before the
+            # connections close (it is one, though typed as an AsyncIterator).
+            if isinstance(stream, AsyncGenerator):
+                await stream.aclose()
 
     try:
-        return _run(go())
+        with_engine(loaded.config, follow)
     except KeyboardInterrupt:
         return EXIT_OK  # detaching never stops the container
+    if not targets:  # never silence: say that there was nothing to show
+        where = _("recipe {recipe} on {cluster}").format(
+            recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name
+        print(_("no sparktui workload runs on {where}: no logs to show").format(
+            where=where + (f" ({args.node})" if args.node else "")), file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

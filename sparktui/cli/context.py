@@ -1,4 +1,6 @@
-"""Load what every command needs (config, recipes) from the global options."""
+"""Load what every engine command needs (config, recipes) from the global options, and
+run one engine call: the one place the commands build an engine.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +8,13 @@ import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from sparktui.config.discovery import find_config, find_recipe, recipe_dirs
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_config, load_recipe
-
-if TYPE_CHECKING:
-    from sparktui.config.models import Config
-    from sparktui.engine.cluster import ClusterEngine
+from sparktui.config.models import Config
+from sparktui.engine.cluster import ClusterEngine
 
 T = TypeVar("T")
 
@@ -33,7 +33,6 @@ def recipe_from(args: argparse.Namespace, name: str) -> LoadedRecipe:
 
 def with_engine(config: Config, call: Callable[[ClusterEngine], Awaitable[T]]) -> T:
     """Run one engine call in its own event loop and close every connection after."""
-    from sparktui.engine.cluster import ClusterEngine
 
     async def go() -> T:
         engine = ClusterEngine(config)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from sparktui.errors import EXIT_BAD_INPUT
+from sparktui.cli import commands, plan_cmd
+from sparktui.errors import EXIT_BAD_INPUT, fail
 from sparktui.i18n import _, translate_argparse
 
 
@@ -19,8 +21,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sparktui.cli import commands, plan_cmd
-
     translate_argparse()
     parser = _Parser(prog="sparktui", description=_(
         "Launch and watch LLM inference on DGX Spark clusters."))
@@ -42,14 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
-    import sys
-
-    from sparktui.errors import fail
-
     # Without a terminal the dashboard would paint escape codes into a pipe or a file,
     # at full speed, for as long as nobody notices.
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise fail("no_terminal")
-    from sparktui.cli.dashboard import run_dashboard
+    from sparktui.cli.dashboard import run_dashboard  # Textual, only when it runs
 
     return run_dashboard(args)

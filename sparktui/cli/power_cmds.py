@@ -8,11 +8,10 @@ exit 3, nothing done). Exit 1 lists what was done and what was not.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 from sparktui.cli.cluster_cmds import print_health
-from sparktui.cli.context import config_from
+from sparktui.cli.context import config_from, with_engine
 from sparktui.cli.output import state_word
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ActionResult, Progress
@@ -47,7 +46,11 @@ def run_power(args: argparse.Namespace) -> int:
         plan = plan_off(config, pick_cluster(config, args.cluster).name)
     else:
         plan = plan_on(config, pick_cluster(config, args.cluster).name)
-    return asyncio.run(_go(args, loaded, plan))
+    result = with_engine(config, lambda engine: _checked_run(args, loaded, plan, engine))
+    if result is None:
+        return EXIT_REFUSED
+    print_outcomes(result)
+    return EXIT_OK if result.ok else EXIT_FAILED
 
 
 def _explain_missing(loaded: LoadedConfig) -> None:
@@ -60,27 +63,23 @@ def _explain_missing(loaded: LoadedConfig) -> None:
     print("\n" + HA_EXAMPLE, file=sys.stderr)
 
 
-async def _go(args: argparse.Namespace, loaded: LoadedConfig, plan: PowerPlan) -> int:
-    engine = ClusterEngine(loaded.config)
-    try:
-        serving = False
-        if plan.action != "on":
-            for name in dict.fromkeys(c for c in (plan.source, plan.target) if c):
-                health = await engine.health(name)
-                print_health(health)
-                serving = serving or (name == plan.source and health.serving)
-        title = {"off": _("power off {cluster}"), "on": _("power on {cluster}"),
-                 "switch": _("power switch {cluster} -> {target}")}[plan.action]
-        print(title.format(cluster=plan.confirm_name, target=plan.target) + ":")
-        for line in plan.lines(loaded.config):
-            print("  " + line)
-        if not _confirmed(args, plan, serving):
-            return EXIT_REFUSED
-        result = await power.run_power(engine, plan, print_power_progress)
-    finally:
-        await engine.close()
-    print_outcomes(result)
-    return EXIT_OK if result.ok else EXIT_FAILED
+async def _checked_run(args: argparse.Namespace, loaded: LoadedConfig, plan: PowerPlan,
+                       engine: ClusterEngine) -> ActionResult | None:
+    """Health first, then the typed confirmation, then the plan (None: refused)."""
+    serving = False
+    if plan.action != "on":
+        for name in dict.fromkeys(c for c in (plan.source, plan.target) if c):
+            health = await engine.health(name)
+            print_health(health)
+            serving = serving or (name == plan.source and health.serving)
+    title = {"off": _("power off {cluster}"), "on": _("power on {cluster}"),
+             "switch": _("power switch {cluster} -> {target}")}[plan.action]
+    print(title.format(cluster=plan.confirm_name, target=plan.target) + ":")
+    for line in plan.lines(loaded.config):
+        print("  " + line)
+    if not _confirmed(args, plan, serving):
+        return None
+    return await power.run_power(engine, plan, print_power_progress)
 
 
 def _confirmed(args: argparse.Namespace, plan: PowerPlan, serving: bool) -> bool:

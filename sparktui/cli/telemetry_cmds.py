@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
 from typing import Any
 
-from sparktui.cli.context import config_from
+from sparktui.cli.context import config_from, with_engine
 from sparktui.engine.cluster import TELEMETRY_HEALTH_AGE, ClusterEngine
 from sparktui.engine.telemetry.alerts import describe
 from sparktui.engine.telemetry.figures import TelemetryFrame
@@ -99,31 +100,25 @@ def run_top(args: argparse.Namespace) -> int:
     interval = config.telemetry_interval_seconds
     clear = not args.json and sys.stdout.isatty()
 
-    async def go() -> int:
-        engine = ClusterEngine(config)
+    async def sample(engine: ClusterEngine) -> None:
         checked = 0.0
-        try:
-            count = 0
-            while args.count is None or count < args.count:
-                started = time.monotonic()
-                if started - checked > TELEMETRY_HEALTH_AGE:
-                    await engine.health(cluster.name)  # which node heads what, containers
-                    checked = started
-                frame = await engine.telemetry(cluster.name)
-                if args.json:
-                    sys.stdout.write(json.dumps(frame.as_dict()) + "\n")
-                else:
-                    sys.stdout.write(("\x1b[H\x1b[2J" if clear else "")
-                                     + render_top(frame) + "\n\n")
-                sys.stdout.flush()
-                count += 1
-                if args.count is None or count < args.count:
-                    await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
-        finally:
-            await engine.close()
-        return EXIT_OK
+        count = 0
+        while args.count is None or count < args.count:
+            started = time.monotonic()
+            if started - checked > TELEMETRY_HEALTH_AGE:
+                await engine.health(cluster.name)  # which node heads what, containers
+                checked = started
+            frame = await engine.telemetry(cluster.name)
+            if args.json:
+                sys.stdout.write(json.dumps(frame.as_dict()) + "\n")
+            else:
+                sys.stdout.write(("\x1b[H\x1b[2J" if clear else "")
+                                 + render_top(frame) + "\n\n")
+            sys.stdout.flush()
+            count += 1
+            if args.count is None or count < args.count:
+                await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
 
-    try:
-        return asyncio.run(go())
-    except KeyboardInterrupt:
-        return EXIT_OK
+    with contextlib.suppress(KeyboardInterrupt):  # ^C is how top ends
+        with_engine(config, sample)
+    return EXIT_OK

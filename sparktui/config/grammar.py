@@ -159,7 +159,7 @@ def recipe_problems(recipe: Recipe, source: SourceRef) -> list[Problem]:
             check.match(rules.URL_PATH, metrics.path, (*loc, "metrics", m, "path"),
                         "url_path_invalid")
             check.name(metrics.name, (*loc, "metrics", m, "name"), "metrics")
-        for m, mount in enumerate(service.mounts):
-            check.path(mount.host, (*loc, "mounts", m, "host"))
-            check.path(mount.container, (*loc, "mounts", m, "container"), container=True)
+        for m, bind in enumerate(service.mounts):
+            check.path(bind.host, (*loc, "mounts", m, "host"))
+            check.path(bind.container, (*loc, "mounts", m, "container"), container=True)
     return check.problems

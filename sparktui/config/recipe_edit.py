@@ -115,8 +115,8 @@ def _parse_values(values: Mapping[str, str], path: Path) -> tuple[dict[str, Any]
     parsed: dict[str, Any] = {}
     problems: list[Problem] = []
 
-    def problem(code: str, name: str, **params: Any) -> None:
-        problems.append(Problem(code, params, path, None, name))
+    def problem(code: str, field: str, **params: Any) -> None:
+        problems.append(Problem(code, params, path, None, field))
 
     for name in TEXT_FIELDS:
         if name in values:

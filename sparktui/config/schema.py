@@ -160,6 +160,7 @@ class Model:
 
     __slots__ = ("__dict__", "__pydantic_extra__", "__pydantic_fields_set__",
                  "__pydantic_private__")
+    __pydantic_fields_set__: set[str]  # pydantic-core fills it as it validates into self
     _fields: ClassVar[dict[str, Field]] = {}
     _schema: ClassVar[Schema | None] = None
     _validator: ClassVar[SchemaValidator | None] = None

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic_core import ValidationError
 
-from sparktui.config.grammar import config_problems, recipe_problems
+from sparktui.config.grammar import Loc, config_problems, recipe_problems
 from sparktui.config.hooks import HookEntry
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
@@ -148,7 +148,7 @@ def _check_mounts(recipe: Recipe, source: SourceRef) -> list[Problem]:
     problems: list[Problem] = []
     defined: set[str] = set()
     for i, mount in enumerate(recipe.extra_mounts):
-        loc = ("extra_mounts", i)
+        loc: Loc = ("extra_mounts", i)
         if mount.is_hf_ref:
             if mount.alias is not None:
                 problems.append(source.problem("mount_alias_and_repo", (*loc, "repo")))
@@ -164,7 +164,7 @@ def _check_mounts(recipe: Recipe, source: SourceRef) -> list[Problem]:
         elif mount.subfolder is not None:
             problems.append(source.problem("mount_repo_fields", (*loc, "subfolder"),
                                            field="subfolder"))
-    uses = [(("args", i), arg) for i, arg in enumerate(recipe.args)]
+    uses: list[tuple[Loc, str]] = [(("args", i), arg) for i, arg in enumerate(recipe.args)]
     uses += [(("env", key), value) for key, value in recipe.env.items()]
     for loc, text in uses:
         for name in PLACEHOLDER.findall(text):

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
     from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
-    from sparktui.plan.model import HookStep, LaunchPlan
+    from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.model import LaunchPlan
 
 
 class Step(StrEnum):
@@ -129,7 +130,7 @@ class ClusterControl(ClusterView, Protocol):
                     keep_on_failure: bool = False) -> ActionResult: ...
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
-                   hooks_for: Callable[[str], list[HookStep]] | None = None) -> ActionResult: ...
+                   hooks_for: HooksFor | None = None) -> ActionResult: ...
 
     async def exec(self, cluster: str, command: str, *, node: str | None = None,
                    timeout: float | None = None) -> list[ExecResult]: ...

@@ -2,8 +2,8 @@
 
 Every entry names where its action lives (the app, the dashboard screen, the logs pane,
 the recipes pane) and is checked with that node's ``check_action`` before it is offered,
-so ``--watch`` never lists a mutating action; ``SparkApp.offers`` then drops what cannot
-work now (serve without a fitting recipe, tmux without a session). A pane's entry first
+so ``--watch`` never lists a mutating action; :func:`offers` then drops what cannot work
+now (serve without a fitting recipe, tmux without a session). A pane's entry first
 brings the pane into view, so what it does is seen. A test checks that every key binding
 of the app, the screen and the panes has an entry here.
 """
@@ -11,6 +11,7 @@ of the app, the screen and the panes has an entry here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -96,6 +97,21 @@ SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}
 PANES = {"logs", "recipes"}
 
 
+def offers(app: SparkApp, action: str) -> bool:
+    """Whether the palette lists a cluster action now (after ``check_action``)."""
+    if app.dashboard is None:
+        return True
+    if action == "serve":
+        preview = app.dashboard.current_preview()
+        return preview is not None and preview.ok
+    if action == "tmux":
+        health = app.selection.health
+        return health is None or any(w.runtime == "tmux" for w in health.workloads)
+    if action == "power_switch":
+        return len(app.cluster_names()) > 1
+    return True
+
+
 def action_string(action: str, params: tuple[object, ...]) -> str:
     if not params:
         return action
@@ -117,7 +133,7 @@ class SparkCommands(Provider):
             return None
         if name == "screen":
             return dashboard
-        if name == "recipes" and dashboard.watch:
+        if name == "recipes" and dashboard.watch_mode:
             return None
         return dashboard.logs if name == "logs" else dashboard.recipes
 
@@ -127,12 +143,12 @@ class SparkCommands(Provider):
             target = self._target(entry.target)
             if target is None or target.check_action(entry.action, entry.params) is False:
                 continue
-            if target is app and not app.offers(entry.action):  # e.g. tmux without a session
+            if target is app and not offers(app, entry.action):  # e.g. tmux without a session
                 continue
             yield _(entry.title), _(entry.help), self._runner(entry, target)
         for name in app.cluster_names():
             yield (_("Cluster: {name}").format(name=esc(name)), _("show this cluster"),
-                   lambda name=name: app.focus_cluster(name))
+                   partial(app.focus_cluster, name))
 
     def _runner(self, entry: Entry, target: DOMNode) -> Callable[[], object]:
         app = self.spark

@@ -1,4 +1,4 @@
-"""The dashboard's first frame, painted before the config is validated.
+"""The start-up: the first frame is painted before the config is validated.
 
 Validating ``config.toml`` needs pydantic-core and our models, and the dashboard's screens,
 the engine and its SSH library add more: together several times what Textual itself
@@ -6,13 +6,15 @@ costs to start. So ``sparktui`` first paints a skeleton of the dashboard with th
 clusters and nodes read from the file with the standard library's TOML parser (a peek:
 it never reports errors), then loads and validates the config in a thread, builds the
 engine and swaps the real dashboard in (or the config error screen, exactly as before).
+
+This module holds the plain part (the peek, the load, no Textual); the skeleton screen is
+``sparktui.tui.screens.startup``, and the app swaps the screens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import socket
 import tomllib
 from collections.abc import Callable
@@ -20,29 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Footer, Static
-
 from sparktui.config.discovery import find_config
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
-from sparktui.i18n import _, ngettext
 from sparktui.visible import shorten, visible
 
 if TYPE_CHECKING:
     from sparktui.engine.api import ClusterControl, ClusterView
-    from sparktui.tui.app import SparkApp
 
 BUILTIN_CLUSTER = "local"
 """``sparktui.config.loader.LOCAL_CLUSTER``, named without importing the models."""
-
-WARM_MODULES = ("sparktui.tui.screens.dashboard", "sparktui.tui.flows",
-                "sparktui.tui.screens.help", "sparktui.engine.cluster")
-"""Imported by the loading thread, so the swap to the dashboard does not block the UI."""
 
 Clusters = tuple[tuple[str, tuple[str, ...]], ...]  # (cluster, its node names) in file order
 
@@ -113,78 +103,26 @@ def load_pending(pending: PendingConfig) -> LoadedConfig | SparkError:
         config: LoadedConfig | SparkError = pending.load()
     except SparkError as exc:
         config = exc
-    for name in WARM_MODULES:
-        importlib.import_module(name)
+    warm_imports()
     return config
 
 
-async def finish_start(app: SparkApp, pending: PendingConfig) -> None:
-    """The app's start-up worker, run once the first frame is on screen."""
+def warm_imports() -> None:
+    """Run in the loading thread, so the swap to the dashboard does not block the UI on
+    imports (plain imports: the names stay visible to go-to-definition and mypy)."""
+    import sparktui.engine.cluster
+    import sparktui.tui.controllers.flows
+    import sparktui.tui.screens.dashboard
+    import sparktui.tui.screens.help  # noqa: F401
+
+
+async def finish_start(pending: PendingConfig) -> tuple[LoadedConfig | SparkError,
+                                                        ClusterView | ClusterControl | None]:
+    """The app's start-up worker, run once the first frame is on screen: the config (or
+    why it does not load) and its engine."""
     if not gc.isenabled():  # the CLI paused the cyclic collector for the first frame;
         gc.freeze()  # what it loaded lives as long as the app: keep it out of collections
         gc.enable()
     config = await asyncio.to_thread(load_pending, pending)
     engine = pending.connect(config) if isinstance(config, LoadedConfig) else None
-    app.config_loaded(config, engine)
-
-
-class StartupScreen(Screen[None]):
-    """The dashboard's layout with the names from the file; the panes fill in shortly."""
-
-    DEFAULT_CSS = """
-    StartupScreen .startup-note { color: $text-muted; padding: 0 1; }
-    """  # the layout itself is the dashboard's, from app.tcss (ids #sidebar, #nodes, ...)
-
-    def __init__(self, clusters: Clusters, *, watch: bool) -> None:
-        super().__init__(classes="-watch" if watch else "")
-        self.clusters = clusters
-        self.watch = watch
-
-    def compose(self) -> ComposeResult:
-        # As few widgets as will draw it: each one costs style matching before the frame.
-        name, nodes = self.clusters[0] if self.clusters else ("", ())
-        with Horizontal(id="header"):
-            yield Static(self._header(name, nodes), id="header-left")
-            if self.watch:
-                yield Static(Text(" " + _("READ-ONLY") + " ", style="bold reverse"),
-                             id="header-right")
-        with Horizontal(id="body"):
-            with Vertical(id="sidebar"):
-                yield Static(self._tree(), id="clusters", classes="pane")
-                yield Static(_("loading recipes…"), id="recipes", classes="pane startup-note")
-            with Vertical(id="main"):
-                yield Static(Text("\n".join(nodes)) if nodes else _("loading…"), id="nodes",
-                             classes="pane startup-note")
-                yield Static(_("loading the config…"), id="tabs", classes="pane startup-note")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one("#clusters").border_title = _("1 Clusters")
-        self.query_one("#recipes").border_title = _("2 Recipes")
-        self.query_one("#nodes").border_title = _("3 Nodes")
-        self.query_one("#tabs").border_title = _("Logs") if self.watch else _("Plan")
-
-    @staticmethod
-    def _header(name: str, nodes: tuple[str, ...]) -> Text:
-        text = Text.assemble((" sparktui ", "bold reverse"), "  ")
-        if name:
-            text.append(name, style="bold")
-            text.append(" (" + ngettext("{n} node", "{n} nodes", len(nodes)).format(
-                n=len(nodes)) + ")", style="dim")
-            text.append("  ")
-        text.append("○ " + _("loading…"), style="dim")
-        return text
-
-    def _tree(self) -> Text:
-        text = Text()
-        for i, (name, nodes) in enumerate(self.clusters):
-            if i:
-                text.append("\n")
-            text.append("▼ " + name, style="bold")
-            text.append(f" · {len(nodes)}", style="dim")
-            for j, node in enumerate(nodes):
-                text.append("\n" + ("└" if j == len(nodes) - 1 else "├") + " ○ " + node,
-                            style="dim")
-        if not self.clusters:
-            text.append(_("loading…"), style="dim")
-        return text
+    return config, engine

@@ -1,9 +1,10 @@
 """The one module of the TUI that calls the engine.
 
-The app owns the engine object and runs these coroutines as workers; each returns
-or hands over small values (messages, ``LogLine``s). No widget imports this module.
-In ``--watch`` mode the app only ever holds a :class:`ReadOnlyView`, an object that
-has no mutating method to call.
+The coroutines here run as workers (the app's read workers, the controllers' actions):
+each calls the engine and hands back what it said as a message (or a plain result);
+none touches a widget or a screen, and no widget imports this module. What they call is
+the session's engine: in ``--watch`` mode a ``ReadOnlyView``, an object that has no
+mutating method to call.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from sparktui.engine.api import (
     ClusterView,
     ExecResult,
     ProgressSink,
-    ReadOnlyView,
 )
 from sparktui.i18n import _
-from sparktui.tui.messages import ActionFinished, HealthFailed, HealthUpdated, TelemetryUpdated
+from sparktui.tui.messages import (
+    ActionFinished,
+    HealthFailed,
+    HealthUpdated,
+    LogsArrived,
+    TelemetryUpdated,
+)
 
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogLine
@@ -29,22 +35,9 @@ if TYPE_CHECKING:  # annotations only: the app imports this before its first fra
     from sparktui.plan.model import LaunchPlan
 
 LOG_RETRY_SECONDS = 5.0
-
-
-def for_mode(engine: ClusterView | ClusterControl | None, watch: bool) -> ClusterView | None:
-    """What the app may hold: in watch mode, a view without mutating methods."""
-    if engine is None:
-        return None
-    return ReadOnlyView(engine) if watch else engine
-
-
-def control_of(engine: ClusterView | None) -> ClusterControl | None:
-    """The engine as a ``ClusterControl`` when it is one (never a ``ReadOnlyView``)."""
-    if engine is None or isinstance(engine, ReadOnlyView):
-        return None
-    if all(callable(getattr(engine, name, None)) for name in ("serve", "stop", "exec")):
-        return engine  # type: ignore[return-value]
-    return None
+LOG_FLUSH_SECONDS = 0.05
+"""The log follower posts what it read at most this often: one message per batch, however
+fast the lines come (a flood must not flood the message queue)."""
 
 
 async def fetch_health(engine: ClusterView, cluster: str,
@@ -104,28 +97,42 @@ async def deep_check(engine: ClusterView, cluster: str) -> tuple[bool, str]:
 
 
 async def follow_logs(engine: ClusterView, cluster: str,
-                      sink: Callable[[list[LogLine]], None], *, tail: int = 200,
-                      retry_seconds: float = LOG_RETRY_SECONDS) -> None:
-    """Feed every line of the cluster's logs to ``sink``; reconnect when the stream ends.
-
-    ``sink`` only appends to a buffer: the app flushes it as ``LogsArrived`` messages.
-    """
+                      deliver: Callable[[LogsArrived], None], *, tail: int = 200,
+                      retry_seconds: float = LOG_RETRY_SECONDS,
+                      flush_seconds: float = LOG_FLUSH_SECONDS) -> None:
+    """Follow the cluster's logs, reconnecting when the stream ends, and deliver what came
+    every ``flush_seconds`` as one ``LogsArrived`` (nothing when nothing came)."""
     from sparktui.engine.status import LogLine
 
-    while True:
-        try:
-            async for batch in engine.log_batches(cluster, tail=tail, follow=True):
-                if batch.gap:
-                    sink([LogLine(batch.node, batch.lines[0] if batch.lines else "", True)])
-                else:
-                    sink([LogLine(batch.node, text) for text in batch.lines])
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            sink([LogLine(node="", text=_("log stream failed: {error}").format(
-                error=str(exc) or type(exc).__name__), gap=True)])
-        await asyncio.sleep(retry_seconds)
-        tail = 0
+    batch: list[LogLine] = []
+
+    async def flush() -> None:
+        while True:
+            await asyncio.sleep(flush_seconds)
+            if batch:
+                lines = batch[:]
+                batch.clear()
+                deliver(LogsArrived(cluster, lines))
+
+    flusher = asyncio.create_task(flush())
+    try:
+        while True:
+            try:
+                async for part in engine.log_batches(cluster, tail=tail, follow=True):
+                    if part.gap:
+                        batch.append(LogLine(part.node, part.lines[0] if part.lines else "",
+                                             True))
+                    else:
+                        batch.extend([LogLine(part.node, text) for text in part.lines])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                batch.append(LogLine(node="", text=_("log stream failed: {error}").format(
+                    error=str(exc) or type(exc).__name__), gap=True))
+            await asyncio.sleep(retry_seconds)
+            tail = 0
+    finally:
+        flusher.cancel()
 
 
 async def fresh_health(engine: ClusterView, cluster: str, timeout: float) -> ClusterHealth:

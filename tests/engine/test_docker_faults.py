@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
-from conftest import Recorder, eventually, toy_recipe
+from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
 
@@ -16,20 +17,29 @@ def _names(s, node: str, all_: bool = True) -> list[str]:
     return got.stdout.split()
 
 
+def _command_timeout(s, seconds: int) -> None:
+    text = s.config_path.read_text()
+    s.config_path.write_text(re.sub(r"(?m)^command_timeout_seconds = .*$",
+                                    f"command_timeout_seconds = {seconds}", text, count=1))
+
+
 def test_stop_waits_out_the_grace_period_of_an_engine_that_ignores_sigterm(site, capsys):
     # command_timeout (2 s) is shorter than the grace period (4 s): the stop must not be
-    # given up under the command timeout a moment before docker's SIGKILL.
-    s = site(2, top="command_timeout_seconds = 2")
+    # given up under the command timeout a moment before docker's SIGKILL. (The serves
+    # run under the site's 15 s: a docker run can take 2 s on a loaded machine.)
+    s = site(2)
     s.config_path.write_text(s.config_path.read_text().replace(
         "stop_grace_seconds = 3", "stop_grace_seconds = 4"))
     s.recipe("toy", toy_recipe(env='STANDIN_ON_SIGTERM = "ignore"'))
     assert main(s.cli("serve", "toy")) == 0
     capsys.readouterr()
+    _command_timeout(s, 2)
     assert main(s.cli("stop", "--yes")) == 0, capsys.readouterr()
     for node in ("node1", "node2"):
         assert _names(s, node) == []  # nothing exited left behind
         stops = [a for a in s.hosts.recorded_docker(node) if a[1] == "stop"]
         assert stops and stops[0][2:4] == ["-t", "4"]
+    _command_timeout(s, 15)
     assert main(s.cli("serve", "toy")) == 0  # and the next serve is not refused
     assert main(s.cli("stop", "--yes")) == 0
 
@@ -44,8 +54,8 @@ def test_stop_signals_the_head_before_its_workers(site):
     assert not any(a[1] == "kill" for a in s.hosts.recorded_docker("node2"))
 
 
-def test_a_dead_docker_daemon_is_never_read_as_idle(site, capsys):
-    s = site(2)
+def test_a_dead_docker_daemon_is_never_read_as_idle(fresh_site, capsys):
+    s = fresh_site(2)
     s.recipe("toy", toy_recipe())
     assert main(s.cli("serve", "toy")) == 0
     s.hosts.node("node2").docker_down()
@@ -65,10 +75,10 @@ def test_a_dead_docker_daemon_is_never_read_as_idle(site, capsys):
     s.hosts.node("node2").docker_up()
 
 
-def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(site):
-    from sparktui.tui.actions import needs_typed_name
+def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(fresh_site):
+    from sparktui.tui.viewmodel.runs import needs_typed_name
 
-    s = site(2)
+    s = fresh_site(2)
     s.hosts.node("node1").docker_down()
 
     async def go():
@@ -135,8 +145,8 @@ def test_a_foreign_tmux_session_named_like_ours_is_not_ours(site, capsys):
     assert sessions == ["sparktui-someone-else"]  # untouched
 
 
-def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(site, capsys):
-    s = site(2)
+def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(fresh_site, capsys):
+    s = fresh_site(2)
     s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "600"'))
     plan = s.plan("toy")
     rec = Recorder()

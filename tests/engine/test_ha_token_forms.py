@@ -2,7 +2,7 @@
 
 A header-safe token may still hold a backslash or a quote, which ``repr`` and JSON
 escape; a server that echoes the request back shows it in those forms. The config
-refuses a token that is not header-safe (tests/test_config_hostile.py); a client
+refuses a token that is not header-safe (tests/config/test_config_hostile.py); a client
 built past the load gets an error that does not show it either.
 """
 

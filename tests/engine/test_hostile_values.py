@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import eventually
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from site_support import eventually
 
 from sparktui.config.loader import load_recipe
 from sparktui.errors import SparkError
@@ -29,7 +29,7 @@ MARKER = "/tmp/sparktui-hostile-marker"
 FRAGMENTS = [";", "x;", "\\;", "$(touch /tmp/sparktui-hostile-marker)", "`touch "
              "/tmp/sparktui-hostile-marker`", "'", '"', "\\", "#{pane_pid}", "#S",
              "--privileged", "-e", "%s", "{{draft}}", "$HOME", "*", "~", " ", "-"]
-# Control characters are refused at load (tests/test_hostile_property.py shows it):
+# Control characters are refused at load (tests/plan/test_hostile_property.py shows it):
 # here, everything the loader lets through.
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=24)
 VALUE = st.lists(st.one_of(st.sampled_from(FRAGMENTS), TEXT), min_size=1, max_size=4).map(

@@ -17,8 +17,8 @@ from sparktui.cli import main
 KINDS = {"ed25519": "ssh-ed25519", "ecdsa": "ecdsa-sha2-nistp256", "rsa": "ssh-rsa"}
 
 
-def _setup(test_cluster, tmp_path, n: int = 1):
-    hosts = test_cluster(n)
+def _setup(fresh_cluster, tmp_path, n: int = 1):
+    hosts = fresh_cluster(n)
     config = hosts.write_config(tmp_path / "config.toml")
     config.write_text("connect_timeout_seconds = 5\nhealth_timeout_seconds = 5\n"
                       + config.read_text())
@@ -67,9 +67,9 @@ def _health_says_not_trusted(cli, capsys, node: str = "node1") -> None:
 
 @pytest.mark.parametrize(("pinned", "offered"),
                          [("ecdsa", "ed25519"), ("ed25519", "ecdsa"), ("rsa", "ed25519")])
-def test_a_pin_of_another_type_is_changed_and_refused(test_cluster, tmp_path, capsys,
+def test_a_pin_of_another_type_is_changed_and_refused(fresh_cluster, tmp_path, capsys,
                                                       pinned, offered):
-    hosts, cli = _setup(test_cluster, tmp_path)
+    hosts, cli = _setup(fresh_cluster, tmp_path)
     node = hosts.node("node1")
     if offered != "ed25519":
         node.rotate_host_key(offered)
@@ -87,8 +87,8 @@ def test_a_pin_of_another_type_is_changed_and_refused(test_cluster, tmp_path, ca
     _health_says_not_trusted(cli, capsys)  # and still refused afterwards
 
 
-def test_a_pin_of_the_same_type_with_another_key_is_changed(test_cluster, tmp_path, capsys):
-    hosts, cli = _setup(test_cluster, tmp_path, n=2)
+def test_a_pin_of_the_same_type_with_another_key_is_changed(fresh_cluster, tmp_path, capsys):
+    hosts, cli = _setup(fresh_cluster, tmp_path, n=2)
     node1, node2 = hosts.nodes
     hosts.known_hosts_path.write_text(_foreign_pin(node1, "ed25519")
                                       + node2.known_hosts_line() + "\n")
@@ -102,8 +102,8 @@ def test_a_pin_of_the_same_type_with_another_key_is_changed(test_cluster, tmp_pa
     assert hosts.known_hosts_path.read_bytes() == before
 
 
-def test_a_node_without_a_pin_is_new_and_recorded(test_cluster, tmp_path, capsys):
-    hosts, cli = _setup(test_cluster, tmp_path, n=2)
+def test_a_node_without_a_pin_is_new_and_recorded(fresh_cluster, tmp_path, capsys):
+    hosts, cli = _setup(fresh_cluster, tmp_path, n=2)
     node1, node2 = hosts.nodes
     # node2's line lacks its newline: node1's recorded line must not be glued to it.
     hosts.known_hosts_path.write_text(node2.known_hosts_line())
@@ -119,10 +119,10 @@ def test_a_node_without_a_pin_is_new_and_recorded(test_cluster, tmp_path, capsys
 
 
 @pytest.mark.parametrize("pinned", ["ecdsa", "rsa"])
-def test_a_node_with_several_keys_shows_the_pinned_type(test_cluster, tmp_path, capsys,
+def test_a_node_with_several_keys_shows_the_pinned_type(fresh_cluster, tmp_path, capsys,
                                                         pinned):
     """Real nodes have rsa, ecdsa and ed25519 keys; a pin of any one of them is enough."""
-    hosts, cli = _setup(test_cluster, tmp_path)
+    hosts, cli = _setup(fresh_cluster, tmp_path)
     node = hosts.node("node1")
     lines = dict(zip(["ecdsa", "rsa"], _offer_more_keys(node, "ecdsa", "rsa"), strict=True))
     hosts.known_hosts_path.write_text(lines[pinned])
@@ -134,9 +134,9 @@ def test_a_node_with_several_keys_shows_the_pinned_type(test_cluster, tmp_path, 
     assert main([*cli, "health"]) == 0
 
 
-def test_a_hashed_pin_is_the_pin(test_cluster, tmp_path, capsys):
+def test_a_hashed_pin_is_the_pin(fresh_cluster, tmp_path, capsys):
     """known_hosts hashed by `ssh-keygen -H` pins as the plain line did."""
-    hosts, cli = _setup(test_cluster, tmp_path)
+    hosts, cli = _setup(fresh_cluster, tmp_path)
     node = hosts.node("node1")
     hosts.known_hosts_path.write_text(node.known_hosts_line() + "\n")
     subprocess.run(["ssh-keygen", "-q", "-H", "-f", str(hosts.known_hosts_path)],
@@ -150,9 +150,9 @@ def test_a_hashed_pin_is_the_pin(test_cluster, tmp_path, capsys):
     assert main([*cli, "health"]) == 0
 
 
-def test_a_known_hosts_line_asyncssh_rejects_trusts_nothing(test_cluster, tmp_path, capsys):
+def test_a_known_hosts_line_asyncssh_rejects_trusts_nothing(fresh_cluster, tmp_path, capsys):
     """A file the connection cannot read is no file to append to, nor a traceback."""
-    hosts, cli = _setup(test_cluster, tmp_path)
+    hosts, cli = _setup(fresh_cluster, tmp_path)
     node = hosts.node("node1")
     hosts.known_hosts_path.write_text("@revokd " + node.known_hosts_line() + "\n")
     before = hosts.known_hosts_path.read_bytes()

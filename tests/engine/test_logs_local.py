@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import eventually
+from site_support import eventually
 
 LOCAL_CONFIG = """ssh_user = "root"
 

@@ -7,7 +7,7 @@ import json
 import subprocess
 import time
 
-from conftest import Recorder, eventually, toy_recipe
+from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
 
@@ -32,8 +32,8 @@ def test_health_json_reports_engine_figures_through_ssh(site, capsys):
     assert main(s.cli("stop", "--yes")) == 0
 
 
-def test_health_with_a_hung_node_times_out_that_row_only(site):
-    s = site(3)
+def test_health_with_a_hung_node_times_out_that_row_only(fresh_site):
+    s = fresh_site(3)
     hung = s.hosts.node("node2")
     hung.hang()
     try:
@@ -55,16 +55,16 @@ def test_health_with_a_hung_node_times_out_that_row_only(site):
     assert elapsed < limit + 1.5
 
 
-def test_health_with_a_refusing_node_says_unreachable(site, capsys):
-    s = site(2)
+def test_health_with_a_refusing_node_says_unreachable(fresh_site, capsys):
+    s = fresh_site(2)
     s.hosts.node("node2").kill()
     assert main(s.cli("health")) == 1
     out = capsys.readouterr().out
     assert "node2" in out and "unreachable" in out
 
 
-def test_changed_host_key_is_refused_by_name_and_others_go_on(site, capsys):
-    s = site(2)
+def test_changed_host_key_is_refused_by_name_and_others_go_on(fresh_site, capsys):
+    s = fresh_site(2)
     s.hosts.node("node1").rotate_host_key()
     assert main(s.cli("health")) == 1
     out = capsys.readouterr().out

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import Recorder
 from power_support import TOKEN, fast_polls, ha, headless, make_site
+from site_support import Recorder
 
 from sparktui.cli import main
 
@@ -40,8 +40,8 @@ def _index(events, step, node, state):
 
 
 def test_off_shuts_nodes_down_then_turns_off_their_entities_then_the_extras(
-        test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha)
+        fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha)
     rec = Recorder()
     result = _run(_power(site, "off", "test", recorder=rec))
     assert result.ok, result
@@ -60,8 +60,8 @@ def test_off_shuts_nodes_down_then_turns_off_their_entities_then_the_extras(
     assert result.not_done == []
 
 
-def test_on_turns_on_extras_first_then_the_nodes_and_waits_for_ssh(test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha, down=("node1", "node2"), boot_delay=0.8)
+def test_on_turns_on_extras_first_then_the_nodes_and_waits_for_ssh(fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha, down=("node1", "node2"), boot_delay=0.8)
     ha.states["switch.rack"] = "off"
     rec = Recorder()
 
@@ -84,8 +84,8 @@ def test_on_turns_on_extras_first_then_the_nodes_and_waits_for_ssh(test_cluster,
     assert site.power_off_calls() == []
 
 
-def test_switch_powers_off_only_what_the_source_alone_uses(test_cluster, tmp_path, ha, capsys):
-    site = make_site(test_cluster, tmp_path, ha, n=3, down=("node3",),
+def test_switch_powers_off_only_what_the_source_alone_uses(fresh_cluster, tmp_path, ha, capsys):
+    site = make_site(fresh_cluster, tmp_path, ha, n=3, down=("node3",),
                      clusters={"a": ["node1", "node2"], "b": ["node2", "node3"]},
                      extras={"a": ["switch.qsfp", "switch.fan_a"], "b": ["switch.qsfp"]})
     code = main(site.cli("power", "switch", "--from", "a", "--to", "b", "--yes"))
@@ -103,9 +103,9 @@ def test_switch_powers_off_only_what_the_source_alone_uses(test_cluster, tmp_pat
     assert "left running: node2, switch.qsfp" in out
 
 
-def test_an_entity_that_never_switches_is_reported_and_exits_1(test_cluster, tmp_path, ha,
+def test_an_entity_that_never_switches_is_reported_and_exits_1(fresh_cluster, tmp_path, ha,
                                                                capsys):
-    site = make_site(test_cluster, tmp_path, ha)
+    site = make_site(fresh_cluster, tmp_path, ha)
     ha.refuse.add("switch.rack")
     code = main(site.cli("power", "off", "--yes"))
     out, err = capsys.readouterr()
@@ -116,8 +116,8 @@ def test_an_entity_that_never_switches_is_reported_and_exits_1(test_cluster, tmp
     assert ha.hard_cuts == []
 
 
-def test_a_node_that_never_goes_down_keeps_its_power(test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha, shutdown_timeout=1.5)
+def test_a_node_that_never_goes_down_keeps_its_power(fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha, shutdown_timeout=1.5)
     site.node("node2").set_power(ignore=True)  # accepts the command, keeps running
     result = _run(_power(site, "off", "test"))
     assert not result.ok
@@ -132,8 +132,8 @@ def test_a_node_that_never_goes_down_keeps_its_power(test_cluster, tmp_path, ha)
 
 
 def test_a_refused_power_off_command_is_reported_and_the_node_keeps_power(
-        test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha)
+        fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha)
     site.node("node1").set_power(fail="sudo: a password is required")
     result = _run(_power(site, "off", "test"))
     missed = {(o.action, o.target): o.detail for o in result.not_done}
@@ -142,8 +142,8 @@ def test_a_refused_power_off_command_is_reported_and_the_node_keeps_power(
     assert ha.states["switch.node2"] == "off" and ha.states["switch.node1"] == "on"
 
 
-def test_an_extra_shared_with_a_running_cluster_stays_on(test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha, n=3,
+def test_an_extra_shared_with_a_running_cluster_stays_on(fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha, n=3,
                      clusters={"a": ["node1", "node2"], "b": ["node3"]},
                      extras={"a": ["switch.qsfp"], "b": ["switch.qsfp"]})
     result = _run(_power(site, "off", "a"))
@@ -197,8 +197,8 @@ def test_unreachable_home_assistant_is_named_by_url(test_cluster, tmp_path, ha, 
     assert TOKEN not in err
 
 
-def test_without_confirmation_nothing_happens(test_cluster, tmp_path, ha, capsys, headless):
-    site = make_site(test_cluster, tmp_path, ha, n=3, down=("node3",),
+def test_without_confirmation_nothing_happens(fresh_cluster, tmp_path, ha, capsys, headless):
+    site = make_site(fresh_cluster, tmp_path, ha, n=3, down=("node3",),
                      clusters={"a": ["node1", "node2"], "b": ["node2", "node3"]})
     for action in (["off", "-c", "a"], ["on", "-c", "b"],
                    ["switch", "--from", "a", "--to", "b"]):
@@ -215,9 +215,9 @@ class _Terminal:
         return True
 
 
-def test_on_a_terminal_the_cluster_name_must_be_typed(test_cluster, tmp_path, ha, capsys,
+def test_on_a_terminal_the_cluster_name_must_be_typed(fresh_cluster, tmp_path, ha, capsys,
                                                       monkeypatch):
-    site = make_site(test_cluster, tmp_path, ha)
+    site = make_site(fresh_cluster, tmp_path, ha)
     monkeypatch.setattr("sys.stdin", _Terminal())
     answers = iter(["tes", "test"])
     prompts = []
@@ -230,8 +230,8 @@ def test_on_a_terminal_the_cluster_name_must_be_typed(test_cluster, tmp_path, ha
     capsys.readouterr()
 
 
-def test_power_goes_off_only_after_the_delay_and_a_last_look(test_cluster, tmp_path, ha):
-    site = make_site(test_cluster, tmp_path, ha, ha_table=ha.toml(shutdown_delay=1))
+def test_power_goes_off_only_after_the_delay_and_a_last_look(fresh_cluster, tmp_path, ha):
+    site = make_site(fresh_cluster, tmp_path, ha, ha_table=ha.toml(shutdown_delay=1))
     times: dict[str, float] = {}
 
     def sink(event):

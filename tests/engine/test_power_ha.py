@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Recorder, toy_recipe
 from power_support import TOKEN, fast_polls, ha, make_site
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
@@ -112,9 +112,9 @@ def _everything_shown(capsys, caplog, recorder: Recorder | None = None) -> str:
     return "\n".join(texts)
 
 
-def test_the_token_never_shows_in_any_output(test_cluster, tmp_path, ha, capsys, caplog):
+def test_the_token_never_shows_in_any_output(fresh_cluster, tmp_path, ha, capsys, caplog):
     caplog.set_level(logging.DEBUG)
-    site = make_site(test_cluster, tmp_path, ha)
+    site = make_site(fresh_cluster, tmp_path, ha)
     assert main(site.cli("power", "off", "--yes")) == 0
     assert main(site.cli("power", "on", "--yes")) == 0
     shown = _everything_shown(capsys, caplog)
@@ -142,8 +142,9 @@ def test_the_token_never_shows_in_any_output(test_cluster, tmp_path, ha, capsys,
     assert TOKEN not in shown
 
 
-def test_serving_cluster_is_said_loudly_and_needs_its_typed_name(site, ha, capsys, monkeypatch):
-    s = site(2, extra_toml=ha.toml())
+def test_serving_cluster_is_said_loudly_and_needs_its_typed_name(fresh_site, ha, capsys,
+                                                                 monkeypatch):
+    s = fresh_site(2, extra_toml=ha.toml())
     command = f'power_off_command = ["{s.hosts.bin_dir / "poweroff"}"]\n'
     s.config_path.write_text(command + "shutdown_timeout_seconds = 5\n"
                              + s.config_path.read_text())

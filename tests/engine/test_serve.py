@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import Recorder, toy_recipe
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 

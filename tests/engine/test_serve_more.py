@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from conftest import eventually, toy_recipe
+from site_support import eventually, toy_recipe
 
 from sparktui.cli import main
 

@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 
-from conftest import Recorder, toy_recipe
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 
@@ -93,8 +93,8 @@ def test_hooks_run_per_node_scripts_piped_and_after_stop_after_removal(site, tmp
         assert (marks / f"after-{node}").read_text().strip() == ""
 
 
-def test_stop_with_an_unreachable_worker_still_stops_the_rest_and_says_so(site, capsys):
-    s = site(3)
+def test_stop_with_an_unreachable_worker_still_stops_the_rest_and_says_so(fresh_site, capsys):
+    s = fresh_site(3)
     s.recipe("toy", toy_recipe(nodes=3))
     assert main(s.cli("serve", "toy")) == 0
     s.hosts.node("node3").kill()

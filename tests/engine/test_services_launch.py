@@ -6,12 +6,12 @@ import asyncio
 import json
 import time
 
-from conftest import Recorder, toy_recipe
 from service_support import service, services_only, with_services
+from site_support import Recorder, toy_recipe
 
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
-from sparktui.tui.actions import ActionRun
 from sparktui.tui.screens.progress import serve_failure_note
+from sparktui.tui.viewmodel.runs import ActionRun
 
 
 def _nodes(s):

@@ -7,8 +7,8 @@ import asyncio
 import time
 
 import pytest
-from conftest import Recorder
 from service_support import service, services_only
+from site_support import Recorder
 from test_services_recipes import POOLS
 
 from sparktui.cli import main

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import toy_recipe
+from site_support import toy_recipe
 
 from sparktui.cli import main
 

@@ -7,7 +7,7 @@ import json
 import os
 import signal
 
-from conftest import toy_recipe
+from site_support import toy_recipe
 from supervise_support import (
     SUPERVISOR_IMAGE,
     TOP,

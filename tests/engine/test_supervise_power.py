@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import Recorder, toy_recipe
 from power_support import fast_polls, ha, make_site
+from site_support import Recorder, toy_recipe
 from supervise_support import TOP, SupervisorProcess, docker_runs, wait_supervised
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
@@ -27,8 +27,8 @@ class _Site:
         return self.power_site.engine()
 
 
-def test_power_off_ends_the_supervisor_before_the_nodes_go(test_cluster, tmp_path, ha):
-    power_site = make_site(test_cluster, tmp_path, ha, n=1, top=TOP)
+def test_power_off_ends_the_supervisor_before_the_nodes_go(fresh_cluster, tmp_path, ha):
+    power_site = make_site(fresh_cluster, tmp_path, ha, n=1, top=TOP)
     recipes = tmp_path / "recipes"
     (recipes / "toy").mkdir(parents=True)
     (recipes / "toy" / "recipe.toml").write_text(toy_recipe(nodes=1, port=30021))

@@ -7,7 +7,7 @@ import json
 import shutil
 import time
 
-from conftest import toy_recipe
+from site_support import toy_recipe
 
 from sparktui.cli import main
 
@@ -194,8 +194,8 @@ def test_top_json_prints_one_line_per_sample_and_health_json_has_figures(site, c
     assert "nothing serves" in capsys.readouterr().out
 
 
-def test_unreachable_node_is_a_row_not_a_failure(site):
-    s = site(2)
+def test_unreachable_node_is_a_row_not_a_failure(fresh_site):
+    s = fresh_site(2)
     s.hosts.node("node2").kill()
     frames, _ = _samples(s, 2, 0.3)
     rows = {n.node: n for n in frames[-1].nodes}

@@ -8,7 +8,7 @@ import stat
 import sys
 from pathlib import Path
 
-from conftest import eventually
+from site_support import eventually
 
 from sparktui.cli import main
 
@@ -106,3 +106,29 @@ def test_values_reach_a_tmux_engine_verbatim(site, tmp_path):
     assert given["argv"][-len(args):] == args and given["V"] == "v;"
     assert not marker.exists()
     assert main(s.cli("stop", "--yes")) == 0
+
+
+# Prints its loading lines, then dies before it ever serves, like an engine out of memory.
+DIES_LOADING = f"""#!{sys.executable}
+import sys
+print("INFO loading weights", flush=True)
+print("ERROR CUDA out of memory while loading", flush=True)
+sys.exit(3)
+"""
+
+
+def test_a_tmux_engine_dying_while_loading_fails_with_its_last_lines(site, tmp_path, capsys):
+    """As with docker, the serve that fails says why: the session's last log lines."""
+    s = site(1)
+    script = tmp_path / "dies"
+    script.write_text(DIES_LOADING)
+    script.chmod(0o755)
+    s.recipe("host", "\n".join([
+        'engine = "vllm"', 'runtime = "tmux"', 'docker_image = "host"', 'model = "org/toy"',
+        "port = 30023", f'entrypoint = ["{script}", "serve"]']) + "\n")
+    assert main(s.cli("serve", "host")) == 1
+    err = capsys.readouterr().err
+    assert "CUDA out of memory while loading" in err, err
+    assert "Traceback" not in err
+    eventually(lambda: "sparktui-host" not in s.hosts.ssh(
+        "node1", "tmux ls 2>/dev/null; true").stdout, 15, "the session rolled back")

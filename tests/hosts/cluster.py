@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import dockerd, procs
+from . import dockerd, procs, reset
 from .sshd import SSHD, HostStartError, Node, free_port, keygen
 
 STANDIN_SRC = Path(__file__).resolve().parent / "standin"
@@ -58,6 +58,7 @@ class TestCluster:
         self.known_hosts_path = self.root / "known_hosts"
         self.bin_dir = self.root / "bin"
         self._stopped = False
+        self.broken = False  # a fault was injected: the pool stops it, never lends it again
         procs.write_owner(self.root)
         keygen(self.key_path, "sparktui-test-user")
         shutil.copy(self.key_path.with_name("id_ed25519.pub"), self.authorized_keys)
@@ -92,8 +93,9 @@ class TestCluster:
 
     __getitem__ = node
 
-    def _install_standins(self) -> None:
-        self.bin_dir.mkdir()
+    def standins(self) -> dict[str, str]:
+        """The bin dir's programs by name: their text, or ``"->target"`` for a link."""
+        files = {}
         for src in STANDIN_SRC.iterdir():
             if src.name.startswith(".") or src.name == "__pycache__" or not src.is_file():
                 continue
@@ -102,11 +104,20 @@ class TestCluster:
                 # run the stand-ins with this interpreter (has the right Python version);
                 # -I -S: stdlib only, no site start-up (they run on every docker call)
                 text = f"#!{sys.executable} -IS\n" + text.split("\n", 1)[1]
-            dst = self.bin_dir / src.name
-            dst.write_text(text)
-            dst.chmod(0o755)
-        (self.bin_dir / "pkill").symlink_to("pgrep")  # node-scoped pkill (see standin/pgrep)
-        (self.bin_dir / "poweroff").symlink_to("shutdown")  # never the real one on a node
+            files[src.name] = text
+        files["pkill"] = "->pgrep"  # node-scoped pkill (see standin/pgrep)
+        files["poweroff"] = "->shutdown"  # never the real one on a node
+        return files
+
+    def _install_standins(self) -> None:
+        self.bin_dir.mkdir(exist_ok=True)
+        for name, text in self.standins().items():
+            dst = self.bin_dir / name
+            if text.startswith("->"):
+                dst.symlink_to(text[2:])
+            else:
+                dst.write_text(text)
+                dst.chmod(0o755)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, timeout: float = 10.0) -> TestCluster:
@@ -136,18 +147,13 @@ class TestCluster:
         if os.environ.get(KEEP_ENV) != "1":
             shutil.rmtree(self.root, ignore_errors=True)
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
     def reset(self) -> None:
-        """Back to a fresh state: sshd up and answering, no containers, no recorded
-        calls, no engine/gpu overrides, default images, empty known_hosts file."""
-        for node in self.nodes:
-            node.resume()
-            node.docker_up()
-            node.stop_workloads()
-            for p in node.state_dir.glob("*.json*"):
-                p.unlink(missing_ok=True)
-            node.set_images(self.images)
-        self.known_hosts_path.unlink(missing_ok=True)
-        self.start()
+        """Back to what start() left, for the next test (reset.py says what that is)."""
+        reset.reset_cluster(self)
 
     # ------------------------------------------------------------------ config files
     def known_hosts_lines(self, nodes: list[Node] | None = None) -> list[str]:

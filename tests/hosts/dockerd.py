@@ -10,7 +10,7 @@ What this machine needs, found by trying (tests/hosts/README.md says more):
 - ``--gpus all`` needs an ``nvidia-container-runtime-hook`` on dockerd's PATH at start;
   a stub that exits 0 is enough (there is no GPU).
 - ``--ulimit memlock=-1`` cannot be granted in this sandbox, so containers run under
-  ``RUNTIME_WRAPPER``, the test bed's concession: see its text.
+  ``RUNTIME_WRAPPER`` (oci_runtime.py), the test bed's concession: see there.
 - ``--iptables=false``; each daemon gets its own bridge (an island: no uplink, no NAT,
   a gateway address nobody holds), and host-network containers share this machine's
   network, so the test engine binds its node's own loopback address.
@@ -23,6 +23,7 @@ import contextlib
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import procs
+from . import claims, procs
 from .dockerapi import DockerApi, DockerApiError, normalize_ref
 from .testimage import build as image_build
 
@@ -54,47 +55,17 @@ DEFAULT_IMAGES = (
     "vllm/vllm-openai:v0.33.0",
 )
 
-RUNTIME_WRAPPER = '''#!{python} -I
-"""OCI runtime for the test daemons: runc, after two changes to a new container's spec.
-
-The test bed's one concession, for what separate machines would give for free:
-1. RLIMIT_MEMLOCK is dropped (--ulimit memlock=-1): this sandbox cannot raise the hard
-   limit, even as root. Nothing else of the container changes.
-2. The process is told which simulated node it runs on (SPARKTUI_NODE_ADDR/NAME/STATE,
-   SPARKTEST_HOST_NETWORK) and the node's state folder is mounted read-only at the same
-   path, so the test engine binds its node's address in the shared host network and
-   reads the test's knobs (engine.json, gpu.json).
+RUNTIME_WRAPPER = """#!/bin/sh
+# OCI runtime of a test daemon: runc, a create through oci_runtime.py first (the test
+# bed's one concession: see there). The shim calls the runtime for every state, start,
+# kill and delete too: those go straight to runc (a shell starts in a millisecond,
+# Python in a tenth of a second on a loaded machine).
+for arg in "$@"; do
+    if [ "$arg" = create ]; then exec {python} -I {script} {node} "$@"; fi
+done
+exec /usr/sbin/runc "$@"
 """
-import json, os, sys
-NODE = {node!r}
-args = sys.argv[1:]
-if "create" in args and "--bundle" in args:
-    path = os.path.join(args[args.index("--bundle") + 1], "config.json")
-    with open(path) as f:
-        spec = json.load(f)
-    proc = spec.setdefault("process", {{}})
-    proc["rlimits"] = [r for r in proc.get("rlimits") or [] if r.get("type") != "RLIMIT_MEMLOCK"]
-    try:
-        with open(NODE) as f:
-            node = json.load(f)
-    except (OSError, ValueError):
-        node = None
-    if node:
-        # --network host joins the daemon's handle on this machine's netns: netns/default
-        spaces = spec.get("linux", {{}}).get("namespaces", [])
-        net = [n for n in spaces if n.get("type") == "network"]
-        host_net = not net or net[0].get("path", "").endswith("/netns/default")
-        env = [e for e in proc.get("env", []) if not e.startswith(("SPARKTUI_NODE_", "SPARKTEST_"))]
-        env += ["SPARKTUI_NODE_ADDR=" + node["addr"], "SPARKTUI_NODE_NAME=" + node["name"],
-                "SPARKTUI_NODE_STATE=" + node["state"], "SPARKTEST_DOCKERD=" + node["daemon"],
-                "SPARKTEST_HOST_NETWORK=" + ("1" if host_net else "0")]
-        proc["env"] = env
-        spec.setdefault("mounts", []).append({{"destination": node["state"], "type": "bind",
-            "source": node["state"], "options": ["rbind", "ro"]}})
-    with open(path, "w") as f:
-        json.dump(spec, f)
-os.execv("/usr/sbin/runc", ["runc", *args])
-'''
+OCI_RUNTIME = Path(__file__).resolve().parent / "oci_runtime.py"
 
 
 class DockerStartError(RuntimeError):
@@ -129,7 +100,9 @@ class TestDaemon:
         a, b = pool.block
         self.addr = f"127.{a}.{b}.{10 + slot}"
         self.bridge = f"spk{pool.tag}{slot}"
-        self.subnet = f"172.{pool.subnet_octet}.{slot}"
+        rng = random.SystemRandom()  # the bridge's /24, claimed on this machine
+        self.subnet = claims.claim("subnet",
+                                   lambda: f"172.{rng.randint(16, 31)}.{rng.randint(0, 253)}")
         self.socket = self.root / "docker.sock"
         self.api = DockerApi(self.socket)
         self.proc: subprocess.Popen | None = None
@@ -148,8 +121,9 @@ class TestDaemon:
                         "exit 0\n")
         hook.chmod(0o755)
         wrapper = self.root / "runtime"
-        wrapper.write_text(RUNTIME_WRAPPER.format(python=sys.executable,
-                                                  node=str(self.root / "node.json")))
+        wrapper.write_text(RUNTIME_WRAPPER.format(
+            python=shlex.quote(sys.executable), script=shlex.quote(str(OCI_RUNTIME)),
+            node=shlex.quote(str(self.root / "node.json"))))
         wrapper.chmod(0o755)
         self._bridge_up()
         self.spawn()
@@ -270,14 +244,18 @@ class TestDaemon:
                 "daemon": str(self.root)}
         (self.root / "node.json").write_text(json.dumps(info))
 
-    def clean(self) -> None:
-        """No containers, default images, not anyone's: ready for the next cluster."""
+    def reset(self) -> None:
+        """Up, no containers, none of their processes left (images: the caller's)."""
         if not self.running:
             self.spawn()
         for item in self.api.containers():
             with contextlib.suppress(DockerApiError):
                 self.api.remove(item["Id"])
         procs.kill_env_matching("SPARKTEST_DOCKERD", str(self.root))
+
+    def clean(self) -> None:
+        """No containers, default images, not anyone's: ready for the next cluster."""
+        self.reset()
         self.set_images(None)
         (self.root / "node.json").unlink(missing_ok=True)
         self.node = None
@@ -288,9 +266,12 @@ class DaemonPool:
 
     def __init__(self) -> None:
         rng = random.SystemRandom()
-        self.block = (rng.randint(100, 250), rng.randint(1, 250))
-        self.tag = f"{rng.randrange(16**3):03x}"
-        self.subnet_octet = rng.randint(16, 31)
+        # Claimed on this machine (claims.py): parallel runs never share a loopback
+        # block (so no sshd port or dockerd --ip either) or a bridge name.
+        block = claims.claim("block", lambda: f"{rng.randint(100, 250)}.{rng.randint(1, 250)}")
+        a, b = block.split(".")
+        self.block = (int(a), int(b))
+        self.tag = claims.claim("bridges", lambda: f"{rng.randrange(16**3):03x}")
         self.root = Path(f"/tmp/sparktui-dockerd-{os.getpid()}-{self.tag}")
         self.root.mkdir()
         procs.write_owner(self.root)
@@ -366,6 +347,9 @@ def reap_stale_pools() -> None:
         for d in root.glob("d*"):
             procs.kill_env_matching("SPARKTEST_DOCKERD", str(d))
         tag = root.name.rsplit("-", 1)[-1]
-        for link in Path("/sys/class/net").glob(f"spk{tag}*"):
-            subprocess.run(["ip", "link", "del", link.name], capture_output=True, check=False)
+        with claims.held("bridges", tag) as ours:
+            # not ours: a live run holds the tag again and has remade its bridges
+            for link in Path("/sys/class/net").glob(f"spk{tag}*") if ours else ():
+                subprocess.run(["ip", "link", "del", link.name], capture_output=True,
+                               check=False)
         remove_tree(root)

@@ -14,6 +14,7 @@ class DockerNode:
     """The docker side of ``Node``; ``daemon`` is the TestDaemon the cluster lent it."""
 
     daemon: Any
+    cluster: Any
     env: dict[str, str]
 
     def docker(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -69,6 +70,7 @@ class DockerNode:
     def docker_down(self) -> None:
         """The node's dockerd dies: every docker command fails to reach it, as when
         the daemon crashed or was stopped (``docker_up()`` starts it again)."""
+        self.cluster.broken = True
         self.daemon.kill()
 
     def docker_up(self) -> None:

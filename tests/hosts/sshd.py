@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import pwd
 import re
@@ -17,6 +16,7 @@ from typing import Any
 
 from . import procs
 from .node_docker import DockerNode
+from .node_state import NodeState
 
 SSHD = "/usr/sbin/sshd"
 SSH_KEYGEN = "ssh-keygen"
@@ -43,7 +43,7 @@ def free_port(addr: str) -> int:
         return s.getsockname()[1]
 
 
-class Node(DockerNode):
+class Node(DockerNode, NodeState):
     """A simulated DGX Spark node (see README.md for the API)."""
 
     __test__ = False
@@ -66,6 +66,7 @@ class Node(DockerNode):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir / "tmux", 0o700)
         keygen(self.host_key_path, f"{self.name}-host")
+        self.host_keys = {p: p.read_bytes() for p in self._host_key_files()}  # for reset
         self._write_home()
 
     def __repr__(self) -> str:
@@ -89,19 +90,26 @@ class Node(DockerNode):
             "DOCKER_HOST": self.daemon.host,
         }
 
-    def _write_home(self) -> None:
+    def home_files(self) -> dict[str, str]:
         # Login shells (interactive `ssh host`, tmux windows) run /etc/profile, which on
         # Debian resets PATH; the per-node ~/.bash_profile and ~/.profile put it back.
         pw_dir = pwd.getpwuid(os.getuid()).pw_dir
         rc = f'case "$PWD" in "{pw_dir}") cd "$HOME" ;; esac\n'
         profile = f'PATH="{self.path_env}"; export PATH\n'
-        (self.home / ".bashrc").write_text(f"# sparktui test host {self.name}\n{rc}")
-        (self.home / ".bash_profile").write_text(profile + '[ -f ~/.bashrc ] && . ~/.bashrc\n')
-        (self.home / ".profile").write_text(profile + rc)
+        return {".bashrc": f"# sparktui test host {self.name}\n{rc}",
+                ".bash_profile": profile + '[ -f ~/.bashrc ] && . ~/.bashrc\n',
+                ".profile": profile + rc}
+
+    def _write_home(self) -> None:
+        for name, text in self.home_files().items():
+            (self.home / name).write_text(text)
 
     def _write_sshd_config(self) -> None:
+        self.config_path.write_text(self.sshd_config_text())
+
+    def sshd_config_text(self) -> str:
         setenv = " ".join(f'"{k}={v}"' for k, v in self.env.items())
-        self.config_path.write_text(
+        return (
             "\n".join(
                 [
                     f"ListenAddress {self.addr}:{self.port}",
@@ -134,6 +142,9 @@ class Node(DockerNode):
     def host_key_pub(self) -> str:
         """The public host key line ("ssh-ed25519 AAAA... comment")."""
         return self.host_key_path.with_name(self.host_key_path.name + ".pub").read_text().strip()
+
+    def _host_key_files(self) -> list[Path]:
+        return [self.host_key_path, self.host_key_path.with_name(self.host_key_path.name + ".pub")]
 
     def known_hosts_line(self) -> str:
         kind, blob = self.host_key_pub.split()[:2]
@@ -217,11 +228,13 @@ class Node(DockerNode):
         """Stop sshd: new connections are refused. With connections=True (default) the
         established SSH connections (and their sessions' processes) die too, as when a
         node goes away; with False only the listener stops (like `systemctl stop ssh`)."""
+        self.cluster.broken = True
         self._kill_listener(connections)
         self.proc = None
 
     def hang(self) -> None:
         """SIGSTOP sshd and all its descendants: TCP connects succeed, nothing answers."""
+        self.cluster.broken = True
         if self.proc is not None:
             self._stopped = procs.signal_tree(self.proc.pid, signal.SIGSTOP)
 
@@ -236,57 +249,6 @@ class Node(DockerNode):
         self.kill()
         keygen(self.host_key_path, f"{self.name}-host-rotated", kind)
         self.start()
-
-    # ------------------------------------------------------------------ knobs and records
-    def _read_json(self, name: str, default: Any) -> Any:
-        try:
-            return json.loads((self.state_dir / name).read_text())
-        except (OSError, ValueError):
-            return default
-
-    def _write_json(self, name: str, data: Any) -> None:
-        tmp = self.state_dir / f".{name}.tmp"
-        tmp.write_text(json.dumps(data, indent=1))
-        os.replace(tmp, self.state_dir / name)
-
-    def set_engine(self, **values: Any) -> None:
-        """Merge values into engine.json (running, waiting, kv, prompt_tps, gen_tps,
-        rps, ttft, tpot, max_model_len); the test engine re-reads it on each request."""
-        data = self._read_json("engine.json", {})
-        data.update(values)
-        self._write_json("engine.json", data)
-
-    def set_gpu(self, **values: Any) -> None:
-        """Merge into gpu.json: nvidia-smi field names (e.g. **{"utilization.gpu": 90})
-        or fail=True to make nvidia-smi exit 9."""
-        data = self._read_json("gpu.json", {})
-        data.update(values)
-        self._write_json("gpu.json", data)
-
-    def set_power(self, **values: Any) -> None:
-        """Merge into power.json, read by the shutdown/poweroff stand-in: ignore=True
-        (accepts, never goes down), fail="text" (exit 1), delay=seconds."""
-        data = self._read_json("power.json", {})
-        data.update(values)
-        self._write_json("power.json", data)
-
-    def _jsonl(self, name: str) -> list[list[str]]:
-        try:
-            lines = (self.state_dir / name).read_text().splitlines()
-        except OSError:
-            return []
-        return [json.loads(line)["argv"] for line in lines if line.strip()]
-
-    def recorded_docker(self) -> list[list[str]]:
-        """Every docker invocation on this node, as argv lists starting with "docker"."""
-        return self._jsonl("docker-argv.jsonl")
-
-    def recorded_sudo(self) -> list[list[str]]:
-        return self._jsonl("sudo-argv.jsonl")
-
-    def recorded_power(self) -> list[list[str]]:
-        """Every shutdown/poweroff stand-in call on this node."""
-        return self._jsonl("power-argv.jsonl")
 
     def processes(self, pattern: str = "") -> list[tuple[int, str]]:
         """(pid, cmdline) of live processes started on this node (through its sshd, its
@@ -334,11 +296,14 @@ class Node(DockerNode):
             )
         procs.kill_env_matching("SPARKTUI_NODE_STATE", str(self.state_dir))
 
-    def stop(self) -> None:
-        self.kill(connections=True)
+    def _kill_orphans(self) -> None:
         orphans = [p for p, t in self._orphans if procs.start_time(p) == t]
         procs.signal_pids(orphans, signal.SIGKILL)
         self._orphans = []
+
+    def stop(self) -> None:
+        self.kill(connections=True)
+        self._kill_orphans()
         self.stop_workloads()
 
 

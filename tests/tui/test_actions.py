@@ -1,5 +1,5 @@
 """The action flows without hosts: the gates, the confirmation's states, the progress run,
-tmux attach and the palette. The same flows on the real engine: tests/engine."""
+tmux attach and the palette. The same flows on the real engine: test_dashboard_actions.py."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.tui.actions import progress_rows
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
+from sparktui.tui.viewmodel.runs import progress_rows
 from tui.support import EXAMPLE_CONFIG, NOW, RecordingEngine, make_app, wait_for
 
 ACTION_SCREENS = (ConfirmScreen, ServePlanScreen, ExecScreen, ProgressScreen)

@@ -182,7 +182,7 @@ async def test_broken_config_shows_an_error_screen(tmp_path: Path):
 
 def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
     """run_app builds the app from the same helpers as the CLI. The config is validated
-    (and the engine built) after the first frame: tests/engine/test_dashboard_startup.py
+    (and the engine built) after the first frame: tests/tui/test_dashboard_startup.py
     runs that part on the real hosts; a broken config is no crash."""
     from sparktui.tui.startup import PendingConfig
 
@@ -192,14 +192,14 @@ def test_run_app_loads_like_the_cli(tmp_path: Path, monkeypatch):
                               watch=True)
     assert run_app(args) == 0
     pending = built[0].config
-    assert isinstance(pending, PendingConfig) and built[0].watch
+    assert isinstance(pending, PendingConfig) and built[0].session.watch_mode
     assert pending.path == args.config and pending.clusters == (("a", ()),)
     with pytest.raises(SparkError):
         pending.load()  # what the error screen will show
     args.config = EXAMPLE_CONFIG
     assert run_app(args) == 0
     assert built[1].config.load().config.clusters[0].name == "2nodes"
-    assert built[1].recipes_dir == RECIPES
+    assert built[1].session.recipes_dir == RECIPES
     assert built[0].engine is None and built[1].engine is None  # nothing connects yet
 
 

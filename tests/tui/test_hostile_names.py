@@ -1,6 +1,6 @@
 """No config string breaks a screen: names with markup, brackets in messages, any text.
 
-The load refuses such names (tests/test_config_hostile.py); these tests build the
+The load refuses such names (tests/config/test_config_hostile.py); these tests build the
 config past the load (``model_validate``), so that the dashboard's own escaping is
 what is tested: a node named ``node1[/]x`` used to crash the dashboard at start with
 a ``MarkupError``, and a notification lost ``[home_assistant]``.

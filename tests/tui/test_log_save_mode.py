@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from sparktui.tui.logtext import save_log
+from sparktui.tui.viewmodel.logtext import save_log
 
 NOW = 1_750_000_000.0
 

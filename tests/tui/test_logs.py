@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -36,6 +37,21 @@ class LogsHarness(App[None]):
         machine runs timers late: a fixed pause was not always enough)."""
         view = self.pane.view
         await wait_for(pilot, lambda: view.line_count == count and view.is_vertical_scroll_end)
+
+
+async def scroll_back(pilot, pane, presses: int = 1) -> None:
+    """``up`` until the pane pauses. On a loaded machine the scroll to the end that the
+    last flush queued can land after the first press and undo it: press again then."""
+    pane.view.focus()
+    await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+    await wait_for(pilot, lambda: pane.view.max_scroll_y > 0)  # laid out: up scrolls
+    await pilot.press(*["up"] * presses)
+    deadline = time.monotonic() + 30
+    while pane.follow:
+        assert time.monotonic() < deadline, "the pane never paused"
+        await pilot.pause(0.1)
+        if pane.follow:
+            await pilot.press("up")
 
 
 def lines(node: str, count: int, start: int = 0, text: str = "line") -> list[LogLine]:
@@ -88,22 +104,21 @@ async def test_scrolling_up_pauses_and_f_resumes():
         pane.add_lines(lines("spark1", 100))
         await app.shown(pilot, 100)
         assert pane.follow and pane.view.is_vertical_scroll_end
-        pane.view.focus()
-        await pilot.press("up", "up")
-        await pilot.pause()
+        await scroll_back(pilot, pane, presses=2)
         assert not pane.follow
         badge = pane.query_one("#logs-badge")
         assert badge.display
         before = pane.view.line_count
         scroll_y = pane.view.scroll_y
         pane.add_lines(lines("spark2", 7))
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "+7 new lines" in str(badge.render()))
         assert pane.new_while_paused == 7
         assert "+7 new lines" in str(badge.render())
         assert pane.view.line_count == before  # the view holds still while paused
         assert pane.view.scroll_y == scroll_y
         await pilot.press("f")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: pane.follow and not badge.display
+                       and pane.view.line_count == before + 7)
         assert pane.follow and not badge.display
         assert pane.view.line_count == before + 7
         assert pane.view.is_vertical_scroll_end
@@ -116,9 +131,7 @@ async def test_scrolling_back_to_the_end_resumes():
         pane = app.pane
         pane.add_lines(lines("spark1", 100))
         await app.shown(pilot, 100)
-        pane.view.focus()
-        await pilot.press("up")
-        await wait_for(pilot, lambda: not pane.follow)
+        await scroll_back(pilot, pane)
         await pilot.press("end")
         await wait_for(pilot, lambda: pane.follow)
 
@@ -129,13 +142,11 @@ async def test_pause_survives_more_lines_than_the_view_holds():
         pane = app.pane
         pane.add_lines(lines("spark1", 100))
         await app.shown(pilot, 50)
-        pane.view.focus()
-        await pilot.press("up")
-        await pilot.pause()
+        await scroll_back(pilot, pane)
         pane.add_lines(lines("spark1", 500, start=100))
         assert pane.new_while_paused == 500
         await pilot.press("f")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: pane.follow and pane.view.lines[-1].endswith("line 599"))
         assert pane.view.line_count == 50
         assert pane.view.lines[-1].endswith("line 599")
 
@@ -148,6 +159,7 @@ async def test_wrap_toggle():
         await pilot.pause(0.1)
         assert pane.view.line_count == 1
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("w")
         await pilot.pause(0.1)
         assert pane.wrap
@@ -165,6 +177,7 @@ async def test_node_filter_cycles_all_then_each_node():
         pane.add_lines([LogLine("spark1", "one"), LogLine("spark2", "two")])
         await pilot.pause(0.1)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("c")  # c cycles nodes; n is the next search match
         await pilot.pause(0.1)
         assert pane.node_filter == "spark1"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparktui.engine.status import LogLine
-from sparktui.tui.logtext import (
+from sparktui.tui.viewmodel.logtext import (
     DEBUG,
     ERROR,
     INFO,
@@ -19,7 +19,7 @@ from sparktui.tui.logtext import (
     pick_match,
     search_pattern,
 )
-from tui.support import NOW
+from tui.support import NOW, wait_for
 from tui.test_logs import LogsHarness, lines
 
 
@@ -115,6 +115,7 @@ async def test_search_finds_highlights_and_pauses():
         pane.add_lines(loading())
         await app.shown(pilot, 60)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("slash", *"shard 1")  # incremental: jumps while typing
         await pilot.pause(0.1)
         assert pane.search == "shard 1"
@@ -145,6 +146,7 @@ async def test_next_and_previous_match_wrap_around():
         pane.add_lines(loading())
         await app.shown(pilot, 60)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("slash", *"shard 2", "enter")
         await pilot.pause(0.1)
         assert pane.match_index == 10  # shard 2, 20..29: the latest is shard 29
@@ -170,6 +172,7 @@ async def test_search_without_a_match_says_so():
         pane.add_lines(loading(10))
         await app.shown(pilot, 10)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("slash", *"zq")
         await pilot.pause()
         assert pane.view.matches() == [] and pane.view.current is None
@@ -196,6 +199,7 @@ async def test_level_filter_cycles_error_warning_info_all():
         ])
         await app.shown(pilot, 8)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("v")
         await pilot.pause(0.1)
         assert pane.level == ERROR and "ERROR+" in pane.border_subtitle
@@ -226,6 +230,7 @@ async def test_jump_to_the_first_error():
         pane.add_lines(before)
         await app.shown(pilot, 80)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("E")
         await pilot.pause()
         view = pane.view
@@ -251,6 +256,7 @@ async def test_save_writes_the_view_with_node_tags(tmp_path: Path, monkeypatch):
                         LogLine("spark1", "INFO three"), LogLine("spark1", "", gap=True)])
         await app.shown(pilot, 4)
         pane.view.focus()
+        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
         await pilot.press("c")  # one node in view: the file still says which node
         await pilot.pause(0.1)
         await pilot.press("ctrl+s")

@@ -21,11 +21,11 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.plan.build import build_plan
 from sparktui.plan.render import render
 from sparktui.tui import app as app_module
-from sparktui.tui.actions import ActionRun
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
+from sparktui.tui.viewmodel.runs import ActionRun
 from tui.support import EXAMPLE_CONFIG, NOW, RECIPES, fixed_clock, serving_health
 
 SMALL = (120, 40)

@@ -14,7 +14,7 @@ from textual.widgets import Input
 from sparktui.engine.status import LogLine
 from sparktui.tui.app import SparkApp
 from sparktui.tui.messages import HealthUpdated, LogsArrived
-from tui.support import RECIPES, make_app, serving_health, two_node_lines
+from tui.support import RECIPES, make_app, serving_health, two_node_lines, wait_for
 
 SMALL = (120, 40)
 
@@ -49,7 +49,11 @@ async def _logs(pilot: Pilot) -> None:
     await pilot.press("5")
     app.dashboard.post_message(HealthUpdated(serving_health()))
     app.dashboard.post_message(LogsArrived("2nodes", failing_lines()))
-    await pilot.pause(0.3)
+    # The keys that follow act on these lines: wait until they are in the view (a fixed
+    # pause was too short on a loaded machine, and `E` then found no error).
+    view = app.dashboard.logs.view
+    await wait_for(pilot, lambda: view.line_count == len(failing_lines()))
+    await pilot.pause()
 
 
 def test_logs_search_highlight(snap_compare, app):
@@ -77,6 +81,7 @@ def test_logs_first_error(snap_compare, app):
     async def run_before(pilot: Pilot) -> None:
         await _logs(pilot)
         await pilot.press("E")
+        await wait_for(pilot, lambda: not pilot.app.dashboard.logs.follow)  # marked
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

@@ -13,12 +13,12 @@ from textual.pilot import Pilot
 from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Outcome, Progress
 from sparktui.plan.power import plan_off
-from sparktui.tui.actions import ActionRun
-from sparktui.tui.flows import power_request
+from sparktui.tui.controllers.power import power_request
 from sparktui.tui.messages import HealthUpdated, LogsArrived
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen, power_choices
 from sparktui.tui.screens.progress import ProgressScreen
+from sparktui.tui.viewmodel.runs import ActionRun
 from tui.support import EXAMPLE_CONFIG, NOW, fixed_clock, make_app, serving_health, two_node_lines
 from tui.test_snapshots_actions import Host, _health, _run
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from sparktui.engine.status import NodeHealth, Workload
-from sparktui.tui.state import main_workload, scan_recipes
+from sparktui.tui.viewmodel.health import main_workload
+from sparktui.tui.viewmodel.recipes import scan_recipes
 from tui.support import RECIPES
 
 
@@ -84,8 +85,8 @@ def test_a_crashed_engine_beats_a_running_service_and_running_beats_exited() -> 
 
 def test_failed_serve_note_nothing_removed_or_kept() -> None:
     from sparktui.engine.api import ActionResult, Progress
-    from sparktui.tui.actions import ActionRun
     from sparktui.tui.screens.progress import serve_failure_note
+    from sparktui.tui.viewmodel.runs import ActionRun
 
     def note(*events: tuple[str, str | None, str]) -> str:
         result = ActionResult(False, "n1", "service", "boom")

@@ -7,11 +7,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
+from sparktui.engine.api import ReadOnlyView
 from sparktui.tui.app import MUTATING_ACTIONS, SparkApp
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.help import help_rows
 from sparktui.tui.widgets.logs import LogsPane
-from sparktui.tui.workers import ReadOnlyView
 from tui.support import RecordingEngine, make_app, wait_for
 
 
@@ -60,7 +60,7 @@ async def test_watch_mode_ignores_direct_calls_to_mutating_actions():
         await pilot.pause()
         for action in sorted(MUTATING_ACTIONS):
             await app.run_action(action)  # refused by check_action
-            app._mutating(action)  # refused inside
+            app.control(action)  # refused inside
         assert not set(app.action_log) & MUTATING_ACTIONS
 
 

@@ -23,8 +23,8 @@ from textual.widgets import Button, Input, Static
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
-from sparktui.tui.actions import cluster_workloads, needs_typed_name
 from sparktui.tui.markup import esc
+from sparktui.tui.viewmodel.runs import cluster_workloads, needs_typed_name
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
 

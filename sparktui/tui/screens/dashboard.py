@@ -1,13 +1,15 @@
 """The dashboard: panes for clusters, recipes, nodes, plan, logs and services.
 
-This screen owns what is shown (health per cluster, the selected recipe) and updates
-its panes from messages: ``HealthUpdated``/``HealthFailed``/``LogsArrived`` from the app's
-workers, and the operator's choices from the panes. It never calls the engine.
+This screen owns what is shown (health, errors and telemetry per cluster) and the one
+copy of what the operator chose: the cluster in focus and the recipe under the cursor,
+handed out with the cursors and the last health as one :attr:`DashboardScreen.selection`.
+It updates its panes from messages: ``HealthUpdated``/``HealthFailed``/``LogsArrived``/
+``TelemetryUpdated`` from the read workers, and the operator's choices from the panes.
+It never calls the engine; its recipe edit keys run ``sparktui.tui.controllers.recipes``
+with the host it was given.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,12 +19,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
-from sparktui.tui import recipe_actions
+from sparktui.tui.controllers import recipes as recipe_edits
+from sparktui.tui.controllers.host import Host
 from sparktui.tui.markup import esc
 from sparktui.tui.messages import (
     ClusterFocused,
@@ -34,9 +36,10 @@ from sparktui.tui.messages import (
     RecipeHighlighted,
     TelemetryUpdated,
 )
-from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
-from sparktui.tui.state import PlanPreview, RecipeEntry, plan_preview, scan_recipes
+from sparktui.tui.session import Session
+from sparktui.tui.viewmodel.recipes import PlanPreview, RecipeEntry, plan_preview, scan_recipes
+from sparktui.tui.viewmodel.selection import Selection
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.clusters import ClustersPane
 from sparktui.tui.widgets.header import HeaderState, StatusHeader
@@ -64,21 +67,28 @@ class DashboardScreen(Screen[None]):
           for i, (name, title) in enumerate(PANES.items(), 1)),
     ]
 
-    def __init__(self, config: LoadedConfig, recipes_dir: Path, *, watch: bool, connected: bool,
-                 options: TuiOptions) -> None:
-        super().__init__(classes="-watch" if watch else "")
+    def __init__(self, session: Session, host: Host, *, cluster: str = "",
+                 recipe: str | None = None) -> None:
+        """On the session's (loaded) config; ``cluster`` and ``recipe``: what a reload keeps
+        in focus (a cluster the config no longer has gives way to its first)."""
+        super().__init__(classes="-watch" if session.watch_mode else "")
+        config = session.loaded
+        assert config is not None
+        options = session.options
+        self.host = host
         self.config = config
-        self.recipes_dir = recipes_dir
-        self.watch = watch
-        self.connected = connected
+        self.recipes_dir = session.recipes_dir
+        self.watch_mode = session.watch_mode
+        self.connected = session.engine is not None
         self.clock = options.clock
         self.stale_after = options.stale_after
         self.clusters: list[Cluster] = list(config.config.clusters)
-        self.cluster = self.clusters[0].name if self.clusters else ""
+        self._cluster = cluster if self.cluster_config(cluster) is not None else (
+            self.clusters[0].name if self.clusters else "")
+        self._recipe = recipe
         self.health: dict[str, ClusterHealth] = {}
         self.health_error: dict[str, str] = {}
         self.telemetry: dict[str, TelemetryFrame] = {}
-        self.recipe: str | None = None
         self._log_lines_per_node = options.log_lines_per_node
         self._cursor_blink = options.cursor_blink
 
@@ -89,11 +99,12 @@ class DashboardScreen(Screen[None]):
                 yield ClustersPane(self.clusters, id="clusters", classes="pane")
                 yield RecipesPane(cursor_blink=self._cursor_blink, id="recipes", classes="pane")
             with Vertical(id="main"):
-                if self.watch:
+                if self.watch_mode:
                     yield WallPane(id="wall")
                 yield AlertsStrip(id="alerts")
                 yield NodesPane(self.clock, id="nodes", classes="pane")
-                with TabbedContent(id="tabs", initial="tab-logs" if self.watch else "tab-plan"):
+                with TabbedContent(id="tabs",
+                                   initial="tab-logs" if self.watch_mode else "tab-plan"):
                     with TabPane(_("4 Plan"), id="tab-plan"):
                         yield PlanPane(id="plan", classes="pane")
                     with TabPane(_("5 Logs"), id="tab-logs"):
@@ -108,7 +119,7 @@ class DashboardScreen(Screen[None]):
         self.query_one("#recipes").border_title = _("2 Recipes")
         self.query_one("#nodes").border_title = _("3 Nodes")
         self.query_one("#logs").border_title = _("Logs")
-        if self.watch:
+        if self.watch_mode:
             self.query_one(TabbedContent).hide_tab("tab-plan")
         if not self.connected:
             self.logs.set_empty_text(_("Not connected. The logs of the cluster's sparktui "
@@ -116,12 +127,12 @@ class DashboardScreen(Screen[None]):
                                        "connected to the cluster."))
         self.reload_recipes()
         self.show_cluster(self.cluster)
-        self.focus_pane("clusters" if self.watch else "recipes")
+        self.focus_pane("clusters" if self.watch_mode else "recipes")
         if self.cluster:
             self.post_message(ClusterFocused(self.cluster))  # the app starts its workers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "focus_pane" and self.watch and parameters
+        return not (action == "focus_pane" and self.watch_mode and parameters
                     and parameters[0] in WATCH_HIDDEN_PANES)
 
     def action_focus_pane(self, name: str) -> None:
@@ -161,6 +172,58 @@ class DashboardScreen(Screen[None]):
     def cluster_config(self, name: str) -> Cluster | None:
         return next((c for c in self.clusters if c.name == name), None)
 
+    # -- the selection: the only copy of what the operator chose ---------------------------
+
+    @property
+    def cluster(self) -> str:
+        """The cluster in focus."""
+        return self._cluster
+
+    @property
+    def recipe(self) -> str | None:
+        """The name of the recipe under the recipes pane's cursor."""
+        return self._recipe
+
+    @property
+    def selection(self) -> Selection:
+        """What the operator points at, assembled when read: the cursors and the focus
+        move between two reads, so no copy of them is kept to fall out of step."""
+        cluster = self._cluster
+        node, cursor_cluster, recipe = None, cluster, None
+        if self.is_mounted:  # the panes are there
+            recipe = self.selected_entry()
+            ref = self.clusters_pane.current()
+            cursor_cluster = ref.cluster if ref is not None else cluster
+            if self.app.focused is self.clusters_pane.cluster_tree and ref is not None \
+                    and ref.node is not None and ref.cluster == cluster:
+                node = ref.node
+            else:
+                node = self.nodes.current_node()
+        return Selection(cluster=cluster, recipe=recipe, node=node,
+                         cursor_cluster=cursor_cluster, health=self.health.get(cluster),
+                         cluster_names=tuple(c.name for c in self.clusters))
+
+    def focus_cluster(self, name: str, *, paint: bool = True) -> bool:
+        """Make ``name`` the cluster in focus (False: this config has no such cluster).
+        ``paint``: show it and put the tree's cursor on its line; not before the screen
+        is up (it shows its cluster when it mounts)."""
+        if self.cluster_config(name) is None:
+            return False
+        if not paint:
+            self._cluster = name
+            return True
+        self.show_cluster(name)
+        self.clusters_pane.select_cluster_line(name)
+        return True
+
+    # -- the recipe list, for the recipe edit flows (controllers.host.RecipeShelf) ----------
+
+    def recipe_entry(self, name: str) -> RecipeEntry | None:
+        return self.recipes.entry(name)
+
+    def select_recipe(self, name: str) -> None:
+        self.recipes.select(name)
+
     # -- what the app tells the screen -----------------------------------------------------
 
     def show_cluster(self, name: str) -> None:
@@ -168,7 +231,7 @@ class DashboardScreen(Screen[None]):
         if cluster is None:
             return
         changed = name != self.cluster or not self.logs.node_order
-        self.cluster = name
+        self._cluster = name
         self.clusters_pane.set_focused(name)
         self.nodes.show(cluster, self.health.get(name))
         self.query_one(ServicesPane).show(self.health.get(name))
@@ -183,7 +246,7 @@ class DashboardScreen(Screen[None]):
     def reload_recipes(self) -> None:
         entries, problems = scan_recipes(self.recipes_dir)
         self.recipes.set_entries(entries, problems, prefer=self.recipe)
-        self.recipe = self.recipes.selected
+        self._recipe = self.recipes.selected
         self._preview()
 
     def selected_entry(self) -> RecipeEntry | None:
@@ -198,7 +261,7 @@ class DashboardScreen(Screen[None]):
         if name in TABS:
             tabs.active = TABS[name]
         target: Widget = {
-            "clusters": lambda: self.clusters_pane.tree,
+            "clusters": lambda: self.clusters_pane.cluster_tree,
             "recipes": lambda: self.recipes.option_list,
             "nodes": lambda: self.nodes.table,
             "plan": lambda: self.plan,
@@ -211,7 +274,7 @@ class DashboardScreen(Screen[None]):
         """``/``: search the logs when they are in view and focused, else filter the recipes."""
         focused = self.focused
         in_logs = focused is not None and self.logs in focused.ancestors_with_self
-        if self.watch or in_logs:
+        if self.watch_mode or in_logs:
             self.focus_pane("logs")
             self.logs.open_search()
         else:
@@ -224,7 +287,7 @@ class DashboardScreen(Screen[None]):
             self._node_details(self.cluster, node)
         elif focused is self.recipes.option_list and (entry := self.selected_entry()):
             self.app.push_screen(DetailsScreen(entry.name, recipe_details(entry)))
-        elif focused is self.clusters_pane.tree and (ref := self.clusters_pane.current()) \
+        elif focused is self.clusters_pane.cluster_tree and (ref := self.clusters_pane.current()) \
                 and ref.node is not None:
             self._node_details(ref.cluster, ref.node)
 
@@ -251,7 +314,7 @@ class DashboardScreen(Screen[None]):
     def _show_telemetry(self, frame: TelemetryFrame | None) -> None:
         self.nodes.set_telemetry(frame)
         self.query_one(AlertsStrip).show(frame.alerts if frame else [])
-        if self.watch:
+        if self.watch_mode:
             self.query_one(WallPane).show(frame)
         self._paint_header()
 
@@ -271,20 +334,20 @@ class DashboardScreen(Screen[None]):
 
     @on(RecipeHighlighted)
     def _on_recipe_highlighted(self, message: RecipeHighlighted) -> None:
-        self.recipe = message.name
+        self._recipe = message.name
         self._preview()
 
     @on(RecipeChosen)
     def _on_recipe_chosen(self, message: RecipeChosen) -> None:
-        self.recipe = message.name
+        self._recipe = message.name
         self._preview()
         self.focus_pane("plan")
 
     @on(RecipesPane.EditRequested)
     def _on_recipe_edit(self, message: RecipesPane.EditRequested) -> None:
         entry = self.recipes.entry(message.name)
-        if entry is not None and not self.watch:
-            recipe_actions.run(self, entry, message.how)
+        if entry is not None and not self.watch_mode:
+            recipe_edits.run(self.host, self, entry, message.how)
 
     @on(NodeChosen)
     def _on_node_chosen(self, message: NodeChosen) -> None:
@@ -307,11 +370,11 @@ class DashboardScreen(Screen[None]):
         self.query_one(StatusHeader).update_state(HeaderState(
             cluster=self.cluster, nodes=len(cluster.nodes) if cluster else 0,
             health=self.health.get(self.cluster), error=self.health_error.get(self.cluster),
-            connected=self.connected, watch=self.watch, stale_after=self.stale_after,
+            connected=self.connected, watch=self.watch_mode, stale_after=self.stale_after,
             telemetry=self.telemetry.get(self.cluster)))
 
     def _preview(self) -> None:
-        if self.watch:
+        if self.watch_mode:
             return
         preview = self.current_preview()
         if preview is None:

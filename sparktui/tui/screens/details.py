@@ -14,7 +14,7 @@ from sparktui.engine.status import NodeHealth
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
-from sparktui.tui.state import RecipeEntry, render_problems
+from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
 
 
 class DetailsScreen(ModalScreen[None]):

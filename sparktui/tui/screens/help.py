@@ -36,7 +36,7 @@ def help_rows(app: App, screen: Screen | None) -> list[HelpRow]:
         (_("Actions"), app, app.BINDINGS),
         (_("Panes"), screen, screen.BINDINGS if screen is not None else []),
         (_("Logs pane"), None, LogsPane.BINDINGS)]
-    if screen is not None and not getattr(screen, "watch", False):
+    if screen is not None and not getattr(screen, "watch_mode", False):
         groups.insert(2, (_("Recipes pane"), None, RecipesPane.BINDINGS))
     for group, node, bindings in groups:
         merged: dict[str, tuple[list[str], list[str]]] = {}

@@ -18,8 +18,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sparktui.i18n import _
-from sparktui.tui.actions import power_title
 from sparktui.tui.markup import esc
+from sparktui.tui.viewmodel.runs import power_title
 
 
 @dataclass(frozen=True)

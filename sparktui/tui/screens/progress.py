@@ -21,8 +21,8 @@ from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, state_label, step_label
 from sparktui.scrub import scrub
-from sparktui.tui.actions import ActionRun, ProgressRow, short_detail
 from sparktui.tui.markup import esc
+from sparktui.tui.viewmodel.runs import ActionRun, ProgressRow, short_detail
 
 MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
          "started": ("…", "cyan"), "waiting": ("◷", "cyan")}

@@ -30,7 +30,7 @@ from sparktui.config.recipe_edit import (
 from sparktui.errors import Problem
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
-from sparktui.tui.state import short_problem
+from sparktui.tui.viewmodel.recipes import short_problem
 
 LABELS = {
     "docker_image": "docker_image", "model": "model", "port": "port",

@@ -63,7 +63,7 @@ class ClustersPane(Vertical):
         self._build()
 
     @property
-    def tree(self) -> ClusterTree:
+    def cluster_tree(self) -> ClusterTree:
         return self.query_one(ClusterTree)
 
     def set_focused(self, cluster: str) -> None:
@@ -75,7 +75,7 @@ class ClustersPane(Vertical):
         self._relabel()
 
     def _build(self) -> None:
-        tree = self.tree
+        tree = self.cluster_tree
         tree.clear()
         for cluster in self.clusters:
             branch = tree.root.add(self._cluster_label(cluster), data=Ref(cluster.name),
@@ -88,7 +88,7 @@ class ClustersPane(Vertical):
         if not self.is_mounted:
             return
         by_name = {c.name: c for c in self.clusters}
-        for branch in self.tree.root.children:
+        for branch in self.cluster_tree.root.children:
             cluster = by_name[branch.data.cluster]  # type: ignore[union-attr]
             branch.set_label(self._cluster_label(cluster))
             for leaf in branch.children:
@@ -109,13 +109,13 @@ class ClustersPane(Vertical):
 
     def select_cluster_line(self, cluster: str) -> None:
         """Put the tree cursor on a cluster's line (for cycling and the palette)."""
-        for branch in self.tree.root.children:
+        for branch in self.cluster_tree.root.children:
             if branch.data is not None and branch.data.cluster == cluster:
-                self.tree.move_cursor(branch)
+                self.cluster_tree.move_cursor(branch)
                 return
 
     def current(self) -> Ref | None:
-        node: TreeNode[Ref] | None = self.tree.cursor_node
+        node: TreeNode[Ref] | None = self.cluster_tree.cursor_node
         return node.data if node is not None else None
 
     @on(Tree.NodeSelected)

@@ -15,7 +15,7 @@ from sparktui.engine.telemetry.alerts import KV_SHARE
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.fmt import format_optional
 from sparktui.i18n import _, ngettext
-from sparktui.tui.state import human_duration, serving_of
+from sparktui.tui.viewmodel.health import human_duration, serving_of
 from sparktui.tui.widgets.spark import pct, rate, sparkline
 
 SPARK = 12  # header sparklines: the last 24 s at the default interval

@@ -14,13 +14,45 @@ from typing import TYPE_CHECKING
 from textual.widgets import Input
 
 from sparktui.i18n import _, ngettext
-from sparktui.tui.logtext import format_line, is_error_line, pick_match, save_log, search_pattern
+from sparktui.tui.viewmodel.logtext import (
+    format_line,
+    is_error_line,
+    pick_match,
+    save_log,
+    search_pattern,
+)
 from sparktui.tui.widgets.logview import SYSTEM_NODE
 
 if TYPE_CHECKING:
-    from sparktui.tui.widgets.logs import LogsPane
+    from collections.abc import Callable
 
-    _Base = LogsPane
+    from textual.containers import Vertical
+
+    from sparktui.tui.widgets.logs import Entry
+    from sparktui.tui.widgets.logview import LogView
+
+    class _Pane(Vertical):
+        """What these methods read and set on ``LogsPane``, which defines all of it."""
+
+        follow: bool
+        search: str
+        cluster: str
+        clock: Callable[[], float]
+        match_index: int | None
+        saved_path: Path | None
+        _anchor: int | None
+        _indexed: list[tuple[int, int, int]] | None
+
+        @property
+        def view(self) -> LogView: ...
+
+        def view_entries(self) -> list[Entry]: ...
+
+        def _prefixes(self, tags: bool) -> tuple[dict[str, str], str]: ...
+
+        def _update_labels(self) -> None: ...
+
+    _Base = _Pane
 else:
     _Base = object
 

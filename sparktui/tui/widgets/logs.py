@@ -33,7 +33,9 @@ from textual.widgets import Input, Static
 
 from sparktui.engine.status import LogLine
 from sparktui.i18n import _, ngettext
-from sparktui.tui.logtext import (
+from sparktui.tui.markup import esc
+from sparktui.tui.messages import LogsArrived
+from sparktui.tui.viewmodel.logtext import (
     INFO,
     LEVEL_CHOICES,
     LEVEL_LABELS,
@@ -41,8 +43,6 @@ from sparktui.tui.logtext import (
     classify,
     format_line,
 )
-from sparktui.tui.markup import esc
-from sparktui.tui.messages import LogsArrived
 from sparktui.tui.widgets.logfind import LogFinding
 from sparktui.tui.widgets.logview import SEP, SYSTEM_NODE, LogView, TagHighlighter
 

@@ -106,7 +106,8 @@ class LogView(Log):
         self.version += 1
         return super().write_lines(lines, scroll_end)
 
-    def _update_size(self, updates: int, lines: list[str]) -> None:
+    def _update_size(  # type: ignore[override]  # Textual's is a @work thread
+            self, updates: int, lines: list[str]) -> None:
         """The widest line, inline: Textual's ``Log`` spawns a thread per write for this,
         which under a flood costs more (thread start, GIL) than the plain-ASCII fast path."""
         if not lines:

@@ -21,7 +21,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
-from sparktui.tui.state import main_workload, strip_ansi, uptime
+from sparktui.tui.viewmodel.health import main_workload, strip_ansi, uptime
 from sparktui.tui.widgets.telemetry_table import telemetry_table
 
 LAST_LINE_HZ = 4

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sparktui.tui.state import PlanPreview
+from sparktui.tui.viewmodel.recipes import PlanPreview
 
 
 class PlanPane(VerticalScroll):

@@ -1,7 +1,7 @@
 """Recipes pane: every recipe of the recipes folder; a broken one shows its error inline.
 
 ``m`` (form), ``E`` ($EDITOR) and ``d`` (duplicate) post :class:`RecipesPane.EditRequested`;
-the dashboard runs them (``sparktui.tui.recipe_actions``).
+the dashboard runs them (``sparktui.tui.controllers.recipes``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from sparktui.errors import Problem
 from sparktui.i18n import _
 from sparktui.tui.messages import RecipeChosen, RecipeHighlighted
-from sparktui.tui.state import RecipeEntry, render_problems, short_problem
+from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems, short_problem
 
 
 class RecipeList(OptionList):

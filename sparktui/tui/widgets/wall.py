@@ -40,22 +40,24 @@ def tiles(frame: TelemetryFrame | None) -> dict[str, Tile]:
     """What each tile shows for a frame (plain values, testable without Textual)."""
     if frame is None:
         return {key: Tile("-") for key in TILES}
-    h, e = frame.history, frame.engine
+    h = frame.history
+    e = frame.engine if frame.engine is not None and frame.engine.error is None else None
     kv = [None if v is None else v * 100 for v in h.get("engine.kv_cache", ())]
     ttft = [None if v is None else v * 1000 for v in h.get("engine.ttft_p95", ())]
     busiest = max((n for n in frame.nodes if n.mem_pct is not None),
                   key=lambda n: n.mem_pct or 0, default=None)
-    ok = e is not None and e.error is None
     return {
-        "gen": Tile(_int(e.gen_tps) if ok else "-", h.get("engine.gen_tps", ())),
-        "prompt": Tile(_int(e.prompt_tps) if ok else "-", h.get("engine.prompt_tps", ())),
-        "requests": Tile(_int(e.running) if ok else "-", h.get("engine.running", ()),
-                         _("waiting {n}").format(n=_int(e.waiting)) if ok else "",
-                         hot=ok and bool(e.waiting) and not (e.gen_tps or 0) > 0),
-        "kv": Tile(_int(None if not ok or e.kv_cache is None else e.kv_cache * 100),
-                   tuple(kv), hot=ok and (e.kv_cache or 0) > KV_SHARE, hi=100),
-        "ttft": Tile(_int(None if not ok or e.ttft_p95 is None else e.ttft_p95 * 1000),
-                     tuple(ttft), _("p50 {t}").format(t=millis(e.ttft_p50)) if ok else ""),
+        "gen": Tile(_int(e.gen_tps) if e is not None else "-", h.get("engine.gen_tps", ())),
+        "prompt": Tile(_int(e.prompt_tps) if e is not None else "-",
+                       h.get("engine.prompt_tps", ())),
+        "requests": Tile(_int(e.running) if e is not None else "-", h.get("engine.running", ()),
+                         _("waiting {n}").format(n=_int(e.waiting)) if e is not None else "",
+                         hot=e is not None and bool(e.waiting) and not (e.gen_tps or 0) > 0),
+        "kv": Tile(_int(None if e is None or e.kv_cache is None else e.kv_cache * 100),
+                   tuple(kv), hot=e is not None and (e.kv_cache or 0) > KV_SHARE, hi=100),
+        "ttft": Tile(_int(None if e is None or e.ttft_p95 is None else e.ttft_p95 * 1000),
+                     tuple(ttft),
+                     _("p50 {t}").format(t=millis(e.ttft_p50)) if e is not None else ""),
         "mem": Tile(_int(busiest.mem_pct) if busiest else "-",
                     h.get(f"{busiest.node}.mem_pct", ()) if busiest else (),
                     busiest.node if busiest else "",

@@ -13,7 +13,7 @@ from sparktui.plan.service_model import Readiness
 class Option:
     """One key a kind accepts in ``options``: its type and, for numbers, a range."""
 
-    type: type
+    type: type[Any]
     expected: str  # shown in the error, e.g. "an integer from 1 to 64"
     minimum: int | None = None
     maximum: int | None = None

@@ -21,7 +21,7 @@ from rich.cells import cell_len, chop_cells
 from sparktui.config.files import atomic_write_text
 from sparktui.engine.status import LogLine
 from sparktui.i18n import _
-from sparktui.tui.state import strip_ansi
+from sparktui.tui.viewmodel.health import strip_ansi
 
 DEBUG, INFO, WARNING, ERROR = 10, 20, 30, 40
 LEVEL_CHOICES = (0, ERROR, WARNING, INFO)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import toy_recipe
-from dashboard_support import dashboard_app, wait_until
+from site_support import toy_recipe
 from textual.widgets import Input
 
 from sparktui.cli import main
@@ -16,6 +15,7 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
+from tui.dashboard_support import dashboard_app, wait_until
 
 NODES = ("node1", "node2")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app, wait_until
 
 
 def _more_cluster(hosts) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import toy_recipe
-from dashboard_support import table_text, wait_until
+from site_support import toy_recipe
 from textual.widgets import Static
 
 from sparktui.cli import main
@@ -16,6 +15,7 @@ from sparktui.tui.app import create_app
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.error import ConfigErrorScreen
 from sparktui.tui.startup import pending_config
+from tui.dashboard_support import table_text, wait_until
 
 OPTIONS = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=0.5,
                      health_timeout=10)

@@ -8,9 +8,8 @@ import asyncio
 import html
 import re
 
-from conftest import toy_recipe
-from dashboard_support import dashboard_app, wait_until
 from power_support import TOKEN, fast_polls, ha, make_site
+from site_support import toy_recipe
 from textual.widgets import Input, OptionList
 
 from sparktui.cli import main
@@ -19,6 +18,7 @@ from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen
 from sparktui.tui.screens.progress import ProgressScreen
+from tui.dashboard_support import dashboard_app, wait_until
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 
@@ -50,9 +50,9 @@ async def _choose(pilot, app, label: str) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
 
 
-def test_power_off_from_the_clusters_pane_shuts_down_then_cuts_power(test_cluster, tmp_path,
+def test_power_off_from_the_clusters_pane_shuts_down_then_cuts_power(fresh_cluster, tmp_path,
                                                                      ha):
-    site = make_site(test_cluster, tmp_path, ha)
+    site = make_site(fresh_cluster, tmp_path, ha)
     app = _app(site, tmp_path)
     seen: list[str] = []
 
@@ -107,9 +107,9 @@ def test_cancel_powers_nothing(test_cluster, tmp_path, ha):
     assert site.node("node1").running and site.node("node2").running
 
 
-def test_a_node_that_never_goes_down_is_reported_with_what_was_done(test_cluster, tmp_path,
+def test_a_node_that_never_goes_down_is_reported_with_what_was_done(fresh_cluster, tmp_path,
                                                                     ha):
-    site = make_site(test_cluster, tmp_path, ha, shutdown_timeout=1.5)
+    site = make_site(fresh_cluster, tmp_path, ha, shutdown_timeout=1.5)
     site.node("node2").set_power(ignore=True)  # takes the command, keeps running
     app = _app(site, tmp_path)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import toy_recipe
-from dashboard_support import dashboard_app, table_text, wait_until
+from site_support import toy_recipe
 
 from sparktui.cli import main
+from tui.dashboard_support import dashboard_app, table_text, wait_until
 
 MUTATING = {"run", "stop", "rm", "exec", "kill", "restart", "start", "pull"}
 

@@ -28,7 +28,7 @@ def test_service_json_keys_in_documented_order(tmp_path: Path) -> None:
         for inst in entry["instances"]:
             assert list(inst) == INSTANCE_KEYS
             assert all(isinstance(a, str) for a in inst["launch"])
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "plan-format.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "plan-format.md").read_text()
     for key in SERVICE_KEYS:
         assert f"| `{key}` |" in doc, key
 

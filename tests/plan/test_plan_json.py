@@ -77,4 +77,4 @@ def test_every_key_is_documented() -> None:
     assert set(TOP) | set(NODE) <= documented
     for key in (*HOOK, *MOUNT, *HF_REF):
         assert f"`{key}`" in doc or f'"{key}"' in doc, key
-    assert "SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/test_plan_golden.py" in doc
+    assert "SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/plan/test_plan_golden.py" in doc

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import toy_recipe
-from dashboard_support import dashboard_app, wait_until
+from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.tui.widgets.wall import WallPane
+from tui.dashboard_support import dashboard_app, wait_until
 
 
 def _fast(s) -> None:

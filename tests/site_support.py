@@ -1,4 +1,6 @@
-"""Engine tests run sparktui's real asyncssh engine against the sshd test hosts."""
+"""A sparktui config on the sshd test hosts (the ``site`` fixture, registered by
+tests/conftest.py) and the helpers of the tests that use it: engine and dashboard alike
+run sparktui's real asyncssh engine against them."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,10 +60,9 @@ def toy_recipe(engine: str = "vllm", nodes: int = 2, port: int = 30011, extra: s
     return text
 
 
-@pytest.fixture
-def site(test_cluster, tmp_path) -> Callable[..., Site]:
+def _site_factory(clusters: Callable[..., Any], tmp_path: Path) -> Callable[..., Site]:
     def make(n: int = 2, extra_toml: str = "", top: str = "") -> Site:
-        hosts = test_cluster(n)
+        hosts = clusters(n)
         config_path = hosts.write_config(tmp_path / "config.toml", extra_toml=extra_toml)
         # Top-level keys must precede the first table, so they go in front; ``top``
         # ("key = value" lines) adds to or overrides these.
@@ -75,6 +77,18 @@ def site(test_cluster, tmp_path) -> Callable[..., Site]:
         recipes.mkdir()
         return Site(hosts, tmp_path, config_path, loaded, recipes)
     return make
+
+
+@pytest.fixture
+def site(test_cluster, tmp_path) -> Callable[..., Site]:
+    """Factory: ``site(n=2, extra_toml="", top="")`` on hosts lent by the pool."""
+    return _site_factory(test_cluster, tmp_path)
+
+
+@pytest.fixture
+def fresh_site(fresh_cluster, tmp_path) -> Callable[..., Site]:
+    """``site`` on hosts of the test's own, for tests that break them (faults)."""
+    return _site_factory(fresh_cluster, tmp_path)
 
 
 def eventually(predicate: Callable[[], object], seconds: float = 30.0,

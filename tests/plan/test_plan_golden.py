@@ -1,13 +1,13 @@
 """Golden files: ``sparktui plan`` output for every example recipe, byte for byte.
 
-``tests/golden/<recipe>.<cluster>.{txt,json,sh}`` hold the text, JSON and sh plans
+``tests/plan/golden/<recipe>.<cluster>.{txt,json,sh}`` hold the text, JSON and sh plans
 of each recipe in ``recipes/`` against ``examples/config.toml`` (on the cluster
 ``auto`` picks, plus a few chosen by name) and, for the single-node recipes, on
 the built-in ``local`` cluster (hostname, user and home pinned to fixed values).
 
 After an intended change, regenerate them and review the diff:
 
-    SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/test_plan_golden.py
+    SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/plan/test_plan_golden.py
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from sparktui.config.models import Cluster, Node
 from sparktui.plan.cluster import nodes_needed
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+REGENERATE = "SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/plan/test_plan_golden.py"
 UPDATE = os.environ.get("SPARKTUI_UPDATE_GOLDEN") == "1"
 EXTENSIONS = {"text": "txt", "json": "json", "sh": "sh"}
 LOCAL_HOST, LOCAL_USER, LOCAL_HOME = "workstation", "operator", "/home/operator"
@@ -93,11 +94,10 @@ def test_golden(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[st
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
         path.write_text(out, encoding="utf-8", newline="\n")
-    assert path.is_file(), (f"{path.name} is missing; create it with "
-                            "SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/test_plan_golden.py")
+    assert path.is_file(), f"{path.name} is missing; create it with {REGENERATE}"
     expected = path.read_text(encoding="utf-8")
     assert out == expected, (f"plan differs from {path.name}; if intended, regenerate with "
-                             "SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/test_plan_golden.py")
+                             f"{REGENERATE}")
 
 
 def test_every_example_recipe_has_goldens() -> None:

@@ -1,0 +1,159 @@
+"""What one run of the dashboard holds, whatever screen is up: plain Python, no Textual.
+
+* :attr:`Session.config` is the one state of the config (:data:`ConfigState`): a
+  :class:`PendingConfig` until the start-up load is done, then the :class:`LoadedConfig`
+  or the :class:`SparkError` that stops it. Callers ask :attr:`~Session.loaded` or
+  :attr:`~Session.pending` instead of testing its type.
+* :attr:`Session.engine` is what the read workers and the actions call: in ``--watch`` mode
+  only ever a :class:`ReadOnlyView`; :meth:`~Session.control` hands out a
+  ``ClusterControl`` to the app's safety gate, never in ``--watch``.
+* A reload that changed the config rebuilds the engine (:meth:`~Session.reload`); the old
+  one is retired and closed once no action holds it (:meth:`~Session.to_close`).
+* :attr:`Session.file_watch` notices edits to the config file and the recipes.
+
+The app (``sparktui.tui.app``) owns one session and gives it to the screens and the
+controllers; it runs the workers, the session says what they read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+from sparktui.config.loaded import LoadedConfig
+from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.errors import SparkError
+from sparktui.tui.live import FileWatch, config_path
+from sparktui.tui.options import TuiOptions
+from sparktui.tui.startup import PendingConfig
+
+ConfigState = LoadedConfig | SparkError | PendingConfig
+"""Loading after the first frame, loaded, or broken (the error screen shows why)."""
+
+EngineFactory = Callable[[LoadedConfig], "ClusterView | ClusterControl"]
+"""Builds the engine for a config: again when a reload changed the config."""
+
+ENGINE_CLOSE_SECONDS = 5.0
+
+
+def for_mode(engine: ClusterView | ClusterControl | None, watch: bool) -> ClusterView | None:
+    """What the session may hold: in watch mode, a view without mutating methods."""
+    if engine is None:
+        return None
+    return ReadOnlyView(engine) if watch else engine
+
+
+def control_of(engine: ClusterView | None) -> ClusterControl | None:
+    """The engine as a ``ClusterControl`` when it is one (never a ``ReadOnlyView``)."""
+    if engine is None or isinstance(engine, ReadOnlyView):
+        return None
+    if all(callable(getattr(engine, name, None)) for name in ("serve", "stop", "exec")):
+        return engine  # type: ignore[return-value]
+    return None
+
+
+async def close_engine(engine: ClusterView) -> None:
+    """Close an engine, bounded: a hung connection must not hold the app open."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(engine.close(), ENGINE_CLOSE_SECONDS)
+
+
+class Session:
+    def __init__(self, config: ConfigState, recipes_dir: Path,
+                 engine: ClusterView | ClusterControl | None, *, watch_mode: bool,
+                 options: TuiOptions, reload_config: Callable[[], LoadedConfig] | None = None,
+                 engine_factory: EngineFactory | None = None) -> None:
+        self.config: ConfigState = config
+        self.recipes_dir = recipes_dir
+        self.watch_mode = watch_mode
+        self.options = options
+        self._reload_config = reload_config
+        self._engine_factory = engine_factory or (config.connect if isinstance(
+            config, PendingConfig) else None)
+        self.engine: ClusterView | None = None
+        self._built: ClusterView | ClusterControl | None = None  # the engine before for_mode
+        self._retired: list[ClusterView] = []  # engines of an older config, to close
+        self._hold(engine)
+        self.file_watch = FileWatch(config.path if isinstance(config, PendingConfig)
+                                    else config_path(config), recipes_dir)
+
+    # -- the config's state -----------------------------------------------------------------
+
+    @property
+    def loaded(self) -> LoadedConfig | None:
+        """The validated config (None while it loads, or when it is broken)."""
+        return self.config if isinstance(self.config, LoadedConfig) else None
+
+    @property
+    def pending(self) -> PendingConfig | None:
+        """The config the start-up still loads (None once it is loaded or broken)."""
+        return self.config if isinstance(self.config, PendingConfig) else None
+
+    @property
+    def error(self) -> SparkError | None:
+        """Why the config does not load (None when it loads)."""
+        return self.config if isinstance(self.config, SparkError) else None
+
+    @property
+    def can_reload(self) -> bool:
+        return self._reload_config is not None
+
+    @property
+    def telemetry_interval(self) -> float | None:
+        """Seconds between telemetry samples (None: no config, no sampling)."""
+        loaded = self.loaded
+        return loaded.config.telemetry_interval_seconds if loaded is not None else None
+
+    def started(self, config: LoadedConfig | SparkError,
+                engine: ClusterView | ClusterControl | None) -> None:
+        """The start-up load is done: its config (or why not) and the engine for it."""
+        self.config = config
+        self._hold(engine)
+
+    def reload(self) -> ClusterView | None:
+        """Load the config again (raises SparkError and keeps the state it had); a changed
+        config gets a new engine. Returns the engine it replaced (None: kept or none)."""
+        assert self._reload_config is not None
+        loaded = self._reload_config()
+        self.config = loaded
+        return self._rebuild_engine(loaded)
+
+    def broke(self, error: SparkError) -> None:
+        """The config no longer loads: the error screen shows why."""
+        self.config = error
+
+    # -- the engine -------------------------------------------------------------------------
+
+    def control(self) -> ClusterControl | None:
+        """The engine as a ``ClusterControl`` (None in ``--watch`` or without an engine).
+        Only the app's safety gate calls this."""
+        return None if self.watch_mode else control_of(self.engine)
+
+    def _hold(self, engine: ClusterView | ClusterControl | None) -> None:
+        self._built = engine
+        self.engine = for_mode(engine, self.watch_mode)
+
+    def _rebuild_engine(self, config: LoadedConfig) -> ClusterView | None:
+        """A new engine for a changed config (a new cluster, node, timeout or key)."""
+        if self._engine_factory is None:
+            return None
+        old = self.engine
+        if old is not None and getattr(self._built, "config", None) == config.config:
+            return None
+        self._hold(self._engine_factory(config))
+        if old is not None:
+            self._retired.append(old)
+        return old
+
+    def to_close(self, busy: bool) -> list[ClusterView]:
+        """Retired engines to close now: none while an action (``busy``) may hold one."""
+        if busy or not self._retired:
+            return []
+        retired, self._retired = self._retired, []
+        return retired
+
+    def engines(self) -> list[ClusterView]:
+        """Every engine still open (the retired ones and the current one), for the exit."""
+        return [*self._retired, *([self.engine] if self.engine is not None else [])]

@@ -1,0 +1,65 @@
+"""A simulated node's knobs (what its fakes report) and records (what ran on it): JSON
+files in its state folder, read by the stand-ins and the test engine."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+class NodeState:
+    """The state-folder side of ``Node``."""
+
+    state_dir: Path
+
+    def _read_json(self, name: str, default: Any) -> Any:
+        try:
+            return json.loads((self.state_dir / name).read_text())
+        except (OSError, ValueError):
+            return default
+
+    def _write_json(self, name: str, data: Any) -> None:
+        tmp = self.state_dir / f".{name}.tmp"
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, self.state_dir / name)
+
+    def set_engine(self, **values: Any) -> None:
+        """Merge values into engine.json (running, waiting, kv, prompt_tps, gen_tps,
+        rps, ttft, tpot, max_model_len); the test engine re-reads it on each request."""
+        data = self._read_json("engine.json", {})
+        data.update(values)
+        self._write_json("engine.json", data)
+
+    def set_gpu(self, **values: Any) -> None:
+        """Merge into gpu.json: nvidia-smi field names (e.g. **{"utilization.gpu": 90})
+        or fail=True to make nvidia-smi exit 9."""
+        data = self._read_json("gpu.json", {})
+        data.update(values)
+        self._write_json("gpu.json", data)
+
+    def set_power(self, **values: Any) -> None:
+        """Merge into power.json, read by the shutdown/poweroff stand-in: ignore=True
+        (accepts, never goes down), fail="text" (exit 1), delay=seconds."""
+        data = self._read_json("power.json", {})
+        data.update(values)
+        self._write_json("power.json", data)
+
+    def _jsonl(self, name: str) -> list[list[str]]:
+        try:
+            lines = (self.state_dir / name).read_text().splitlines()
+        except OSError:
+            return []
+        return [json.loads(line)["argv"] for line in lines if line.strip()]
+
+    def recorded_docker(self) -> list[list[str]]:
+        """Every docker invocation on this node, as argv lists starting with "docker"."""
+        return self._jsonl("docker-argv.jsonl")
+
+    def recorded_sudo(self) -> list[list[str]]:
+        return self._jsonl("sudo-argv.jsonl")
+
+    def recorded_power(self) -> list[list[str]]:
+        """Every shutdown/poweroff stand-in call on this node."""
+        return self._jsonl("power-argv.jsonl")
