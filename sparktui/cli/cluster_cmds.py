@@ -10,6 +10,7 @@ from collections.abc import AsyncGenerator
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
+from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
@@ -49,6 +50,7 @@ def print_health(health: ClusterHealth) -> None:
     heads = [n for n in health.nodes if n.engine is not None]
     state = _("serving") if health.serving else _("not serving")
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
+    print_supervision(health.supervision, health.checked_at)
     for row in heads:
         e = row.engine
         assert e is not None

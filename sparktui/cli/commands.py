@@ -43,6 +43,21 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     p.set_defaults(run=_stop)
 
+    p = sub.add_parser("supervise", help=_("serve a recipe and keep its group alive: restart "
+                                           "the whole group when it fails (Ctrl+C ends)"))
+    p.add_argument("recipe", nargs="?")
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
+                   help=_("seconds between checks (default: supervise_interval_seconds)"))
+    p.add_argument("--on-node", action="store_true",
+                   help=_("run the supervisor in a container on the head (docs/supervise.md)"))
+    p.add_argument("--end", action="store_true",
+                   help=_("end the cluster's supervision, wherever it runs; the group "
+                          "keeps running"))
+    p.add_argument("--mode", choices=("foreground", "on-node"), default="foreground",
+                   help=argparse.SUPPRESS)  # what the on-node container says it is
+    p.set_defaults(run=_supervise)
+
     p = sub.add_parser("health", help=_("reachability, containers and the engine's API"))
     p.add_argument("--cluster", "-c")
     p.add_argument("--json", action="store_true",
@@ -130,6 +145,12 @@ def _stop(args: argparse.Namespace) -> int:
     from sparktui.cli import cluster_cmds
 
     return cluster_cmds.run_stop(args)
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    from sparktui.cli import supervise_cmd
+
+    return supervise_cmd.run_supervise(args)
 
 
 def _health(args: argparse.Namespace) -> int:

@@ -91,6 +91,8 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
         check.one_line(getattr(config, name), (name,))
     if "home_dir" in config.model_fields_set:
         check.path(config.home_dir, ("home_dir",), container=True)
+    check.image(config.supervise_image, ("supervise_image",))
+    check.path(config.supervise_key_path, ("supervise_key_path",))
     for ci, cluster in enumerate(config.clusters):
         loc: Loc = ("clusters", ci)
         check.name(cluster.name, (*loc, "name"), "cluster")

@@ -92,6 +92,26 @@ class Config(Model):
     """How often the dashboard and ``top`` sample every node and the head's /metrics."""
     telemetry_stall_seconds: float = field(duration(), 300.0)
     """Alert when no token is generated for this long while requests wait."""
+    supervise_interval_seconds: float = field(duration(ge=0.2), 10.0)
+    """How often ``supervise`` checks its group (containers, /health and /v1/models, a
+    stall); ``--interval`` overrides it."""
+    supervise_failure_checks: int = field(integer(ge=1, le=100), 2)
+    """Consecutive failed checks that make a failure: one bad check is a blip."""
+    supervise_max_restarts: int = field(integer(ge=1, le=1000), 3)
+    """At most this many restarts in ``supervise_window_seconds``; then it gives up."""
+    supervise_window_seconds: float = field(duration(), 1800.0)
+    supervise_backoff_seconds: float = field(duration(ge=0), 10.0)
+    """The wait before the second restart of a window; it doubles for each further one
+    (the first restart is at once)."""
+    supervise_backoff_max_seconds: float = field(duration(ge=0), 300.0)
+    supervise_lease_seconds: float = field(duration(ge=1), 60.0)
+    """A supervisor whose heartbeat is older than this is dead: another may take over."""
+    supervise_image: str = field(text(min_length=1), "sparktui-supervisor:latest")
+    """The image ``supervise --on-node`` runs on the head: sparktui inside, its
+    entrypoint ``sparktui`` (docs/supervise.md)."""
+    supervise_key_path: str = field(text(min_length=1), "~/.ssh/id_ed25519")
+    """On the head: the private key the on-node supervisor reaches every node with
+    (``~`` is ssh_user's home there); it must already be authorized on every node."""
     power_off_command: list[str] | None = field(nullable(array(text(), min_length=1)), None)
     """argv run on each node by ``power off``; default ``shutdown -h now`` (through
     ``sudo -n`` unless ssh_user is root)."""

@@ -39,6 +39,7 @@ class Step(StrEnum):
     POWER_OFF = "power_off"
     POWER_ON = "power_on"
     BOOT = "boot"
+    SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
 
 
 class StepState(StrEnum):

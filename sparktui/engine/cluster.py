@@ -20,6 +20,13 @@ from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.services.health import service_statuses
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
+from sparktui.engine.supervise import on_node
+from sparktui.engine.supervise.disarm import disarm as supervise_disarm
+from sparktui.engine.supervise.events import SuperviseResult, SuperviseSink
+from sparktui.engine.supervise.loop import Supervisor
+from sparktui.engine.supervise.policy import Policy
+from sparktui.engine.supervise.record import SupervisionStatus
+from sparktui.engine.supervise.remote import new_mark, read_status
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
@@ -70,14 +77,18 @@ class ClusterEngine:
 
     # -- reading -------------------------------------------------------------------
     async def health(self, cluster: str) -> ClusterHealth:
+        """Every node, its workloads and the head's API; and supervision as the cluster's
+        head (rank 0) keeps it, read at the same time."""
         timeout = self.config.health_timeout_seconds
         nodes = self._nodes(cluster)
-        results = await asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes))
+        results, supervision = await asyncio.gather(
+            asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes)),
+            read_status(self.transport(nodes[0]), timeout))
         services = []
         if any(w.is_service for r in results for w in r.workloads):
             transports = {n.name: self.transport(n) for n in nodes}
             services = await service_statuses(list(results), transports, timeout)
-        health = ClusterHealth(cluster, list(results), time.time(), services)
+        health = ClusterHealth(cluster, list(results), time.time(), services, supervision)
         self._last_health[cluster] = health
         return health
 
@@ -173,12 +184,59 @@ class ClusterEngine:
                            stop_grace=self.config.stop_grace_seconds).run()
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
-                   hooks_for: HooksFor | None = None) -> ActionResult:
+                   hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult:
         """Remove this cluster's workloads (of ``recipe`` only, if given), then restore
-        their nodes (``sparktui.engine.workloads.stop``)."""
-        transports = {n.name: self.transport(n) for n in self._nodes(cluster)}
-        return await Stop(cluster, transports, progress, script_text, recipe=recipe,
-                          hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
+        their nodes (``sparktui.engine.workloads.stop``).
+
+        First a mark on every node disarms whoever supervises them, wherever it runs;
+        the on-node supervisor is removed after. ``disarm=False`` is the supervisor's
+        own restart."""
+        nodes = self._nodes(cluster)
+        transports = {n.name: self.transport(n) for n in nodes}
+        if disarm:
+            await supervise_disarm(transports.values(), [transports[nodes[0].name]],
+                                   new_mark("stop", cluster, recipe), progress,
+                                   timeout=self.config.command_timeout_seconds,
+                                   read_timeout=self.config.health_timeout_seconds)
+        result = await Stop(cluster, transports, progress, script_text, recipe=recipe,
+                            hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
+        if disarm:
+            await on_node.remove(transports.values(), cluster, recipe, progress)
+        return result
+
+    # -- supervision (sparktui.engine.supervise) ---------------------------------------
+    async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,
+                        interval: float | None = None, hooks_for: HooksFor | None = None,
+                        mode: str = "foreground") -> SuperviseResult:
+        """Keep ``plan``'s group alive until an operator stops it, its supervision is
+        ended, the limits are reached, or the task is cancelled (the group stays)."""
+        policy = Policy.from_config(self.config, interval)
+        return await Supervisor(self, plan, policy, events, mode=mode,
+                                hooks_for=hooks_for).run()
+
+    async def supervision(self, cluster: str) -> SupervisionStatus:
+        """Supervision of ``cluster`` as its head keeps it (``health`` has it too)."""
+        return await read_status(self.transport(self._nodes(cluster)[0]),
+                                 self.config.health_timeout_seconds)
+
+    async def end_supervision(self, cluster: str, progress: ProgressSink, *,
+                              recipe: str | None = None) -> list[str]:
+        """End whoever supervises ``cluster`` (``recipe`` only, if given), leaving its
+        group running: the supervisor reads the mark and exits; the on-node one is
+        removed. Returns the nodes that could not take the mark."""
+        transports = [self.transport(n) for n in self._nodes(cluster)]
+        missed = await supervise_disarm(transports, transports[:1],
+                                        new_mark("end", cluster, recipe), progress,
+                                        timeout=self.config.command_timeout_seconds,
+                                        read_timeout=self.config.health_timeout_seconds)
+        await on_node.remove(transports, cluster, recipe, progress)
+        return missed
+
+    async def supervise_on_node(self, plan: LaunchPlan, recipe_text: str, progress: ProgressSink,
+                                *, interval: float | None = None) -> on_node.Installed:
+        """Run the supervisor in a container on ``plan``'s head (docs/supervise.md)."""
+        return await on_node.install(self, plan, recipe_text, interval=interval,
+                                     progress=progress)
 
     async def exec(self, cluster: str, command: str, *, node: str | None = None,
                    timeout: float | None = None) -> list[ExecResult]:

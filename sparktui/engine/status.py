@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from sparktui.engine.supervise.record import SupervisionStatus
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -164,6 +166,7 @@ class ClusterHealth:
     nodes: list[NodeHealth]
     checked_at: float  # time.time() when the check finished
     services: list[ServiceStatus] = field(default_factory=list)
+    supervision: SupervisionStatus | None = None  # as the head (rank 0) keeps it
 
     @property
     def workloads(self) -> list[Workload]:
@@ -188,7 +191,8 @@ class ClusterHealth:
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,
                 "serving": self.serving, "nodes": [n.as_dict() for n in self.nodes],
-                "services": [s.as_dict() for s in self.services]}
+                "services": [s.as_dict() for s in self.services],
+                "supervision": self.supervision.as_dict() if self.supervision else None}
 
 
 class LogLine(NamedTuple):

@@ -28,6 +28,8 @@ from sparktui.engine.api import ActionResult, Outcome, ProgressSink, Step, StepS
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.supervise.disarm import disarm
+from sparktui.engine.supervise.remote import new_mark
 from sparktui.errors import fail
 from sparktui.i18n import _
 from sparktui.plan.power import PowerPlan
@@ -166,6 +168,15 @@ class PowerRun:
 
     # -- off -------------------------------------------------------------------------
     async def _power_down(self) -> None:
+        # Before anything goes down, whoever supervises a group on these nodes ends.
+        down = {n.name for n in self.plan.down}
+        heads = [c.ranked[0] for c in self.config.clusters
+                 if any(n.name in down for n in c.nodes) and not c.ranked[0].local]
+        await disarm([self.engine.transport(n) for n in self.plan.down if not n.local],
+                     [self.engine.transport(n) for n in heads], new_mark("power_off"),
+                     lambda p: self.say(p.step, p.node, p.state, p.detail),
+                     timeout=self.config.command_timeout_seconds,
+                     read_timeout=self.config.health_timeout_seconds)
         went = await asyncio.gather(*(self._shut_down(n) for n in self.plan.down))
         down = {n.name for n, ok in zip(self.plan.down, went, strict=True) if ok}
         stuck = [n.name for n in self.plan.down if n.name not in down]

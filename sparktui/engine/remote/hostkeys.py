@@ -130,6 +130,15 @@ async def init_host_keys(config: Config, nodes: list[Node]) -> list[KeyResult]:
     return results
 
 
+def pinned_lines(path: Path, node: Node) -> list[str]:
+    """The known_hosts lines of what ``path`` trusts and revokes for ``node``: a copy of
+    its pins for another machine (``supervise --on-node``)."""
+    pin = pins(path, node)
+    pattern = host_pattern(node)
+    return ([f"{pattern} {_openssh(key)}" for key in pin.trusted]
+            + [f"@revoked {pattern} {_openssh(key)}" for key in pin.revoked])
+
+
 def _openssh(key: asyncssh.SSHKey) -> str:
     kind, blob = key.export_public_key("openssh").decode().split()[:2]
     return f"{kind} {blob}"

@@ -1,0 +1,139 @@
+"""supervise: keep a recipe's group alive in the foreground, on the head, or end it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+
+from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
+from sparktui.cli.output import print_progress
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.supervise.events import Happening, SuperviseEvent, SuperviseResult
+from sparktui.engine.supervise.words import restart_line, status_line
+from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
+from sparktui.fmt import format_time
+from sparktui.i18n import _
+from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.build import build_plan
+from sparktui.plan.cluster import pick_cluster
+from sparktui.scrub import scrub
+from sparktui.visible import visible
+
+QUIET = frozenset({Happening.STEP})
+
+
+def print_event(event: SuperviseEvent) -> None:
+    """One line per event; a give-up also prints the failed node's last lines."""
+    if event.kind in QUIET:
+        if event.progress is not None:
+            print_progress(event.progress)
+        return
+    alert = event.kind in (Happening.GAVE_UP, Happening.REFUSED, Happening.LOST)
+    stream = sys.stderr if alert else sys.stdout
+    word = _("ALERT") if event.kind in (Happening.GAVE_UP, Happening.RESTARTING) else ""
+    count = f" ({event.count}/{event.of})" if event.of else ""
+    line = f"{format_time(time.time())} {_('supervise')} {word + ' ' if word else ''}"
+    print(scrub(line + visible(event.text) + count), file=stream, flush=True)
+    for text in event.lines:
+        print(scrub("    " + visible(text)), file=stream, flush=True)
+
+
+EXIT = {"disarmed": EXIT_OK, "interrupted": EXIT_OK, "refused": EXIT_REFUSED,
+        "gave_up": EXIT_FAILED, "lost": EXIT_FAILED, "failed": EXIT_FAILED}
+
+
+def run_supervise(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    if args.end:
+        return _end(args, loaded.config)
+    if not args.recipe:
+        print(_("supervise needs a recipe (or --end)"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    recipe = recipe_from(args, args.recipe)
+    plan = build_plan(loaded, recipe, args.cluster)
+    if not plan.nodes:
+        print(_("{recipe} runs no engine: there is no group to supervise").format(
+            recipe=plan.recipe), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.on_node:
+        return _on_node(args, loaded.config, plan, recipe.source.path)
+
+    def skipped(name: str, exc: SparkError) -> None:
+        print(_("after_stop of {recipe} skipped: {error}").format(
+            recipe=name, error=exc.render()), file=sys.stderr)
+
+    hooks_for = after_stop_loader(recipes_dir_from(args), skipped)
+
+    async def go(engine: ClusterEngine) -> SuperviseResult:
+        task = asyncio.current_task()
+        if task is not None:  # docker stop, systemd, kill: end like Ctrl+C does
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        return await engine.supervise(plan, print_event, interval=args.interval,
+                                      hooks_for=hooks_for, mode=args.mode)
+
+    try:
+        result = with_engine(loaded.config, go)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print(_("supervisor ended; the group keeps running"), flush=True)
+        return EXIT_OK
+    if result.outcome == "failed":
+        print(_("cannot supervise: {detail}").format(detail=result.detail), file=sys.stderr)
+    return EXIT[result.outcome]
+
+
+def _on_node(args: argparse.Namespace, config, plan, recipe_path) -> int:
+    text = recipe_path.read_text(encoding="utf-8") if recipe_path is not None else ""
+
+    async def go(engine: ClusterEngine):
+        return await engine.supervise_on_node(plan, text, print_progress,
+                                              interval=args.interval)
+
+    installed = with_engine(config, go)
+    if installed.holder is not None:
+        return EXIT_REFUSED
+    if not installed.ok:
+        return EXIT_FAILED
+    print(_("the supervisor of {recipe} runs on {node} ({container}); `sparktui health` "
+            "shows it, `sparktui stop` or `sparktui supervise --end` removes it").format(
+        recipe=plan.recipe, node=installed.node, container=installed.container))
+    return EXIT_OK
+
+
+def _end(args: argparse.Namespace, config) -> int:
+    cluster = pick_cluster(config, args.cluster)
+
+    async def go(engine: ClusterEngine):
+        missed = await engine.end_supervision(cluster.name, print_progress, recipe=args.recipe)
+        return missed, await engine.supervision(cluster.name)
+
+    missed, status = with_engine(config, go)
+    if missed:
+        print(_("the mark could not be written on {nodes}").format(nodes=", ".join(missed)),
+              file=sys.stderr)
+    print(_("supervision of {cluster} ends; the group keeps running").format(
+        cluster=cluster.name))
+    line = status_line(status, time.time())
+    if line:
+        print("  " + line)
+    return EXIT_FAILED if missed else EXIT_OK
+
+
+def print_supervision(status, now: float, history: int = 5) -> None:
+    """``health``'s lines: the state, then the last restarts."""
+    line = status_line(status, now) if status is not None else None
+    if line is None:
+        return
+    print("  " + line)
+    record = status.record
+    if record is None:
+        return
+    for event in record.restarts[-history:]:
+        print("    " + restart_line(event))
+    if status.state == "gave_up" and record.last_lines:
+        print("    " + _("last lines of {node}:").format(node=visible(record.last_lines_node
+                                                                   or "-")))
+        for text in record.last_lines[-10:]:
+            print("      " + visible(text))

@@ -1,0 +1,1 @@
+"""Supervision: keep a serving group alive, and never fight the operator (docs/supervise.md)."""

@@ -1,0 +1,63 @@
+"""What a supervisor tells whoever runs it (the CLI prints it, a dashboard can show it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from sparktui.engine.api import Progress
+from sparktui.engine.supervise.record import Failure, Lease, Reason
+
+
+class Happening(StrEnum):
+    ARMED = "armed"  # the lease is ours; marks from before are known
+    ADOPTED = "adopted"  # the group was running: watched as it is
+    SERVING = "serving"  # the group was not running (or not whole): served
+    HEALTHY = "healthy"  # every tier passed (the first time, or again after a failure)
+    FAILING = "failing"  # a check failed (``count`` of ``of`` in a row)
+    WAITING = "waiting"  # backoff before a restart
+    RESTARTING = "restarting"
+    RESTARTED = "restarted"
+    RESTART_FAILED = "restart_failed"
+    STEP = "step"  # a step of the restart's stop or serve (``progress``)
+    GAVE_UP = "gave_up"  # an alert: the group is left as it is
+    DISARMED = "disarmed"  # an operator's stop, end or power off: the supervisor ends
+    INTERRUPTED = "interrupted"  # Ctrl+C or SIGTERM: the supervisor ends, the group stays
+    LOST = "lost"  # another supervisor took the lease
+    REFUSED = "refused"  # another supervisor holds the lease
+
+
+ALERTS = frozenset({Happening.RESTARTING, Happening.GAVE_UP})
+"""What a dashboard raises an alert for: each restart and each give-up."""
+
+
+@dataclass(frozen=True)
+class SuperviseEvent:
+    kind: Happening
+    text: str = ""  # for people, in the active language
+    failures: tuple[Failure, ...] = ()
+    progress: Progress | None = None
+    lines: tuple[str, ...] = ()  # the failed node's last log lines (give-up)
+    count: int = 0  # FAILING: failed checks in a row; RESTARTING: restarts in the window
+    of: int = 0
+
+
+SuperviseSink = Callable[[SuperviseEvent], None]
+
+
+@dataclass(frozen=True)
+class SuperviseResult:
+    """How supervision ended: ``outcome`` is one of disarmed, interrupted, gave_up, lost,
+    refused (``holder`` then holds the lease), failed (the head could not be reached)."""
+
+    outcome: str
+    reason: Reason | None = None
+    holder: Lease | None = None
+    detail: str = ""
+    failures: tuple[Failure, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        """Ended on purpose: by an operator, or Ctrl+C."""
+        return self.outcome in ("disarmed", "interrupted")

@@ -1,0 +1,385 @@
+"""The supervisor: keep one serving group alive, and never fight the operator.
+
+It takes the lease on the group's head (one supervisor per group, whoever runs it),
+notes the marks already on the nodes, serves the recipe unless its group runs, then
+checks it every interval (``checks``). A failure seen on ``failure_checks`` checks in a
+row restarts the whole group: stop every node, then serve the same plan again,
+preflight included (an NCCL group cannot take back one rank). ``policy`` bounds it.
+
+Before every restart, during its serve and at every check it reads the nodes' marks: a
+stop, an end of supervision or a power off written since it armed ends it at once,
+without a restart (a stop that raced a restart's serve wins: what that serve started
+is stopped again). Its state is written on the head for every operator's ``health``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import time
+import uuid
+from dataclasses import replace
+from typing import Protocol
+
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine.api import ActionResult, Progress, ProgressSink
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.supervise import remote
+from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
+from sparktui.engine.supervise.events import (
+    Happening,
+    SuperviseEvent,
+    SuperviseResult,
+    SuperviseSink,
+)
+from sparktui.engine.supervise.policy import (
+    GiveUp,
+    Policy,
+    StallWatch,
+    counts,
+    decide,
+    restarts_within,
+)
+from sparktui.engine.supervise.record import (
+    HISTORY_KEPT,
+    LOG_LINES_KEPT,
+    Failure,
+    Lease,
+    Mark,
+    Reason,
+    Record,
+    RestartEvent,
+)
+from sparktui.engine.supervise.words import failure_text, mark_text, reason_text
+from sparktui.engine.workloads.runtime import last_lines
+from sparktui.i18n import _
+from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.model import LaunchPlan
+
+CLEANUP_SECONDS = 20.0
+"""How long an interrupted supervisor may take to write its record and free the lease."""
+
+
+class SuperviseEngine(Protocol):
+    config: Config
+
+    def cluster(self, name: str) -> Cluster: ...
+    def transport(self, node: Node) -> Transport: ...
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
+                    keep_on_failure: bool = False) -> ActionResult: ...
+    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
+                   hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult: ...
+
+
+class Supervisor:
+    def __init__(self, engine: SuperviseEngine, plan: LaunchPlan, policy: Policy,
+                 events: SuperviseSink, *, mode: str = "foreground",
+                 hooks_for: HooksFor | None = None):
+        self.engine, self.plan, self.policy, self.emit_to = engine, plan, policy, events
+        self.hooks_for = hooks_for
+        cluster = engine.cluster(plan.cluster)
+        self.transports = {n.name: engine.transport(n) for n in cluster.nodes}
+        self.home = self.transports[plan.head.name]
+        self.group = members(plan)
+        # The group's nodes: a stop or a power off that concerns it writes its mark there.
+        self.watched = list(dict.fromkeys(m.node for m in self.group))
+        holder = f"{remote.who()} pid {os.getpid()}"
+        self.lease = Lease(uuid.uuid4().hex, math.ceil(policy.lease), holder, plan.cluster,
+                           plan.recipe, mode, time.time())
+        self.timeout = engine.config.health_timeout_seconds
+        self.seen: set[str] = set()  # ids of the marks that were there when it armed
+        self.read_from: set[str] = set()  # nodes whose marks it has read once
+        self.restarts: list[RestartEvent] = []
+        self.ever_healthy = False
+        self.started: dict = {}
+        self.stall = StallWatch(policy.stall)
+        self.since = time.time()
+        self.armed_at = time.monotonic()
+        self.last_lines: tuple[str, ...] = ()
+        self.last_lines_node: str | None = None
+        self.lost: Lease | bool | None = False  # a lease: the holder that took it over
+        self.healthy_since: float | None = None
+
+    # -- the run -------------------------------------------------------------------
+    async def run(self) -> SuperviseResult:
+        try:
+            holder = await remote.acquire(self.home, self.lease)
+        except NodeError as exc:
+            return SuperviseResult("failed", detail=exc.text)
+        if holder is not None:
+            self._emit(Happening.REFUSED, _(
+                "{recipe} on {cluster} is supervised already: {holder} ({mode})").format(
+                recipe=holder.recipe or "?", cluster=holder.cluster or "?",
+                holder=holder.holder, mode=holder.mode))
+            return SuperviseResult("refused", holder=holder)
+        heartbeat = asyncio.create_task(self._heartbeat())
+        try:
+            return await self._supervise()
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._save("ended", Reason("interrupted")),
+                                       CLEANUP_SECONDS)
+            self._emit(Happening.INTERRUPTED, reason_text(Reason("interrupted")))
+            raise
+        finally:
+            heartbeat.cancel()
+            if self.lost is False:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(remote.release(self.home, self.lease.token),
+                                           CLEANUP_SECONDS)
+
+    async def _supervise(self) -> SuperviseResult:
+        await self._note_marks()
+        self._emit(Happening.ARMED, _("supervising {recipe} on {cluster}: every {seconds:g} s, "
+                                      "at most {restarts} restarts in {window:g} s").format(
+            recipe=self.plan.recipe, cluster=self.plan.cluster, seconds=self.policy.interval,
+            restarts=self.policy.max_restarts, window=self.policy.window))
+        await self._save("watching")
+        ended = await self._start()
+        if ended is not None:
+            return ended
+        in_a_row, away = 0, ""
+        while True:
+            cycle = time.monotonic()
+            result = await self._check()
+            ended = await self._ended_by(result.marks)
+            if ended is not None:
+                return ended
+            since = time.monotonic() - self.armed_at
+            unreachable = [f for f in result.failures if f.kind == "unreachable"]
+            if not result.failures:
+                if in_a_row or away or self.healthy_since is None:
+                    self._emit(Happening.HEALTHY, _("healthy"))
+                    self.healthy_since = self.healthy_since or time.time()
+                    await self._save("watching")
+                self.ever_healthy, in_a_row, away = True, 0, ""
+            elif unreachable:
+                # Nothing can be served there, and its marks cannot be read (a power off,
+                # a stop may be written there): wait for it, never restart around it.
+                in_a_row, text = 0, "; ".join(map(failure_text, unreachable))
+                if text != away:
+                    self._emit(Happening.WAITING, _("waiting for {nodes}").format(
+                        nodes=text), failures=tuple(unreachable))
+                    await self._save("waiting")
+                away = text
+            elif counts(result.failures, ever_healthy=self.ever_healthy, since_armed=since,
+                        policy=self.policy):
+                in_a_row, away = in_a_row + 1, ""
+                self._emit(Happening.FAILING, "; ".join(map(failure_text, result.failures)),
+                           failures=tuple(result.failures), count=in_a_row,
+                           of=self.policy.failure_checks)
+                if in_a_row >= self.policy.failure_checks:
+                    in_a_row, self.healthy_since = 0, None
+                    ended = await self._on_failure(result.failures)
+                    if ended is not None:
+                        return ended
+            await asyncio.sleep(max(0.0, self.policy.interval - (time.monotonic() - cycle)))
+
+    async def _start(self) -> SuperviseResult | None:
+        looks = await self._looks()
+        present = [m for m in self.group if _has(looks.get(m.node), m.container)]
+        running = started_of(self.group, looks)
+        if len(running) == len(self.group):
+            self.started = running
+            self._emit(Happening.ADOPTED, _("the group runs: watching it as it is"))
+            return None
+        if present:
+            self._emit(Happening.SERVING, _("the group is not whole: stopping it, then "
+                                            "serving it again"))
+            await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
+                                   hooks_for=self.hooks_for, disarm=False)
+        else:
+            self._emit(Happening.SERVING, _("the group is not running: serving it"))
+        served = await self._serve()
+        if isinstance(served, SuperviseResult):
+            return served
+        if not served.ok:
+            failure = Failure("serve", served.failed_node or self.plan.head.name,
+                              served.detail.split("\n")[0])
+            return await self._give_up(Reason("serve_failed", {
+                "node": served.failed_node, "step": served.failed_step,
+                "detail": served.detail.split("\n")[0][:300]}), failure)
+        await self._healthy_again()
+        return None
+
+    # -- failures and restarts ---------------------------------------------------------
+    async def _on_failure(self, failures: list[Failure]) -> SuperviseResult | None:
+        now = time.time()
+        decision = decide(self.policy, [r.at for r in self.restarts], now, self.ever_healthy)
+        if isinstance(decision, GiveUp):
+            return await self._give_up(decision.reason, failures[0])
+        if decision.delay > 0:
+            self._emit(Happening.WAITING, _("waiting {seconds:g} s before the next "
+                                            "restart").format(seconds=decision.delay))
+            await self._save("backoff")
+            deadline = time.monotonic() + decision.delay
+            while (left := deadline - time.monotonic()) > 0:  # an operator may act meanwhile
+                await asyncio.sleep(min(left, self.policy.interval))
+                mark = await self._disarming_now()
+                if mark is not None:
+                    return await self._disarmed(mark)
+        return await self._restart(failures[0])
+
+    async def _restart(self, failure: Failure) -> SuperviseResult | None:
+        mark = await self._disarming_now()
+        if mark is not None:
+            return await self._disarmed(mark)
+        self.last_lines, self.last_lines_node = await self._lines(failure.node), failure.node
+        event = RestartEvent(time.time(), failure)
+        self.restarts = [*self.restarts, event][-HISTORY_KEPT:]
+        window = restarts_within([r.at for r in self.restarts], event.at, self.policy.window)
+        self._emit(Happening.RESTARTING, _("restarting the whole group: {reason}").format(
+            reason=failure_text(failure)), failures=(failure,), count=window,
+            of=self.policy.max_restarts)
+        await self._save("restarting")
+        await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
+                               hooks_for=self.hooks_for, disarm=False)
+        served = await self._serve()
+        if isinstance(served, SuperviseResult):
+            return served
+        detail = "" if served.ok else served.detail.split("\n")[0][:300]
+        self.restarts[-1] = replace(event, ok=served.ok, detail=detail)
+        if served.ok:
+            self._emit(Happening.RESTARTED, _("the group is serving again"))
+            await self._healthy_again()
+        else:
+            self._emit(Happening.RESTART_FAILED, _("the restart failed: {detail}").format(
+                detail=detail))
+            await self._save("watching")
+        return None
+
+    async def _serve(self) -> ActionResult | SuperviseResult:
+        """Serve the plan while watching the marks: an operator's stop cancels it."""
+        task = asyncio.ensure_future(self.engine.serve(self.plan, self._progress,
+                                                       keep_on_failure=True))
+        try:
+            while True:
+                done, _pending = await asyncio.wait({task}, timeout=self.policy.interval)
+                mark = await self._disarming_now()
+                if mark is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    await self.engine.stop(self.plan.cluster, self._progress,
+                                           recipe=self.plan.recipe, hooks_for=self.hooks_for,
+                                           disarm=False)
+                    return await self._disarmed(mark)
+                if done:
+                    return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+
+    async def _healthy_again(self) -> None:
+        self.ever_healthy, self.healthy_since = True, time.time()
+        self.started = started_of(self.group, await self._looks())
+        self.stall.reset()
+        await self._save("watching")
+
+    async def _give_up(self, reason: Reason, failure: Failure) -> SuperviseResult:
+        lines = await self._lines(failure.node)  # this failure's, not a restart's before
+        if lines or failure.node != self.last_lines_node:
+            self.last_lines, self.last_lines_node = lines, failure.node
+        await self._save("gave_up", reason)
+        self._emit(Happening.GAVE_UP, _("gave up on {recipe} ({cluster}): {reason}; the group "
+                                        "is left as it is").format(
+            recipe=self.plan.recipe, cluster=self.plan.cluster, reason=reason_text(reason)),
+            failures=(failure,), lines=self.last_lines)
+        return SuperviseResult("gave_up", reason, failures=(failure,))
+
+    async def _disarmed(self, mark: Mark) -> SuperviseResult:
+        reason = Reason("disarmed", {"action": mark.action, "cluster": mark.cluster,
+                                     "recipe": mark.recipe, "by": mark.by, "at": mark.at})
+        await self._save("disarmed", reason)
+        self._emit(Happening.DISARMED, reason_text(reason))
+        return SuperviseResult("disarmed", reason, detail=mark_text(mark))
+
+    # -- the nodes -----------------------------------------------------------------------
+    async def _check(self) -> Check:
+        return await check(self.plan, self.transports, self.group, self.started, self.stall,
+                           self.timeout, self.watched)
+
+    async def _looks(self) -> dict[str, NodeLook]:
+        found = await asyncio.gather(*(look(self.transports[n], self.timeout)
+                                       for n in self.watched))
+        return {n.node: n for n in found}
+
+    async def _note_marks(self) -> None:
+        """The marks already there are history: the baseline of every node that answers."""
+        await self._disarming_now()
+
+    async def _disarming_now(self) -> Mark | None:
+        looks = await self._looks()
+        return self._disarming({n: x.marks for n, x in looks.items() if x.marks is not None})
+
+    def _disarming(self, marks: dict[str, list[Mark]]) -> Mark | None:
+        """A mark new since arming that ends this supervision. A node read for the first
+        time (it did not answer when the supervisor armed) gives its baseline instead."""
+        found = None
+        for node, node_marks in marks.items():
+            first = node not in self.read_from
+            self.read_from.add(node)
+            for mark in node_marks:
+                if mark.id in self.seen:
+                    continue
+                self.seen.add(mark.id)
+                if not first and found is None and mark.disarms(self.plan.cluster,
+                                                                self.plan.recipe):
+                    found = mark
+        return found
+
+    async def _ended_by(self, marks: dict[str, list[Mark]]) -> SuperviseResult | None:
+        mark = self._disarming(marks)
+        if mark is not None:
+            return await self._disarmed(mark)
+        if self.lost is not False:
+            holder = self.lost if isinstance(self.lost, Lease) else None
+            reason = Reason("lease_lost", {"holder": holder.holder if holder else "?"})
+            self._emit(Happening.LOST, reason_text(reason))
+            return SuperviseResult("lost", reason, holder=holder)
+        return None
+
+    async def _lines(self, node: str) -> tuple[str, ...]:
+        member = next((m for m in self.group if m.node == node), None)
+        if member is None:
+            return ()
+        try:
+            text = await last_lines(self.transports[node], self.plan.runtime, member.container,
+                                    LOG_LINES_KEPT)
+        except NodeError:
+            return ()
+        return tuple(text.splitlines()[-LOG_LINES_KEPT:])
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.policy.heartbeat)
+            try:
+                renewed = await remote.renew(self.home, self.lease.token)
+            except NodeError:
+                continue  # the head does not answer: the lease may lapse, it is not lost yet
+            if renewed is not True:
+                self.lost = renewed if isinstance(renewed, Lease) else None
+                return
+
+    async def _save(self, status: str, reason: Reason | None = None) -> None:
+        record = Record(self.plan.cluster, self.plan.recipe, self.lease.holder, self.lease.mode,
+                        status, self.policy.interval, self.policy.window,
+                        self.policy.max_restarts, self.since, time.time(),
+                        tuple(self.restarts), reason, self.last_lines, self.last_lines_node,
+                        self.healthy_since)
+        with contextlib.suppress(NodeError):
+            await remote.write_record(self.home, record)
+
+    def _progress(self, event: Progress) -> None:
+        self._emit(Happening.STEP, progress=event)
+
+    def _emit(self, kind: Happening, text: str = "", **values) -> None:
+        self.emit_to(SuperviseEvent(kind, text, **values))
+
+
+def _has(node_look: NodeLook | None, container: str) -> bool:
+    return (node_look is not None and node_look.workloads is not None
+            and any(w.name == container for w in node_look.workloads))
+

@@ -1,0 +1,263 @@
+"""The supervisor on the head: a container on the head's docker, so it outlives the
+operator's laptop.
+
+Why a container and not a systemd unit: every node already has docker (it is how
+sparktui runs workloads), a container needs no root for ``/etc/systemd`` and no Python
+on the host, and it can be tested for real on docker alone. ``supervise --on-node``
+copies what the supervisor needs to the head, in ``$HOME/.local/state/sparktui/
+supervise/on-node``: a config with only this cluster and no secret (no Home Assistant),
+the recipe, and the pins of the nodes' host keys; the key it reaches the nodes with is
+already on the head (``supervise_key_path``, authorized on every node by the operator,
+never copied from the operator's machine). Then it runs ``supervise_image`` with those
+mounted read-only, on the host's network. Nothing restarts that container: a crash or
+a reboot of the head ends supervision, and ``health`` says so (no heartbeat).
+
+Any ``stop`` of the cluster (of its recipe) or ``supervise --end`` removes it and its
+files, after the disarm mark is written (the supervisor usually ends by itself first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine.api import Progress, ProgressSink, Step, StepState
+from sparktui.engine.progress import ProgressLog
+from sparktui.engine.remote.hostkeys import pinned_lines
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.supervise import remote, shell
+from sparktui.engine.supervise.record import Lease
+from sparktui.engine.supervise.shell import DIR
+from sparktui.engine.workloads.runtime import last_lines, workload_state
+from sparktui.i18n import _
+from sparktui.plan.model import LaunchPlan
+
+CONTAINER_PREFIX = "sparktui-supervise-"
+LABEL = "sparktui.supervisor"
+"""Label of the container: its cluster. Not ``sparktui.recipe``: it is no workload."""
+RECIPE_LABEL = "sparktui.supervisor_recipe"
+MOUNT = "/etc/sparktui"
+KEY_MOUNT = "/run/sparktui-key/id"
+FILES = "on-node"
+STOP_SECONDS = 15
+"""What ``docker stop`` gives the supervisor to write its record and free the lease."""
+
+COPIED = ("ssh_user", "home_dir", "connect_timeout_seconds", "command_timeout_seconds",
+          "health_timeout_seconds", "ready_timeout_seconds", "stop_grace_seconds",
+          "telemetry_stall_seconds", "supervise_interval_seconds", "supervise_failure_checks",
+          "supervise_max_restarts", "supervise_window_seconds", "supervise_backoff_seconds",
+          "supervise_backoff_max_seconds", "supervise_lease_seconds", "mount_aliases")
+"""The config fields the supervisor needs; nothing else reaches the head."""
+
+
+class SupervisedCluster(Protocol):
+    config: Config
+    known_hosts: Path
+
+    def cluster(self, name: str) -> Cluster: ...
+    def transport(self, node: Node) -> Transport: ...
+
+
+def container_name(cluster: str) -> str:
+    return CONTAINER_PREFIX + cluster
+
+
+def config_text(config: Config, cluster: Cluster) -> str:
+    """The head's config: this cluster, the settings supervise uses, no secret."""
+    import tomlkit
+
+    data: dict[str, Any] = {name: getattr(config, name) for name in COPIED}
+    data.update(ssh_key_path=KEY_MOUNT, known_hosts_path=f"{MOUNT}/known_hosts")
+    data["clusters"] = [cluster.model_dump()]
+    if cluster.name in config.nccl:
+        data["nccl"] = {cluster.name: config.nccl[cluster.name].model_dump()}
+    if cluster.name in config.before_serve:
+        data["before_serve"] = {cluster.name: config.before_serve[cluster.name].model_dump()}
+    return tomlkit.dumps(_without_none(data))
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
+
+
+def files_dir(home: str) -> str:
+    """``home``: the absolute path the head's ``shell.DIR`` stands for."""
+    return f"{home}/{FILES}"
+
+
+def write_file_command(path: str) -> str:
+    """Write stdin to ``path`` (its folder made first), readable by its owner only."""
+    folder = path.rsplit("/", 1)[0]
+    return (f"umask 077 && mkdir -p {shlex.quote(folder)} && "
+            f"cat > {shlex.quote(path)}.tmp && mv {shlex.quote(path)}.tmp {shlex.quote(path)}")
+
+
+def run_argv(*, cluster: str, recipe: str, home: str, key: str, image: str,
+             interval: float | None) -> list[str]:
+    """``docker run`` of the supervisor on the head (every value is its own argument)."""
+    files = files_dir(home)
+    argv = ["docker", "run", "-d", "--name", container_name(cluster),
+            "--label", f"{LABEL}={cluster}", "--label", f"{RECIPE_LABEL}={recipe}",
+            "--network", "host", "--restart", "no",
+            "-v", f"{files}:{MOUNT}:ro", "-v", f"{key}:{KEY_MOUNT}:ro", image,
+            "--config", f"{MOUNT}/config.toml", "--recipes", f"{MOUNT}/recipes",
+            "supervise", recipe, "--cluster", cluster, "--mode", "on-node"]
+    if interval is not None:
+        argv += ["--interval", f"{interval:g}"]
+    return argv
+
+
+def remove_command(cluster: str, recipe: str | None) -> str:
+    """Stop and remove the cluster's supervisor container (of ``recipe`` only, if given)
+    and its files; prints the names of the containers it removed. A node without docker
+    or without one is left as it is."""
+    filters = ["--filter", f"label={LABEL}={cluster}"]
+    if recipe is not None:
+        filters += ["--filter", f"label={RECIPE_LABEL}={recipe}"]
+    listing = shlex.join(["docker", "ps", "-aq", *filters])
+    names = shlex.join(["docker", "inspect", "--format", "{{.Name}}"])
+    stop = shlex.join(["docker", "stop", "-t", str(STOP_SECONDS)])
+    remove = shlex.join(["docker", "rm", "-f"])
+    return (f"ids=$({listing} 2>/dev/null) || exit 0; [ -n \"$ids\" ] || exit 0; "
+            f"{names} $ids 2>/dev/null | sed 's,^/,,'; {stop} $ids >/dev/null 2>&1; "
+            f"{remove} $ids >/dev/null 2>&1; rm -rf {DIR}/{FILES}; true")
+
+
+def image_command(image: str) -> str:
+    return shlex.join(["docker", "image", "inspect", "--format", "{{.Id}}", image])
+
+
+def key_command(path: str) -> str:
+    """Succeeds when the head can read the key file (``~`` is the caller's to expand)."""
+    return shlex.join(["test", "-r", path])
+
+
+# -- over the nodes --------------------------------------------------------------------
+WAIT_SECONDS = 60.0
+"""How long the install waits for the new supervisor to take the lease."""
+POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Installed:
+    ok: bool
+    node: str
+    container: str = ""
+    detail: str = ""
+    holder: Lease | None = None  # refused: the supervisor that holds the lease
+
+
+async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str, *,
+                  interval: float | None, progress: ProgressSink) -> Installed:
+    """Copy the supervisor's files to the head, start its container there, and wait until
+    it holds the lease (it then serves the recipe itself unless its group runs)."""
+    say = ProgressLog(progress)
+    config = engine.config
+    cluster = engine.cluster(plan.cluster)
+    head = next(n for n in cluster.nodes if n.name == plan.head.name)
+    t = engine.transport(head)
+    name = container_name(cluster.name)
+
+    def failed(detail: str, holder: Lease | None = None) -> Installed:
+        say(Step.SUPERVISE, head.name, StepState.FAILED, detail)
+        return Installed(False, head.name, name, detail, holder)
+
+    if any(n.local for n in cluster.nodes):
+        return failed(_("a cluster with a local node cannot run its supervisor on a node"))
+    say(Step.SUPERVISE, head.name, StepState.STARTED, config.supervise_image)
+    try:
+        status = await remote.read_status(t, config.health_timeout_seconds)
+        if status.error is not None:
+            return failed(status.error)
+        if status.active and status.lease is not None:
+            return failed(_("supervised already by {holder} ({mode})").format(
+                holder=status.lease.holder, mode=status.lease.mode), status.lease)
+        if not (await t.run(image_command(config.supervise_image))).ok:
+            return failed(_("the image {image} is not on {node}: build it there "
+                            "(docs/supervise.md)").format(image=config.supervise_image,
+                                                          node=head.name))
+        key = config.expand_home(config.supervise_key_path)
+        if not (await t.run(key_command(key))).ok:
+            return failed(_("{node} has no readable key at {path} (supervise_key_path)")
+                          .format(node=head.name, path=key))
+        pins = {n.name: pinned_lines(engine.known_hosts, n) for n in cluster.nodes}
+        unpinned = [n for n, lines in pins.items() if not lines]
+        if unpinned:
+            return failed(_("no recorded host key for {nodes}: run init-host-keys").format(
+                nodes=", ".join(unpinned)))
+        home = (await t.run(shell.home())).stdout.strip()
+        if not home.startswith("/") or "\n" in home or ":" in home:
+            return failed(_("unexpected home folder on {node}: {path}").format(
+                node=head.name, path=home[:200]))
+        files = files_dir(home)
+        known_hosts = "".join(line + "\n" for lines in pins.values() for line in lines)
+        for path, text in ((f"{files}/config.toml", config_text(config, cluster)),
+                           (f"{files}/recipes/{plan.recipe}/recipe.toml", recipe_text),
+                           (f"{files}/known_hosts", known_hosts)):
+            wrote = await t.run(write_file_command(path), stdin=text)
+            if not wrote.ok:
+                return failed(wrote.stderr.strip()[:200] or path)
+        await t.run(shlex.join(["docker", "rm", "-f", name]) + " >/dev/null 2>&1; true")
+        argv = run_argv(cluster=cluster.name, recipe=plan.recipe, home=home, key=key,
+                        image=config.supervise_image, interval=interval)
+        started = await t.run(shlex.join(argv))
+        if not started.ok:
+            return failed((started.stderr or started.stdout).strip()[:300])
+        return await _held(t, name, say, config.health_timeout_seconds)
+    except NodeError as exc:
+        return failed(exc.text)
+
+
+async def _held(t: Transport, name: str, say: ProgressLog, timeout: float) -> Installed:
+    """Wait for the container's supervisor to hold the lease; its logs if it ended."""
+    node = t.node.name
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        status = await remote.read_status(t, timeout)
+        if status.active and status.lease is not None and status.lease.mode == "on-node":
+            say(Step.SUPERVISE, node, StepState.OK, name)
+            return Installed(True, node, name)
+        state = await workload_state(t, "docker", name)
+        if not state.running:
+            tail = (await last_lines(t, "docker", name, 15)).strip()
+            detail = _("{container} is {state}").format(container=name, state=state)
+            say(Step.SUPERVISE, node, StepState.FAILED, detail + ("\n" + tail if tail else ""))
+            return Installed(False, node, name, detail + ("\n" + tail if tail else ""))
+        await asyncio.sleep(POLL_SECONDS)
+    detail = _("{container} did not take the lease within {seconds:g} s").format(
+        container=name, seconds=WAIT_SECONDS)
+    say(Step.SUPERVISE, node, StepState.FAILED, detail)
+    return Installed(False, node, name, detail)
+
+
+async def remove(transports: Iterable[Transport], cluster: str, recipe: str | None,
+                 progress: ProgressSink | None = None) -> list[tuple[str, str]]:
+    """Remove the cluster's on-node supervisor from every node that has one: the
+    (node, container) removed. A node that does not answer is skipped: whatever runs
+    there ends on the disarm mark."""
+    command = remove_command(cluster, recipe)
+
+    async def one(t: Transport) -> list[tuple[str, str]]:
+        try:
+            result = await t.run(command, timeout=STOP_SECONDS + 30)
+        except NodeError:
+            return []
+        return [(t.node.name, line.strip()) for line in result.stdout.splitlines()
+                if line.strip()]
+
+    removed = [x for found in await asyncio.gather(*(one(t) for t in transports)) for x in found]
+    for node, container in removed:
+        if progress is not None:
+            progress(Progress(Step.SUPERVISE, node, StepState.OK,
+                              _("removed {container}").format(container=container)))
+    return removed

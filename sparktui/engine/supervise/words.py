@@ -1,0 +1,137 @@
+"""Supervision's codes in words, in the reader's language (the nodes keep the codes).
+
+Every value here was read from a node or a container: ``visible`` keeps each one on one
+line and free of control characters wherever it is printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sparktui.engine.supervise.record import Failure, Mark, Reason, RestartEvent, SupervisionStatus
+from sparktui.fmt import format_duration, format_time
+from sparktui.i18n import N_, _
+from sparktui.visible import shorten, visible
+
+FAILURES: dict[str, str] = {
+    "missing": N_("{node}: its container {detail} is gone"),
+    "not_running": N_("{node}: its container is {detail}"),
+    "restarted": N_("{node}: its container was restarted outside sparktui ({detail})"),
+    "unreachable": N_("{node}: unreachable ({detail})"),
+    "health": N_("{node}: /health does not answer ({detail})"),
+    "models": N_("{node}: /v1/models does not answer ({detail})"),
+    "serve": N_("{node}: serve failed ({detail})"),
+    "stalled": N_("{node}: no token generated for {detail} s while requests wait"),
+}
+
+
+NOW: dict[str, str] = {
+    "restarting": N_("restarting now"), "backoff": N_("waiting before a restart"),
+    "waiting": N_("waiting for a node that does not answer"),
+}
+"""What an active supervisor is doing, when it is not just watching."""
+
+
+def _seconds(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else 0.0
+
+
+def _clean(value: Any) -> str:
+    return shorten(visible(str(value)), 300)
+
+
+def failure_text(failure: Failure) -> str:
+    template = FAILURES.get(failure.kind)
+    node, detail = _clean(failure.node), _clean(failure.detail)
+    if template is None:
+        return f"{node}: {_clean(failure.kind)} ({detail})"
+    return _(template).format(node=node, detail=detail)
+
+
+def mark_text(mark: Mark) -> str:
+    """``stop of toy on 2nodes by ops@laptop at 14:03:22``."""
+    values = {"cluster": _clean(mark.cluster), "recipe": _clean(mark.recipe or ""),
+              "by": _clean(mark.by or "?"), "at": format_time(mark.at) if mark.at else "?"}
+    if mark.action == "power_off":
+        return _("power off by {by} at {at}").format(**values)
+    if mark.action == "end":
+        return (_("end of supervision of {recipe} on {cluster} by {by} at {at}") if mark.recipe
+                else _("end of supervision on {cluster} by {by} at {at}")).format(**values)
+    return (_("stop of {recipe} on {cluster} by {by} at {at}") if mark.recipe
+            else _("stop of {cluster} by {by} at {at}")).format(**values)
+
+
+def _serve_failed(v: dict[str, Any]) -> str:
+    from sparktui.labels import step_label
+
+    return _("serve failed on {node} at {step}: {detail}").format(
+        node=_clean(v.get("node") or "-"), step=step_label(str(v.get("step") or "-")),
+        detail=_clean(v.get("detail") or ""))
+
+
+REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "never_healthy": lambda v: _(
+        "the group never became healthy under supervision: it is not restarted"),
+    "too_many_restarts": lambda v: _("{restarts} restarts in the last {window}").format(
+        restarts=_clean(v.get("restarts", "?")),
+        window=format_duration(_seconds(v.get("window")))),
+    "serve_failed": _serve_failed,
+    "disarmed": lambda v: _("{what}: supervision ends, nothing is restarted").format(
+        what=mark_text(Mark("", str(v.get("action") or ""), str(v.get("cluster") or ""),
+                            v.get("recipe") if isinstance(v.get("recipe"), str) else None,
+                            str(v.get("by") or ""), _seconds(v.get("at"))))),
+    "interrupted": lambda v: _("the supervisor was interrupted; the group keeps running"),
+    "lease_lost": lambda v: _("another supervisor took over: {holder}").format(
+        holder=_clean(v.get("holder") or "?")),
+}
+
+
+def reason_text(reason: Reason | None) -> str:
+    if reason is None:
+        return "-"
+    render = REASONS.get(reason.code)
+    return render(reason.values) if render is not None else _clean(reason.code)
+
+
+def restart_line(event: RestartEvent) -> str:
+    """``14:03:22  node2: its container is exited 137  restarted``."""
+    outcome = (_("restarted") if event.ok else
+               _("under way") if event.ok is None else
+               _("failed: {detail}").format(detail=_clean(event.detail)))
+    return f"{format_time(event.at)}  {failure_text(event.failure)}  {outcome}"
+
+
+def status_line(status: SupervisionStatus, now: float) -> str | None:
+    """One line for ``health``; None when nothing was ever supervised there."""
+    state, record, lease = status.state, status.record, status.lease
+    if state == "none":
+        return None
+    if state == "unknown":
+        return _("supervision unknown: {error}").format(error=_clean(status.error or ""))
+    if state == "lost" and lease is not None:
+        return _("supervisor {holder} lost: no heartbeat for {age}").format(
+            holder=_clean(lease.holder), age=format_duration(status.lease_age or 0))
+    if state == "supervised" and lease is not None:
+        line = _("{recipe} supervised by {holder} ({mode})").format(
+            recipe=_clean(lease.recipe), holder=_clean(lease.holder), mode=_clean(lease.mode))
+        if record is not None:
+            line += "; " + _("restarts {count} in the last {window}").format(
+                count=record.restarts_within(now), window=format_duration(record.window))
+            last = record.last_restart
+            if last is not None:
+                line += "; " + _("last restart at {time} because {reason}").format(
+                    time=format_time(last.at), reason=failure_text(last.failure))
+            if record.status in NOW:
+                line += "; " + _(NOW[record.status])
+        return line
+    if record is None:
+        return None
+    if state == "gave_up":
+        return _("supervision of {recipe} gave up at {time}: {reason}").format(
+            recipe=_clean(record.recipe), time=format_time(record.updated),
+            reason=reason_text(record.reason))
+    return _("{recipe} not supervised since {time}: {reason}").format(
+        recipe=_clean(record.recipe), time=format_time(record.updated),
+        reason=reason_text(record.reason))

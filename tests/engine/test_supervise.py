@@ -1,0 +1,213 @@
+"""Supervision on the real test bed: a group that fails is restarted whole, and an
+operator's stop ends the supervisor instead (issue 14)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+from site_support import toy_recipe
+from supervise_support import (
+    SUPERVISOR_IMAGE,
+    TOP,
+    SupervisorProcess,
+    all_new,
+    build_supervisor_image,
+    docker_runs,
+    group,
+    running,
+    supervision,
+    until,
+    wait_supervised,
+)
+
+from sparktui.cli import main
+
+
+def test_a_killed_worker_restarts_the_whole_group_and_a_stop_ends_the_supervisor(site, capsys):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        before = running(s)
+        assert sup.saw("the group is not running: serving it")
+        s.hosts.node("node2").docker("kill", "sparktui-toy")
+        after = until(lambda: all_new(s, before), 120, "every container of the group new",
+                      explain=sup.output)
+        assert set(after) == {"node1", "node2"}
+        status = until(lambda: (x := supervision(s)).record and x.record.restarts
+                       and x.record.restarts[-1].ok and x, 60, "the restart recorded")
+        event = status.record.restarts[-1]
+        assert event.failure.node == "node2" and event.failure.kind == "not_running"
+        capsys.readouterr()
+        assert main(s.cli("health")) == 0
+        out = capsys.readouterr().out
+        assert "toy supervised by" in out and "restarts 1 in the last 10m" in out
+        assert "because node2: its container is exited (137)" in out
+        assert main(s.cli("health", "--json")) == 0
+        shown = json.loads(capsys.readouterr().out)["supervision"]
+        assert shown["state"] == "supervised" and shown["mode"] == "foreground"
+        assert shown["record"]["restarts"][-1]["failure"]["node"] == "node2"
+        runs = docker_runs(s, "node1")
+        # an operator stops the cluster from another process: no restart, a clean exit
+        assert main(s.cli("stop", "--yes")) == 0
+        assert sup.wait(60) == 0, sup.output()
+        assert "stop of test by" in sup.output() and "nothing is restarted" in sup.output()
+    assert group(s) == {} and docker_runs(s, "node1") == runs
+    status = supervision(s)
+    assert status.state == "disarmed" and status.lease is None
+
+
+def _freeze(s, node: str, container: str = "sparktui-toy") -> list[int]:
+    """SIGSTOP every process of the container: it keeps its port and answers nothing."""
+    top = s.hosts.node(node).docker("top", container, "-eo", "pid")
+    pids = [int(x) for x in top.stdout.split()[1:] if x.isdigit()]
+    assert pids, top.stderr
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        holder = supervision(s).lease
+        # a second supervisor of the same group, from another process: refused, exit 3
+        capsys.readouterr()
+        assert main(s.cli("supervise", "toy")) == 3
+        err = capsys.readouterr().err
+        assert "supervised already" in err and holder.holder in err
+        before = running(s)
+        _freeze(s, "node1")  # the head engine stops answering, its container still "Up"
+        until(lambda: all_new(s, before), 120, "every container of the group new",
+              explain=sup.output)
+        event = until(lambda: (r := supervision(s).record) and r.restarts
+                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        assert event.failure.node == "node1" and event.failure.kind == "health"
+        assert "/health does not answer (timeout)" in sup.output()
+        # Ctrl+C ends the supervisor and leaves the group running
+        sup.signal(signal.SIGINT)
+        assert sup.wait(60) == 0, sup.output()
+        assert "the group keeps running" in sup.output()
+    assert running(s) and supervision(s).state == "ended"
+    assert supervision(s).lease is None
+
+
+def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, capsys):
+    s = site(2, top=TOP)
+    # healthy at once, then "CUDA out of memory" a few seconds later, every time
+    s.recipe("toy", toy_recipe(env='STANDIN_EXIT_AFTER = "8"'))
+    with SupervisorProcess(s, "toy") as sup:
+        assert sup.wait(300) == 1, sup.output()
+    out = sup.output()
+    assert out.count("restarting the whole group") == 2  # max_restarts, then no more
+    assert "gave up on toy (test): 2 restarts in the last 10m" in out
+    assert "CUDA out of memory" in out or "NCCL error" in out  # the failed node's lines
+    assert docker_runs(s, "node1") == 3 and docker_runs(s, "node2") == 3
+    status = supervision(s)
+    assert status.state == "gave_up" and status.lease is None
+    assert len(status.record.restarts) == 2 and status.record.last_lines
+    assert set(group(s)) == {"node1", "node2"}  # left as it is, for the operator
+    capsys.readouterr()
+    main(s.cli("health"))
+    out = capsys.readouterr().out
+    assert "supervision of toy gave up at" in out and "2 restarts in the last 10m" in out
+    assert "last lines of" in out
+
+
+def test_a_group_that_never_becomes_healthy_is_not_restarted(site):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "60"\nSTANDIN_EXIT_AFTER = "1"'))
+    with SupervisorProcess(s, "toy") as sup:
+        assert sup.wait(120) == 1, sup.output()
+    out = sup.output()
+    assert "restarting" not in out and docker_runs(s, "node1") == 1
+    assert "gave up on toy (test): serve failed on" in out
+    record = supervision(s).record
+    assert record.reason.code == "serve_failed" and record.last_lines
+    # the failed node's last lines (which node dies first is the engines' race)
+    assert "CUDA out of memory" in out or "NCCL error" in out
+    assert set(group(s)) == {"node1", "node2"}  # kept for a post-mortem
+
+
+def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site, capsys):
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as first:
+        wait_supervised(s, first)
+        dead = supervision(s).lease
+        first.kill()  # no cleanup at all: the lease stays until its heartbeat is too old
+    assert supervision(s).lease.token == dead.token
+    until(lambda: supervision(s).state == "lost", 60, "the lease without heartbeat")
+    capsys.readouterr()
+    main(s.cli("health"))
+    assert f"supervisor {dead.holder} lost: no heartbeat for" in capsys.readouterr().out
+    before = running(s)
+    with SupervisorProcess(s, "toy") as second:  # takes over and adopts the running group
+        status = wait_supervised(s, second)
+        assert status.lease.token != dead.token
+        assert second.saw("the group runs: watching it as it is")
+        capsys.readouterr()
+        assert main(s.cli("supervise", "--end")) == 0
+        assert "supervision of test ends; the group keeps running" in capsys.readouterr().out
+        assert second.wait(60) == 0, second.output()
+        assert "end of supervision on test by" in second.output()
+    assert running(s) == before  # the same containers: nothing was restarted
+    assert supervision(s).state == "disarmed"
+
+
+def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(site, capsys):
+    s = site(2, top=TOP)
+    # the head's own key to every node: here, the test hosts' user key (on the head's disk)
+    s.config_path.write_text(f'supervise_image = "{SUPERVISOR_IMAGE}"\n'
+                             f'supervise_key_path = "{s.hosts.key_path}"\n'
+                             + s.config_path.read_text())
+    head = s.hosts.node("node1")
+    build_supervisor_image(head)
+    s.recipe("toy", toy_recipe())
+    capsys.readouterr()
+    assert main(s.cli("supervise", "toy", "--on-node", "--interval", "1")) == 0, \
+        capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "runs on node1 (sparktui-supervise-test)" in out
+    status = wait_supervised(s)
+    assert status.lease.mode == "on-node"
+    logs = lambda: head.docker("logs", "sparktui-supervise-test").stdout  # noqa: E731
+    # the laptop is gone: nothing of this process supervises; the head does
+    before = running(s)
+    s.hosts.node("node2").docker("kill", "sparktui-toy")
+    until(lambda: all_new(s, before), 120, "every container of the group new", explain=logs)
+    until(lambda: "the group is serving again" in logs(), 60, "the restart logged",
+          explain=logs)
+    # a second install while it runs is refused
+    assert main(s.cli("supervise", "toy", "--on-node")) == 3
+    capsys.readouterr()
+    assert main(s.cli("stop", "--yes")) == 0
+    out = capsys.readouterr().out
+    assert "removed sparktui-supervise-test" in out
+    assert head.docker("ps", "-aq", "--filter", "name=sparktui-supervise").stdout == ""
+    files = head.home / ".local/state/sparktui/supervise/on-node"
+    assert not files.exists() and group(s) == {}
+    status = supervision(s)
+    assert status.state == "disarmed" and status.lease is None
+
+
+def test_a_stalled_engine_is_restarted(site):
+    s = site(2, top=TOP + "\ntelemetry_stall_seconds = 3")
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        before = running(s)
+        head = s.hosts.node("node1")
+        head.set_engine(waiting=4, gen_tps=0)  # requests queue up, no token comes out
+        until(lambda: sup.saw("restarting the whole group: node1: no token generated for"),
+              120, "a stall seen", explain=sup.output)
+        head.set_engine(waiting=0)  # what the restart cures
+        until(lambda: all_new(s, before), 120, "every container of the group new",
+              explain=sup.output)
+        event = until(lambda: (r := supervision(s).record) and r.restarts
+                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        assert event.failure.kind == "stalled" and event.failure.node == "node1"
