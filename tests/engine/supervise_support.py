@@ -8,8 +8,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from site_support import eventually
 
 from sparktui.engine.supervise.record import SupervisionStatus
 
@@ -34,17 +35,8 @@ def env() -> dict[str, str]:
 
 def until(predicate, seconds: float = 60.0, what: str = "condition", every: float = 0.5,
           explain=None):
-    """Poll (each poll may open SSH connections: twice a second is plenty) until
-    ``predicate()`` is truthy, and return it; fail after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            more = f"\n{explain()}" if explain is not None else ""
-            raise AssertionError(f"{what}: still false after {seconds:g} s{more}")
-        time.sleep(every)
+    """``eventually`` at twice a second: each poll may open SSH connections."""
+    return eventually(predicate, seconds, what, every=every, explain=explain)
 
 
 class SupervisorProcess:
