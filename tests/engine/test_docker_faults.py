@@ -258,3 +258,21 @@ def test_logs_of_an_unknown_node_or_nothing_running_are_never_silent(site, capsy
     assert "recipe nosuch on test" in capsys.readouterr().err
     assert main(s.cli("logs", "--tail", "3")) == 0
     assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_ending_supervision_says_a_nodes_docker_did_not_answer(fresh_site, capsys):
+    # the supervisor's container cannot be looked for there: a warning naming the node,
+    # never a silent "no supervisor container"
+    s = fresh_site(2)
+    s.hosts.node("node1").docker_down()
+    try:
+        capsys.readouterr()
+        assert main(s.cli("supervise", "--end")) == 0
+        out = capsys.readouterr().out
+        node1 = [line for line in out.splitlines() if line.startswith("node1")]
+        assert any("docker unreachable" in line and "could not look for" in line
+                   for line in node1), out
+        assert not any("could not look for" in line for line in out.splitlines()
+                       if line.startswith("node2"))
+    finally:
+        s.hosts.node("node1").docker_up()

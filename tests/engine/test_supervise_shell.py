@@ -149,3 +149,18 @@ def test_removal_finds_the_container_by_its_labels_and_tolerates_a_node_without_
     no_docker = subprocess.run(["/bin/sh", "-c", command], env={"PATH": "/nonexistent"},
                                capture_output=True, text=True, timeout=30)
     assert no_docker.returncode == 0 and no_docker.stdout == ""
+
+
+def test_removal_says_when_the_nodes_docker_does_not_answer(tmp_path):
+    # a docker whose daemon is down: the listing fails, which is not "none there"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\n"
+                                    "exit 1\n")
+    (bin_dir / "docker").chmod(0o755)
+    command = on_node.remove_command("pair", None)
+    down = subprocess.run(["/bin/sh", "-c", command],
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=30)
+    assert down.returncode == on_node.UNREACHABLE_EXIT
+    assert "Cannot connect" in down.stderr and down.stdout == ""

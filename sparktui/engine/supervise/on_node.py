@@ -117,10 +117,15 @@ def run_argv(*, cluster: str, recipe: str, home: str, key: str, image: str,
     return argv
 
 
+UNREACHABLE_EXIT = 3
+"""``remove_command``'s exit when the node has docker but its daemon does not answer."""
+
+
 def remove_command(cluster: str, recipe: str | None) -> str:
     """Stop and remove the cluster's supervisor container (of ``recipe`` only, if given)
     and its files; prints the names of the containers it removed. A node without docker
-    or without one is left as it is."""
+    has none; a node whose docker does not answer exits ``UNREACHABLE_EXIT`` with
+    docker's words, never "none there"."""
     filters = ["--filter", f"label={LABEL}={cluster}"]
     if recipe is not None:
         filters += ["--filter", f"label={RECIPE_LABEL}={recipe}"]
@@ -128,7 +133,8 @@ def remove_command(cluster: str, recipe: str | None) -> str:
     names = shlex.join(["docker", "inspect", "--format", "{{.Name}}"])
     stop = shlex.join(["docker", "stop", "-t", str(STOP_SECONDS)])
     remove = shlex.join(["docker", "rm", "-f"])
-    return (f"ids=$({listing} 2>/dev/null) || exit 0; [ -n \"$ids\" ] || exit 0; "
+    return ("command -v docker >/dev/null 2>&1 || exit 0; "
+            f"ids=$({listing}) || exit {UNREACHABLE_EXIT}; [ -n \"$ids\" ] || exit 0; "
             f"{names} $ids 2>/dev/null | sed 's,^/,,'; {stop} $ids >/dev/null 2>&1; "
             f"{remove} $ids >/dev/null 2>&1; rm -rf {DIR}/{FILES}; true")
 
@@ -243,21 +249,36 @@ async def _held(t: Transport, name: str, say: ProgressLog, timeout: float) -> In
 async def remove(transports: Iterable[Transport], cluster: str, recipe: str | None,
                  progress: ProgressSink | None = None) -> list[tuple[str, str]]:
     """Remove the cluster's on-node supervisor from every node that has one: the
-    (node, container) removed. A node that does not answer is skipped: whatever runs
-    there ends on the disarm mark."""
+    (node, container) removed. A node that does not answer, or whose docker does not,
+    is a warning naming it: whatever runs there ends on the disarm mark, but the
+    operator is told that its container may still be there."""
     command = remove_command(cluster, recipe)
+    say = ProgressLog(progress if progress is not None else _ignore)
 
     async def one(t: Transport) -> list[tuple[str, str]]:
         try:
             result = await t.run(command, timeout=STOP_SECONDS + 30)
-        except NodeError:
+        except NodeError as exc:
+            say(Step.SUPERVISE, t.node.name, StepState.WARN, _not_removed(exc.text))
+            return []
+        if result.exit_code == UNREACHABLE_EXIT:
+            words = _("docker unreachable") + ": " + result.stderr.strip()[:200]
+            say(Step.SUPERVISE, t.node.name, StepState.WARN, _not_removed(words))
             return []
         return [(t.node.name, line.strip()) for line in result.stdout.splitlines()
                 if line.strip()]
 
     removed = [x for found in await asyncio.gather(*(one(t) for t in transports)) for x in found]
     for node, container in removed:
-        if progress is not None:
-            progress(Progress(Step.SUPERVISE, node, StepState.OK,
-                              _("removed {container}").format(container=container)))
+        say(Step.SUPERVISE, node, StepState.OK, _("removed {container}").format(
+            container=container))
     return removed
+
+
+def _ignore(event: Progress) -> None:
+    pass
+
+
+def _not_removed(reason: str) -> str:
+    return _("could not look for a supervisor container ({reason}); it ends on the "
+             "disarm mark").format(reason=reason)
