@@ -84,8 +84,8 @@ def make_site(test_cluster, tmp_path: Path, ha: FakeHomeAssistant, *, n: int = 2
         f"ssh_user = {json.dumps(hosts.user)}",
         f"ssh_key_path = {json.dumps(str(hosts.key_path))}",
         f"known_hosts_path = {json.dumps(str(hosts.known_hosts_path))}",
-        "connect_timeout_seconds = 3", "command_timeout_seconds = 10",
-        "health_timeout_seconds = 2", f"shutdown_timeout_seconds = {shutdown_timeout}",
+        "connect_timeout_seconds = 10", "command_timeout_seconds = 15",
+        "health_timeout_seconds = 5", f"shutdown_timeout_seconds = {shutdown_timeout}",
         "boot_timeout_seconds = 15",
         f"power_off_command = [{json.dumps(str(hosts.bin_dir / 'poweroff'))}]", top, ""]
     for name, members in clusters.items():

@@ -5,6 +5,10 @@ run sparktui's real asyncssh engine against them."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,7 +70,7 @@ def _site_factory(clusters: Callable[..., Any], tmp_path: Path) -> Callable[...,
         config_path = hosts.write_config(tmp_path / "config.toml", extra_toml=extra_toml)
         # Top-level keys must precede the first table, so they go in front; ``top``
         # ("key = value" lines) adds to or overrides these.
-        keys = {"health_timeout_seconds": "2", "connect_timeout_seconds": "3",
+        keys = {"health_timeout_seconds": "5", "connect_timeout_seconds": "10",
                 "command_timeout_seconds": "15", "ready_timeout_seconds": "20"}
         keys.update(line.split(" = ", 1) for line in top.splitlines() if " = " in line)
         _prepend_top_level(config_path, "".join(f"{k} = {v}\n" for k, v in keys.items()))
@@ -106,6 +110,32 @@ def eventually(predicate: Callable[[], object], seconds: float = 30.0,
             more = f"\n{explain()}" if explain is not None else ""
             raise AssertionError(f"{what}: still false after {seconds:g} s{more}")
         time.sleep(every)
+
+
+def sparktui_process(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``python -m sparktui ARGS`` with pipes, and Python's fault handler on, so that a
+    hang can be made to show where it is (``interrupt``)."""
+    return subprocess.Popen([sys.executable, "-m", "sparktui", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**(env or os.environ), "PYTHONFAULTHANDLER": "1"})
+
+
+def interrupt(proc: subprocess.Popen[str], seconds: float = 60.0) -> tuple[int, str]:
+    """Ctrl+C ``proc`` and wait for it: (exit code, stderr). A process still there after
+    ``seconds`` (a bound on a hang, never a speed goal) fails the test with every
+    thread's stack, which SIGABRT makes the fault handler print."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        raise AssertionError(f"still running {seconds:g} s after Ctrl+C:\n{err}") from None
+    return code, proc.stderr.read() if proc.stderr is not None else ""
 
 
 def _prepend_top_level(path: Path, text: str) -> None:

@@ -143,6 +143,7 @@ def run_logs(args: argparse.Namespace) -> int:
                    known=[n.name for n in cluster.nodes])
     width = max(len(n.name) for n in cluster.nodes)
     targets: list[Workload] = []
+    unseen: list[str] = []  # nodes that could not say what runs on them
 
     async def follow(engine: ClusterEngine) -> None:
         stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
@@ -151,6 +152,8 @@ def run_logs(args: argparse.Namespace) -> int:
         gap = "-- " + _("stream interrupted; reconnecting") + " --"
         try:
             async for batch in stream:
+                if batch.gap and not targets and batch.node not in unseen:
+                    unseen.append(batch.node)
                 prefix = f"{batch.node:<{width}} | "
                 texts = batch.lines if not batch.gap else [*batch.lines, gap]
                 sys.stdout.write("".join(prefix + text + "\n" for text in texts))
@@ -165,6 +168,10 @@ def run_logs(args: argparse.Namespace) -> int:
         with_engine(loaded.config, follow)
     except KeyboardInterrupt:
         return EXIT_OK  # detaching never stops the container
+    if not targets and unseen:  # a node that did not answer is not "nothing runs"
+        print(_("no logs to show: could not see what runs on {nodes}").format(
+            nodes=", ".join(unseen)), file=sys.stderr)
+        return EXIT_FAILED
     if not targets:  # never silence: say that there was nothing to show
         where = _("recipe {recipe} on {cluster}").format(
             recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name

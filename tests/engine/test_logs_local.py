@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
-from site_support import eventually
+from site_support import eventually, interrupt, sparktui_process
 
 LOCAL_CONFIG = """ssh_user = "root"
 
@@ -44,15 +41,11 @@ def test_ctrl_c_on_a_local_follow_prints_no_traceback_and_leaves_no_follower(
     config = tmp_path / "config.toml"
     config.write_text(LOCAL_CONFIG)
     env = {**os.environ, "DOCKER_HOST": node.daemon.host}
-    proc = subprocess.Popen([sys.executable, "-m", "sparktui", "--config", str(config), "logs",
-                             "-f"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env)
+    proc = sparktui_process("--config", str(config), "logs", "-f", env=env)
     try:
         assert "tick" in proc.stdout.readline()
         eventually(lambda: len(_followers(node.daemon.host)) >= 2, 30, "both followers")
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(30)
-        err = proc.stderr.read()
+        code, err = interrupt(proc)
     finally:
         if proc.poll() is None:
             proc.kill()

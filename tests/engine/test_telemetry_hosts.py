@@ -170,9 +170,7 @@ def test_top_json_prints_one_line_per_sample_and_health_json_has_figures(site, c
     s.hosts.node("node1").set_engine(running=2, gen_tps=50)
     _serve(s)
     capsys.readouterr()
-    started = time.monotonic()
     assert main(s.cli("top", "--json", "--count", "3", "--interval", "0.5")) == 0
-    assert time.monotonic() - started < 10
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3
     frames = [json.loads(line) for line in lines]

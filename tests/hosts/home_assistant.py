@@ -88,7 +88,7 @@ class FakeHomeAssistant:
         self.stop()
 
     def toml(self, token: str | None = None, shutdown_delay: float = 0,
-             timeout: float = 2.0, confirm_timeout: float = 2.0) -> str:
+             timeout: float = 10.0, confirm_timeout: float = 10.0) -> str:
         """A ``[home_assistant]`` table pointing at this server."""
         return (f'[home_assistant]\nurl = "{self.url}"\ntoken = "{token or self.token}"\n'
                 f"shutdown_delay_seconds = {int(shutdown_delay)}\n"

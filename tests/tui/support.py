@@ -149,3 +149,54 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached in time"
         await pilot.pause(0.05)
+
+
+async def click(pilot, selector: str) -> None:
+    """Click ``selector`` on the screen in front once it is laid out there: a busy
+    machine can run the click before a just-pushed dialog has its size, and the click
+    then lands beside the button. (``Pilot.click``'s answer is not asserted: a button
+    that closes its dialog is no longer under the pointer when it looks.)"""
+
+    def shown() -> bool:
+        found = pilot.app.screen.query(selector)
+        if not found:
+            return False
+        widget = found.first()
+        region = widget.region
+        return region.area > 0 and pilot.app.screen.get_widget_at(*region.offset)[0] is widget
+
+    await wait_for(pilot, shown)
+    await pilot.click(selector)
+
+
+async def palette_search(pilot, query: str) -> None:
+    """Open the command palette, type ``query`` and wait until its search for exactly
+    that text has finished. Keys typed before the palette holds the focus would reach
+    the dashboard, and a list read before the search ends is an older search's."""
+    from textual.command import CommandInput, CommandPalette
+    from textual.worker import WorkerState
+
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette)
+                   and isinstance(pilot.app.focused, CommandInput))
+    palette = pilot.app.screen
+    await pilot.press(*query)
+
+    def settled() -> bool:
+        searching = [w for w in pilot.app.workers if w.node is palette
+                     and w.group == CommandPalette._GATHER_COMMANDS_GROUP
+                     and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        return palette.query_one(CommandInput).value == query and not searching
+
+    await wait_for(pilot, settled)
+    await pilot.pause()
+
+
+async def open_and_type(pilot, key: str, *keys: str) -> None:
+    """Press ``key`` (which opens a box: a filter, a search) and, once that box has the
+    focus, ``keys``: typed sooner, they would reach the pane as its own keys."""
+    from textual.widgets import Input
+
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.focused, Input))
+    await pilot.press(*keys)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from textual.command import CommandList, CommandPalette
+from textual.command import CommandList
 
 from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Progress
@@ -18,7 +18,15 @@ from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.viewmodel.runs import progress_rows
-from tui.support import EXAMPLE_CONFIG, NOW, RecordingEngine, make_app, wait_for
+from tui.support import (
+    EXAMPLE_CONFIG,
+    NOW,
+    RecordingEngine,
+    click,
+    make_app,
+    palette_search,
+    wait_for,
+)
 
 ACTION_SCREENS = (ConfirmScreen, ServePlanScreen, ExecScreen, ProgressScreen)
 
@@ -81,7 +89,7 @@ async def test_stop_of_an_idle_cluster_confirms_without_typing_then_shows_progre
         await wait_for(pilot, lambda: screen.health is not None)
         assert not screen.typed_required and not screen.confirm_button.disabled
         assert app.focused is screen.query_one("#confirm-cancel")
-        await pilot.click("#confirm-ok")
+        await click(pilot, "#confirm-ok")
         await wait_for(pilot, lambda: app.flows.run is not None
                        and app.flows.run.result is not None)
         assert isinstance(app.screen, ProgressScreen)
@@ -153,7 +161,7 @@ async def test_serve_goes_on_behind_a_closed_view_and_quit_asks_twice():
         await pilot.press("s")
         assert isinstance(app.screen, ServePlanScreen)
         assert app.screen.plan_text.startswith("Plan: recipe glm-4.5-air-mtp on cluster 2nodes")
-        await pilot.click("#serve-ok")
+        await click(pilot, "#serve-ok")
         await wait_for(pilot, lambda: bool(app.flows.run and app.flows.run.events))
         await pilot.press("escape")
         await pilot.press("q")  # a serve is running: warn, do not quit
@@ -197,11 +205,7 @@ async def test_tmux_attaches_to_the_session_on_the_selected_node_and_comes_back(
 
 
 async def _palette(pilot, query: str) -> list[str]:
-    await pilot.press("ctrl+p")
-    await pilot.pause(0.2)
-    assert isinstance(pilot.app.screen, CommandPalette)
-    await pilot.press(*query)
-    await pilot.pause(0.5)
+    await palette_search(pilot, query)
     commands = pilot.app.screen.query_one(CommandList)
     titles = [str(commands.get_option_at_index(i).prompt).split("\n")[0]
               for i in range(commands.option_count)]
@@ -219,7 +223,6 @@ async def test_palette_offers_tmux_and_progress_only_when_they_make_sense():
         app.dashboard.post_message(HealthUpdated(tmux_health()))
         await pilot.pause()
         assert "Tmux attach" in await _palette(pilot, "tmux")
-        await pilot.press("ctrl+p", *"stop")
-        await pilot.pause(0.5)
+        await palette_search(pilot, "stop")
         await pilot.press("enter")  # the palette's Stop is the confirmation flow
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))

@@ -95,13 +95,18 @@ async def test_missing_recipes_folder_is_an_inline_error(tmp_path: Path):
 
 async def test_recipe_filter_takes_keys_without_running_actions(app):
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("slash", *"qwen3-2", "s", "x")
-        await pilot.pause()
         recipes = app.dashboard.recipes
+        box = recipes.query_one("#recipes-filter")
+        await pilot.press("slash")  # keys typed before the box has the focus are the pane's
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"qwen3-2", "s", "x")
+        await pilot.pause()
         assert recipes.filter_text == "qwen3-2sx"
         assert app.action_log == []  # "s" and "x" went to the filter, not to serve/stop
         await pilot.press("escape")
-        await pilot.press("slash", *"qwen3-2", "enter")
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: app.focused is box)
+        await pilot.press(*"qwen3-2", "enter")
         await pilot.pause()
         assert recipes.selected == "qwen3-235b-2node"
         assert app.focused is recipes.option_list

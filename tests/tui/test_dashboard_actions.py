@@ -16,6 +16,7 @@ from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from tui.dashboard_support import dashboard_app, wait_until
+from tui.support import click
 
 NODES = ("node1", "node2")
 
@@ -106,7 +107,7 @@ def test_stop_needs_the_typed_name_then_stops_everything_and_runs_after_stop(sit
             await wait_until(pilot, lambda: screen.health is not None)
             name = screen.query_one("#confirm-name", Input)
             assert name.display and screen.confirm_button.disabled
-            await pilot.click("#confirm-ok")  # a disabled button does nothing
+            await click(pilot, "#confirm-ok")  # a disabled button does nothing
             assert app.screen is screen
             name.focus()
             await pilot.press(*"tes")
@@ -138,7 +139,7 @@ def _press_serve(app, pilot, plan_text: str):
         assert isinstance(screen, ServePlanScreen)
         assert screen.plan_text == plan_text
         assert app.focused is screen.query_one("#serve-cancel")
-        await pilot.click("#serve-ok")
+        await click(pilot, "#serve-ok")
         await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
     return go()
 
@@ -217,7 +218,7 @@ def test_serve_on_a_cluster_already_serving_it_shows_preflight_refusing(site):
             await wait_until(pilot, lambda: _serving(app))
             await pilot.press("s")
             assert "preflight will refuse" in str(app.screen.query_one("#serve-note").render())
-            await pilot.click("#serve-ok")
+            await click(pilot, "#serve-ok")
             await wait_until(pilot, lambda: app.flows.run is not None
                         and app.flows.run.result is not None)
             await pilot.pause(0.2)

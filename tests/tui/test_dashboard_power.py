@@ -19,6 +19,7 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from tui.dashboard_support import dashboard_app, wait_until
+from tui.support import click, palette_search
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 
@@ -67,7 +68,7 @@ def test_power_off_from_the_clusters_pane_shuts_down_then_cuts_power(fresh_clust
             assert screen.health.all_reachable and not screen.typed_required
             seen.append(_texts(app))
             assert ha.service_calls() == []  # nothing happens before the confirmation
-            await pilot.click("#confirm-ok")
+            await click(pilot, "#confirm-ok")
             await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
             await wait_until(pilot, lambda: app.flows.run.result is not None, 60)
             await pilot.pause(0.2)
@@ -116,12 +117,11 @@ def test_a_node_that_never_goes_down_is_reported_with_what_was_done(fresh_cluste
     async def go():
         async with app.run_test(size=(140, 44)) as pilot:
             await wait_until(pilot, lambda: "test" in app.dashboard.health)
-            await pilot.press("ctrl+p", *"power off")  # the palette reaches it too
-            await pilot.pause(0.5)
+            await palette_search(pilot, "power off")  # the palette reaches it too
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             await wait_until(pilot, lambda: app.screen.health is not None)
-            await pilot.click("#confirm-ok")
+            await click(pilot, "#confirm-ok")
             await wait_until(pilot, lambda: app.flows.run is not None
                              and app.flows.run.result is not None, 60)
             await pilot.pause(0.2)

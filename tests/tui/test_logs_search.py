@@ -19,7 +19,7 @@ from sparktui.tui.viewmodel.logtext import (
     pick_match,
     search_pattern,
 )
-from tui.support import NOW, wait_for
+from tui.support import NOW, open_and_type, wait_for
 from tui.test_logs import LogsHarness, lines
 
 
@@ -116,7 +116,7 @@ async def test_search_finds_highlights_and_pauses():
         await app.shown(pilot, 60)
         pane.view.focus()
         await wait_for(pilot, lambda: pilot.app.focused is pane.view)
-        await pilot.press("slash", *"shard 1")  # incremental: jumps while typing
+        await open_and_type(pilot, "slash", *"shard 1")  # incremental: jumps while typing
         await pilot.pause(0.1)
         assert pane.search == "shard 1"
         view = pane.view
@@ -147,7 +147,7 @@ async def test_next_and_previous_match_wrap_around():
         await app.shown(pilot, 60)
         pane.view.focus()
         await wait_for(pilot, lambda: pilot.app.focused is pane.view)
-        await pilot.press("slash", *"shard 2", "enter")
+        await open_and_type(pilot, "slash", *"shard 2", "enter")
         await pilot.pause(0.1)
         assert pane.match_index == 10  # shard 2, 20..29: the latest is shard 29
         await pilot.press("n")
@@ -173,7 +173,7 @@ async def test_search_without_a_match_says_so():
         await app.shown(pilot, 10)
         pane.view.focus()
         await wait_for(pilot, lambda: pilot.app.focused is pane.view)
-        await pilot.press("slash", *"zq")
+        await open_and_type(pilot, "slash", *"zq")
         await pilot.pause()
         assert pane.view.matches() == [] and pane.view.current is None
         assert "no match" in pane.border_subtitle

@@ -4,7 +4,6 @@ its panes, and its pane entries act on their pane."""
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.command import CommandPalette
 
 from sparktui.tui.app import SparkApp
 from sparktui.tui.commands import ENTRIES, SAME_AS, action_string
@@ -12,7 +11,7 @@ from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.recipe_form import RecipeNameScreen
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.recipes import RecipesPane
-from tui.support import make_app, wait_for
+from tui.support import make_app, palette_search, wait_for
 
 TARGETS = {SparkApp: "app", DashboardScreen: "screen", LogsPane: "logs", RecipesPane: "recipes"}
 NOT_IN_PALETTE = {
@@ -55,10 +54,7 @@ async def test_every_binding_has_a_palette_entry():
 
 
 async def _run_from_palette(pilot, query: str) -> None:
-    await pilot.press("ctrl+p")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*query)
-    await pilot.pause(0.5)
+    await palette_search(pilot, query)
     await pilot.press("enter")
     await pilot.pause(0.2)
 
@@ -82,10 +78,7 @@ async def test_watch_palette_has_the_logs_entries_but_no_recipe_edits():
     app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"recipe")
-        await pilot.pause(0.5)
+        await palette_search(pilot, "recipe")
         from textual.command import CommandList
 
         commands = app.screen.query_one(CommandList)

@@ -14,7 +14,14 @@ from textual.widgets import Input
 from sparktui.engine.status import LogLine
 from sparktui.tui.app import SparkApp
 from sparktui.tui.messages import HealthUpdated, LogsArrived
-from tui.support import RECIPES, make_app, serving_health, two_node_lines, wait_for
+from tui.support import (
+    RECIPES,
+    make_app,
+    open_and_type,
+    serving_health,
+    two_node_lines,
+    wait_for,
+)
 
 SMALL = (120, 40)
 
@@ -60,7 +67,7 @@ def test_logs_search_highlight(snap_compare, app):
     """``/shard 1`` then Enter: every match styled, the current one marked, view paused."""
     async def run_before(pilot: Pilot) -> None:
         await _logs(pilot)
-        await pilot.press("slash", *"shard 1", "enter")
+        await open_and_type(pilot, "slash", *"shard 1", "enter")
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

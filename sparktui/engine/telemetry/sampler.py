@@ -29,6 +29,10 @@ from sparktui.i18n import _
 from sparktui.plan.services.kinds.exporters import DCGM_PORT, NODE_PORT
 
 PERCENTILE_WINDOW = 60.0
+RATE_WINDOW = 5.0
+"""Token rates are taken over the last few seconds, as Prometheus' ``rate()`` over a
+range: between two samples alone, the jitter of one scrape's latency (a busy head, a
+slow link) is a large share of a short interval."""
 EXPORTERS = {"dcgm-exporter": DCGM_PORT, "node-exporter": NODE_PORT}
 """Exporter kind -> its default port, for a container that carries no metrics label."""
 
@@ -164,14 +168,17 @@ class ClusterTelemetry:
             self._snaps.clear()
         self.channels += 1
         try:
+            asked = time.monotonic()
             answer = await http_get(self.transport_for(node), node.ssh_ip, port, "/metrics",
                                     timeout)
             if answer.status != 200:
                 raise ConnectionError(f"HTTP {answer.status}")
-            snap = metrics.snapshot(answer.body, time.monotonic())
+            # the engine wrote its counters somewhere between the question and the answer
+            snap = metrics.snapshot(answer.body, (asked + time.monotonic()) / 2)
         except Exception as exc:
             return EngineFigures(node.name, port, error=str(exc) or type(exc).__name__)
-        prev = self._snaps[-1] if self._snaps else None
+        prev = next((s for s in self._snaps if s.t >= snap.t - RATE_WINDOW),
+                    self._snaps[-1] if self._snaps else None)
         self._snaps.append(snap)
         while len(self._snaps) > 2 and self._snaps[1].t <= snap.t - PERCENTILE_WINDOW:
             self._snaps.popleft()  # keep one snapshot at or before the window's start
