@@ -29,7 +29,7 @@ from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_st
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
-from sparktui.plan.fit.text import node_line
+from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
@@ -157,10 +157,7 @@ class Serve:
                      StepState.FAILED if n in blocking and not self.force else StepState.WARN)
             self._say(Step.FIT, n.node, state, node_line(n))
         if blocking and not self.force:
-            first = blocking[0]
-            detail = "; ".join(node_line(n) for n in blocking) + "\n" + _(
-                "nothing was started; `sparktui serve --force` serves it anyway")
-            raise StepFailed(first.node, Step.FIT, detail, reported=True)
+            raise StepFailed(blocking[0].node, Step.FIT, refusal(blocking), reported=True)
 
     async def _port_free(self) -> None:
         head = self.plan.head

@@ -45,6 +45,8 @@ def report_lines(report: FitReport) -> list[str]:
     return [head, *("  " + node_line(n) for n in report.nodes)]
 
 
-def refusal(report: FitReport) -> str:
-    """Why serve refuses: the nodes that do not fit, with their numbers."""
-    return "; ".join(node_line(n) for n in report.nodes if n.verdict == NO_FIT)
+def refusal(blocking: list[NodeFit]) -> str:
+    """Why serve refuses: the nodes that do not fit (or could not be checked), with
+    their numbers, and the way past it."""
+    return "\n".join(node_line(n) for n in blocking) + "\n" + _(
+        "nothing was started; `sparktui serve --force` serves it anyway")
