@@ -133,7 +133,7 @@ def test_serve_reports_the_fit_step_per_node(site, tmp_path):
     s, cache = _site(site, tmp_path)
     snap = snapshot(cache, "deepseek-ai/DeepSeek-V3", "deepseek-v3")
     (snap / "model.safetensors.index.json").write_text(
-        '{"metadata": {"total_size": %d}}' % DEEPSEEK_TOTAL)
+        json.dumps({"metadata": {"total_size": DEEPSEEK_TOTAL}}))
     s.recipe("ds", recipe("deepseek-ai/DeepSeek-V3", []))
     rec = Recorder()
 

@@ -47,11 +47,25 @@ class Shape:
         return self.layers - self.sliding_layers
 
 
+MAX_COUNT = 1 << 40
+"""No config number is this big (a vocabulary, a window, a context length): one that is
+would only make the count absurd or endless."""
+MAX_LAYERS = 10_000
+
+
 def _int(cfg: dict[str, Any], key: str) -> int:
     value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ShapeError(key)
+    if key == "num_hidden_layers" and value > MAX_LAYERS:
         raise ShapeError(key)
     return value
+
+
+def _opt(cfg: dict[str, Any], key: str) -> int:
+    """An optional count: absent or null is 0; anything but a whole number names the key."""
+    value = cfg.get(key)
+    return 0 if value is None else _int(cfg, key)
 
 
 def text_config(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -72,23 +86,23 @@ def parse_shape(raw: dict[str, Any]) -> Shape:
     layers = _int(cfg, "num_hidden_layers")
     heads = _int(cfg, "num_attention_heads")
     kv_heads = _int(cfg, "num_key_value_heads") if "num_key_value_heads" in cfg else heads
-    if cfg.get("head_dim"):
+    if _opt(cfg, "head_dim"):
         head_dim = _int(cfg, "head_dim")
     else:
         if not heads:
             raise ShapeError("num_attention_heads")
         head_dim = _int(cfg, "hidden_size") // heads
     latent = 0
-    if cfg.get("kv_lora_rank"):  # MLA (DeepSeek V2/V3, Kimi K2): one latent per token
+    if _opt(cfg, "kv_lora_rank"):  # MLA (DeepSeek V2/V3, Kimi K2): one latent per token
         latent = _int(cfg, "kv_lora_rank") + _int(cfg, "qk_rope_head_dim")
     types = cfg.get("layer_types")
-    window = cfg.get("sliding_window") or 0
+    window = _opt(cfg, "sliding_window")
     sliding = 0
-    if isinstance(types, list) and isinstance(window, int) and window > 0:
+    if isinstance(types, list) and window > 0:
         sliding = sum(1 for t in types[:layers] if t == "sliding_attention")
     return Shape(model_type=str(cfg.get("model_type", "")), layers=layers,
                  dtype_bytes=dtype_bytes(cfg),
-                 max_position=int(cfg.get("max_position_embeddings") or 0),
+                 max_position=_opt(cfg, "max_position_embeddings"),
                  kv_heads=kv_heads, head_dim=head_dim, mla_latent=latent,
                  sliding_layers=sliding, sliding_window=window if sliding else 0)
 
@@ -108,10 +122,10 @@ class Params:
 
 def _attention(cfg: dict[str, Any], hidden: int) -> int:
     heads = _int(cfg, "num_attention_heads")
-    if cfg.get("kv_lora_rank"):
+    if _opt(cfg, "kv_lora_rank"):
         rope, nope = _int(cfg, "qk_rope_head_dim"), _int(cfg, "qk_nope_head_dim")
         v_dim, kv_rank = _int(cfg, "v_head_dim"), _int(cfg, "kv_lora_rank")
-        q_rank = cfg.get("q_lora_rank") or 0
+        q_rank = _opt(cfg, "q_lora_rank")
         q = (hidden * q_rank + q_rank + q_rank * heads * (nope + rope) if q_rank
              else hidden * heads * (nope + rope))
         kv = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim)
@@ -131,9 +145,10 @@ def _attention(cfg: dict[str, Any], hidden: int) -> int:
 def _moe_layers(cfg: dict[str, Any], layers: int, experts: int) -> list[bool]:
     if not experts:
         return [False] * layers
-    first_dense = cfg.get("first_k_dense_replace") or 0
-    step = cfg.get("decoder_sparse_step") or 1
-    dense_only = set(cfg.get("mlp_only_layers") or [])
+    first_dense = _opt(cfg, "first_k_dense_replace")
+    step = _opt(cfg, "decoder_sparse_step") or 1
+    listed = cfg.get("mlp_only_layers") or []
+    dense_only = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set()
     return [i >= first_dense and i not in dense_only and (i + 1) % step == 0
             for i in range(layers)]
 
@@ -147,10 +162,10 @@ def parse_params(raw: dict[str, Any]) -> Params:
     hidden, vocab = _int(cfg, "hidden_size"), _int(cfg, "vocab_size")
     layers = _int(cfg, "num_hidden_layers")
     embedding = vocab * hidden * (1 if cfg.get("tie_word_embeddings") else 2)
-    experts = cfg.get("n_routed_experts") or cfg.get("num_experts") \
-        or cfg.get("num_local_experts") or 0
-    moe_size = cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0
-    shared = cfg.get("n_shared_experts") or 0
+    experts = (_opt(cfg, "n_routed_experts") or _opt(cfg, "num_experts")
+               or _opt(cfg, "num_local_experts"))
+    moe_size = _opt(cfg, "moe_intermediate_size") or _opt(cfg, "intermediate_size")
+    shared = _opt(cfg, "n_shared_experts")
     gpt_oss = cfg.get("model_type") == "gpt_oss"
     attention = _attention(cfg, hidden)
     dense_total = expert_total = 0
