@@ -13,6 +13,7 @@ import json
 from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.errors import EXIT_DOES_NOT_FIT, EXIT_FAILED, EXIT_FIT_UNKNOWN, EXIT_OK
+from sparktui.i18n import _
 from sparktui.plan.build import build_plan
 from sparktui.plan.fit.calc import ERROR, NO_FIT, UNKNOWN, FitReport
 from sparktui.plan.fit.text import report_lines
@@ -28,7 +29,9 @@ def run_fit(args: argparse.Namespace) -> int:
         return await engine.fit(plan)
 
     report = with_engine(loaded.config, go)
-    if args.json:
+    if not report.nodes and not args.json:
+        print(_("{recipe} runs no engine: there is no model to fit").format(recipe=plan.recipe))
+    elif args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
         print("\n".join(report_lines(report)))

@@ -42,6 +42,8 @@ async def _one(node: str, transport: Transport, hf_cache_host: str, question: Qu
 async def fit_report(plan: LaunchPlan, transports: Mapping[str, Transport],
                      hf_cache_host: str, timeout: float) -> FitReport:
     """One ``NodeFit`` per engine node of ``plan`` (a services-only plan has none)."""
+    if not plan.nodes:
+        return FitReport(plan.recipe, plan.cluster, plan.model)
     question = question_for(plan)
     fits = await asyncio.gather(*(
         _one(n.name, transports[n.name], hf_cache_host, question, timeout)

@@ -207,3 +207,12 @@ def test_a_flag_that_is_no_number_is_named(args, flag):
     with pytest.raises(SettingError) as info:
         parse_settings("vllm", args, 1)
     assert info.value.flag == flag
+
+
+def test_auto_max_model_len_counts_no_kv_and_a_value_with_units_is_read():
+    assert _fit("llama-3.1-8b", 119.7, ["--max-model-len", "auto"]).kv == 0
+    assert _fit("llama-3.1-8b", 119.7, ["--max-model-len=-1"]).kv == 0
+    assert _fit("llama-3.1-8b", 119.7, ["--max_model_len", "32K"]).kv_tokens == 32 * 1024
+    default = _fit("llama-3.1-8b", 119.7, [])
+    assert default.kv_tokens == 131072  # max_position_embeddings
+    assert default.kv == 131072 * 2 * 8 * 128 * BF16 * 32  # 16 GiB for one sequence

@@ -135,7 +135,8 @@ def node_fit(node: str, mem_total: int, weights_total: int, weights_from: str,
     """The verdict of one node, with every number that made it."""
     ranks = layout.tensor_parallel * layout.pipeline_parallel
     weights = math.ceil(weights_total / ranks) * layout.ranks_per_node
-    tokens = settings.max_model_len or shape.max_position
+    # auto (0): the engine shortens the context to what is left, so no KV is counted
+    tokens = shape.max_position if settings.max_model_len is None else settings.max_model_len
     sequences = settings.max_num_seqs or 1
     value = kv_value_bytes(settings, shape)
     kv, per_token = kv_bytes(shape, value, layout, tokens, sequences)

@@ -139,7 +139,7 @@ def assess(node: str, output: str, nonce: str, question: Question) -> NodeFit:
                        mem_total=mem_total)
     try:
         shape = parse_shape(config)
-        if not (question.settings.max_model_len or shape.max_position):
+        if question.settings.max_model_len is None and not shape.max_position:
             raise ShapeError("max_position_embeddings")
         weights, source = _weights(found, config)
     except ShapeError as exc:

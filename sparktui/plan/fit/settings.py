@@ -37,7 +37,7 @@ class SettingError(ValueError):
 class Settings:
     share: float
     share_from: str  # the flag, or "default"
-    max_model_len: int | None  # None: the model's max_position_embeddings
+    max_model_len: int | None  # None: the model's max_position_embeddings; 0: auto
     max_num_seqs: int | None  # None: the recipe leaves it to the engine
     kv_cache_dtype: str  # "auto": the model's dtype
     dtype: str
@@ -56,6 +56,10 @@ def flag_values(args: list[str]) -> dict[str, str]:
         elif i + 1 < len(args) and not args[i + 1].startswith("--"):
             found[name] = args[i + 1]
     return found
+
+
+AUTO_LENGTH = ("auto", "-1")
+"""vLLM's ``--max-model-len auto`` (or -1): the engine fits the length to the memory."""
 
 
 def _tokens(flag: str, text: str) -> int:
@@ -94,7 +98,8 @@ def parse_settings(engine: str, args: list[str], tensor_parallel: int) -> Settin
     seqs = given.get(flags["seqs"])
     return Settings(
         share=share, share_from=share_from,
-        max_model_len=_tokens(flags["max_len"], max_len) if max_len is not None else None,
+        max_model_len=(None if max_len is None else 0 if max_len.strip() in AUTO_LENGTH
+                       else _tokens(flags["max_len"], max_len)),
         max_num_seqs=_tokens(flags["seqs"], seqs) if seqs is not None else None,
         kv_cache_dtype=given.get(flags["kv_dtype"], "auto"),
         dtype=given.get(flags["dtype"], "auto"))
