@@ -42,7 +42,7 @@ port = 30093
 required_nodes = 4
 tensor_parallel_size = 4
 entrypoint = ["vllm", "serve"]
-args = ["--max-model-len", "32768", "--max-num-seqs", "8"]
+args = ["--max-model-len", "32768", "--max-num-seqs", "2"]
 """
 
 
@@ -77,11 +77,11 @@ def run(runs: int) -> None:
         (root / "recipes" / "qwen" / "recipe.toml").write_text(RECIPE)
         cli = ["--config", str(config), "--recipes", str(root / "recipes")]
         code, _ = quiet([*cli, "fit", "qwen"])
-        assert code == 0, f"fit exited {code}"
+        assert code in (0, 4), f"fit exited {code}"  # a verdict either way (fits or not)
         fit_times, health_times = [], []
         for _ in range(runs):
             code, seconds = quiet([*cli, "fit", "qwen"])
-            assert code == 0, f"fit exited {code}"
+            assert code in (0, 4), f"fit exited {code}"
             fit_times.append(seconds)
             code, seconds = quiet([*cli, "health"])
             assert code == 0, f"health exited {code}"
