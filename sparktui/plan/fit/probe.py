@@ -18,7 +18,7 @@ from sparktui.config.validation import PLACEHOLDER
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.fit.calc import ERROR, UNKNOWN, Layout, NodeFit, node_fit
-from sparktui.plan.fit.settings import Settings, flag_values
+from sparktui.plan.fit.settings import SettingError, Settings, flag_values, parse_settings
 from sparktui.plan.fit.shape import ShapeError, estimated_weight_bytes, parse_shape
 from sparktui.plan.fit.weights import MAX_HEADER, WeightsError, headers_total, index_total
 from sparktui.plan.model import HfRef, LaunchPlan
@@ -166,8 +166,6 @@ def _weights(found: dict[str, str], config: dict) -> tuple[int, str]:
 def question_for(plan: LaunchPlan) -> Question:
     """What every node is asked about ``plan``; a recipe flag that is no number is
     the question's error (every node reports it)."""
-    from sparktui.plan.fit.settings import SettingError, parse_settings
-
     layout = layout_of(plan)
     try:
         settings: Settings | None = parse_settings(plan.engine, plan.head.launch,

@@ -18,7 +18,8 @@ def verdict_word(verdict: str) -> str:
 
 def node_line(fit: NodeFit) -> str:
     if fit.verdict in (UNKNOWN, ERROR):
-        return f"{fit.node}: {verdict_word(fit.verdict)}: {fit.reason}"
+        reason = fit.reason.removeprefix(f"{fit.node}: ")  # the line names the node already
+        return f"{fit.node}: {verdict_word(fit.verdict)}: {reason}"
     values = dict(
         node=fit.node, verdict=verdict_word(fit.verdict), weights=format_size(fit.weights),
         source=_(WEIGHTS_FROM.get(fit.weights_from, fit.weights_from)),
