@@ -18,6 +18,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
+EXIT_DOES_NOT_FIT = 4  # fit, and serve's refusal of a model too big for a node
+EXIT_FIT_UNKNOWN = 5  # fit: the model's files are not on a node (it would be downloaded)
 
 MESSAGES: dict[str, str] = {
     "toml_syntax": N_("broken TOML: {detail}"),

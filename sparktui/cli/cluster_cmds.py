@@ -12,9 +12,17 @@ from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
+from sparktui.engine.api import Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError, fail
+from sparktui.errors import (
+    EXIT_DOES_NOT_FIT,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    SparkError,
+    fail,
+)
 from sparktui.fmt import format_ms
 from sparktui.i18n import _
 from sparktui.labels import step_label
@@ -33,7 +41,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     async def go(engine: ClusterEngine) -> int:
-        result = await engine.serve(plan, print_progress, keep_on_failure=args.keep_on_failure)
+        result = await engine.serve(plan, print_progress, keep_on_failure=args.keep_on_failure,
+                                    force=args.force)
         if result.ok:
             print(served_line(plan, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
@@ -41,7 +50,7 @@ def run_serve(args: argparse.Namespace) -> int:
             node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
             detail=result.detail),
             file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_DOES_NOT_FIT if result.failed_step == Step.FIT else EXIT_FAILED
 
     return with_engine(loaded.config, go)
 

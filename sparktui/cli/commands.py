@@ -35,7 +35,17 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-d", "--dry-run", action="store_true", help=_("print the plan, run nothing"))
     p.add_argument("--keep-on-failure", action="store_true",
                    help=_("leave started containers in place when serve fails"))
+    p.add_argument("--force", action="store_true",
+                   help=_("serve even when the memory fit says the model does not fit"))
     p.set_defaults(run=_serve)
+
+    p = sub.add_parser("fit", help=_("does the recipe's model fit each node's memory: "
+                                     "weights, KV cache, engine (exit 0 fits, 4 does not, "
+                                     "5 unknown, 1 error)"))
+    p.add_argument("recipe")
+    p.add_argument("--cluster", "-c")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=_fit)
 
     p = sub.add_parser("stop", help=_("stop what runs on a cluster (health check first)"))
     p.add_argument("--cluster", "-c")
@@ -139,6 +149,12 @@ def _serve(args: argparse.Namespace) -> int:
     from sparktui.cli import cluster_cmds
 
     return cluster_cmds.run_serve(args)
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from sparktui.cli import fit_cmd
+
+    return fit_cmd.run_fit(args)
 
 
 def _stop(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ class Step(StrEnum):
     A ``StrEnum``: each is its code, so JSON, CLI lines and comparisons see the string."""
 
     PREFLIGHT = "preflight"
+    FIT = "fit"  # memory fit of the model on each node (sparktui.plan.fit)
     HF = "hf"
     BEFORE_SERVE = "before_serve"
     SERVICE = "service"
@@ -127,7 +128,7 @@ class TelemetryView(Protocol):
 
 class ClusterControl(ClusterView, Protocol):
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False) -> ActionResult: ...
+                    keep_on_failure: bool = False, force: bool = False) -> ActionResult: ...
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult: ...

@@ -15,6 +15,7 @@ from pathlib import Path
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
 from sparktui.engine.api import ActionResult, ExecResult, ProgressSink
+from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
@@ -35,6 +36,7 @@ from sparktui.engine.workloads.serve import Serve
 from sparktui.engine.workloads.stop import Stop
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.model import LaunchPlan
 
 TELEMETRY_HEALTH_AGE = 15.0
@@ -171,8 +173,17 @@ class ClusterEngine:
             yield batch
 
     # -- acting --------------------------------------------------------------------
+    async def fit(self, plan: LaunchPlan) -> FitReport:
+        """The model of ``plan`` against each of its nodes' memory (sparktui.plan.fit)."""
+        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        return await fit_report(plan, transports, self.config.hf_cache_host,
+                                self.config.command_timeout_seconds)
+
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False) -> ActionResult:
+                    keep_on_failure: bool = False, force: bool = False) -> ActionResult:
+        """Preflight includes the memory fit: what does not fit is refused unless
+        ``force``."""
         nodes = {n.name: n for n in self._nodes(plan.cluster)}
         names = [n.name for n in plan.nodes]
         names += [i.node for s in plan.services for i in s.instances]
@@ -181,7 +192,8 @@ class ClusterEngine:
                            hf_cache_host=self.config.hf_cache_host,
                            ready_timeout=self.config.ready_timeout_seconds,
                            keep_on_failure=keep_on_failure,
-                           stop_grace=self.config.stop_grace_seconds).run()
+                           stop_grace=self.config.stop_grace_seconds,
+                           fit=lambda: self.fit(plan), force=force).run()
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult:

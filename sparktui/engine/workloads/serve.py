@@ -28,6 +28,8 @@ from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
+from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
+from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
@@ -37,7 +39,8 @@ class Serve:
     def __init__(self, plan: LaunchPlan, transports: Mapping[str, Transport],
                  progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
                  ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False,
-                 stop_grace: float = 30.0):
+                 stop_grace: float = 30.0,
+                 fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False):
         self.plan = plan
         self.runtime = runtime_for(plan.runtime)
         self.t = transports
@@ -51,6 +54,8 @@ class Serve:
         self._say = ProgressLog(progress)
         self.image_ids: dict[str, str | None] = {}
         self.services = ServiceRunner(transports, self._say)
+        self.fit = fit
+        self.force = force
 
     async def run(self) -> ActionResult:
         services = self.plan.services
@@ -59,6 +64,7 @@ class Serve:
             await self._each(Step.PREFLIGHT, self._preflight)
             await self._service_step(self.services.preflight(services))
             await self._image_ids_match()
+            await self._fit()
             if self.plan.nodes:
                 await self._port_free()
             resolved = await self._each(Step.HF, self._resolve_hf)
@@ -138,6 +144,20 @@ class Serve:
             detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in self.image_ids.items())
             raise StepFailed(None, Step.PREFLIGHT, _(
                 "image IDs differ across nodes: {detail}").format(detail=detail))
+
+    async def _fit(self) -> None:
+        """The model against each node's memory: what does not fit (or cannot be
+        checked on a node that answers nothing) stops here, unless forced."""
+        if self.fit is None or not self.plan.nodes:
+            return
+        report = await self.fit()
+        blocking = [n for n in report.nodes if n.verdict in (NO_FIT, ERROR)]
+        for n in report.nodes:
+            state = (StepState.OK if n.verdict == FITS else
+                     StepState.FAILED if n in blocking and not self.force else StepState.WARN)
+            self._say(Step.FIT, n.node, state, node_line(n))
+        if blocking and not self.force:
+            raise StepFailed(blocking[0].node, Step.FIT, refusal(blocking), reported=True)
 
     async def _port_free(self) -> None:
         head = self.plan.head

@@ -1,0 +1,51 @@
+"""The memory fit of a plan's model on each of its nodes, read over the nodes' own
+transports (``sparktui.plan.fit`` does the arithmetic).
+
+Every node at once, each with the timeout it is given; a node that does not answer is
+an error naming it, never a fit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Mapping
+
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.i18n import _
+from sparktui.plan.fit.calc import ERROR, FitReport, NodeFit
+from sparktui.plan.fit.probe import Question, assess, probe_script, question_for
+from sparktui.plan.model import LaunchPlan
+
+MEMINFO_ONLY = "grep -E '^MemTotal:' /proc/meminfo"
+
+
+async def _one(node: str, transport: Transport, hf_cache_host: str, question: Question,
+               timeout: float) -> NodeFit:
+    nonce = secrets.token_hex(8)
+    if question.ref is not None:
+        script = probe_script(hf_cache_host, question.ref, nonce)
+    else:  # no repo to read: the node's memory is still worth a look
+        script = f"printf '%s\\n' '@@fit-{nonce} meminfo'; {MEMINFO_ONLY}"
+    try:
+        result = await asyncio.wait_for(transport.run(script, timeout=timeout), timeout + 1)
+    except NodeError as exc:
+        return NodeFit(node, ERROR, f"{node}: {exc.text}")
+    except TimeoutError:
+        return NodeFit(node, ERROR, _("{node}: no answer after {seconds:g} s").format(
+            node=node, seconds=timeout))
+    if f"@@fit-{nonce} meminfo" not in result.stdout:
+        return NodeFit(node, ERROR, f"{node}: {(result.stderr or result.stdout).strip()[:200]}")
+    return assess(node, result.stdout, nonce, question)
+
+
+async def fit_report(plan: LaunchPlan, transports: Mapping[str, Transport],
+                     hf_cache_host: str, timeout: float) -> FitReport:
+    """One ``NodeFit`` per engine node of ``plan`` (a services-only plan has none)."""
+    if not plan.nodes:
+        return FitReport(plan.recipe, plan.cluster, plan.model)
+    question = question_for(plan)
+    fits = await asyncio.gather(*(
+        _one(n.name, transports[n.name], hf_cache_host, question, timeout)
+        for n in plan.nodes))
+    return FitReport(plan.recipe, plan.cluster, plan.model, list(fits))
