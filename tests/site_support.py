@@ -112,10 +112,24 @@ def eventually(predicate: Callable[[], object], seconds: float = 30.0,
         time.sleep(every)
 
 
+TASK_DUMP = """
+import asyncio, runpy, signal, sys
+
+def dump(*_):
+    for task in asyncio.all_tasks():
+        task.print_stack(file=sys.stderr)
+
+signal.signal(signal.SIGUSR1, dump)
+sys.argv[0] = "sparktui"
+runpy.run_module("sparktui", run_name="__main__", alter_sys=True)
+"""
+"""``python -m sparktui`` that prints every asyncio task's stack on SIGUSR1."""
+
+
 def sparktui_process(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """``python -m sparktui ARGS`` with pipes, and Python's fault handler on, so that a
-    hang can be made to show where it is (``interrupt``)."""
-    return subprocess.Popen([sys.executable, "-m", "sparktui", *args], stdout=subprocess.PIPE,
+    """``python -m sparktui ARGS`` with pipes, the fault handler on and the task dump, so
+    that a hang can be made to show where it is (``interrupt``)."""
+    return subprocess.Popen([sys.executable, "-c", TASK_DUMP, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**(env or os.environ), "PYTHONFAULTHANDLER": "1"})
 
@@ -123,11 +137,13 @@ def sparktui_process(*args: str, env: dict[str, str] | None = None) -> subproces
 def interrupt(proc: subprocess.Popen[str], seconds: float = 60.0) -> tuple[int, str]:
     """Ctrl+C ``proc`` and wait for it: (exit code, stderr). A process still there after
     ``seconds`` (a bound on a hang, never a speed goal) fails the test with every
-    thread's stack, which SIGABRT makes the fault handler print."""
+    asyncio task's stack and every thread's (SIGABRT makes the fault handler print)."""
     proc.send_signal(signal.SIGINT)
     try:
         code = proc.wait(seconds)
     except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # the tasks' stacks, then the threads'
+        time.sleep(2)
         proc.send_signal(signal.SIGABRT)
         try:
             _, err = proc.communicate(timeout=30)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -32,13 +34,35 @@ def recipe_from(args: argparse.Namespace, name: str) -> LoadedRecipe:
 
 
 def with_engine(config: Config, call: Callable[[ClusterEngine], Awaitable[T]]) -> T:
-    """Run one engine call in its own event loop and close every connection after."""
+    """Run one engine call in its own event loop and close every connection after.
+
+    Ctrl+C cancels the call and raises KeyboardInterrupt once it has cleaned up. The
+    loop's own signal handler does it, which wakes the loop through its self-pipe on
+    whichever thread the signal lands: ``asyncio.run``'s plain handler is only run at
+    the main thread's next wake-up, and a Ctrl+C that Linux handed to a child-watcher
+    thread left an idle ``logs -f`` or ``supervise`` running (seen under load)."""
+    interrupted = False
 
     async def go() -> T:
+        task = asyncio.current_task()
+
+        def on_interrupt() -> None:
+            nonlocal interrupted
+            interrupted = True
+            if task is not None:
+                task.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
         engine = ClusterEngine(config)
         try:
             return await call(engine)
         finally:
             await engine.close()
 
-    return asyncio.run(go())
+    try:
+        return asyncio.run(go())
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
