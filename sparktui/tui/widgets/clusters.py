@@ -16,6 +16,7 @@ from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import _
 from sparktui.tui.messages import ClusterFocused, NodeChosen
+from sparktui.tui.viewmodel.supervision import supervision_mark
 
 UNKNOWN, UP, DOWN = "○", "●", "✖"
 
@@ -101,6 +102,10 @@ class ClustersPane(Vertical):
         text.append(f" · {len(cluster.nodes)}", style="dim")
         if health is not None and health.serving:
             text.append("  " + _("serving"), style="green")
+        mark = supervision_mark(health.supervision, health.checked_at, short=True) \
+            if health is not None else None
+        if mark is not None:
+            text.append("  " + mark.text, style=mark.style)
         return text
 
     def _node_label(self, cluster: Cluster, node: str) -> Text:

@@ -16,6 +16,7 @@ from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.fmt import format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.viewmodel.health import human_duration, serving_of
+from sparktui.tui.viewmodel.supervision import supervision_mark
 from sparktui.tui.widgets.spark import pct, rate, sparkline
 
 SPARK = 12  # header sparklines: the last 24 s at the default interval
@@ -113,11 +114,15 @@ def live_figures(state: HeaderState, wide: bool = True) -> Text:
 
 
 def freshness(state: HeaderState, now: float) -> Text:
-    """Right part: READ-ONLY mark and ``updated 4s ago``."""
+    """Right part: supervision, READ-ONLY mark and ``updated 4s ago``."""
     text = Text()
     if state.error:
         text.append("⚠ " + state.error + "  ", style="bold red")
     if state.health is not None:
+        mark = supervision_mark(state.health.supervision, now)
+        if mark is not None:
+            text.append(mark.text, style=mark.style)
+            text.append("  ")
         age = max(0.0, now - state.health.checked_at)
         style = "bold yellow" if age > state.stale_after else "dim"
         text.append(_("updated {age} ago").format(age=human_duration(age)), style=style)
