@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.engine.supervise.words import NOW, restart_line, status_line
 from sparktui.i18n import _, ngettext
-from sparktui.visible import shorten, visible
 
-ALERT_RESTARTS = 3
+ALERT_RESTARTS = 2
 """Restarts of the window the alerts strip lists (newest first)."""
 ALERTING = frozenset({"supervised", "gave_up", "lost"})
 """States whose restarts are alerts; after an operator ended supervision they are history
@@ -32,9 +31,11 @@ class Mark:
 
 
 def supervision_mark(status: SupervisionStatus | None, now: float, *,
-                     short: bool = False) -> Mark | None:
-    """The header's mark (``short``: the clusters pane's); None when nothing supervises
-    the cluster and nothing went wrong (an ended or disarmed supervision leaves no mark)."""
+                     short: bool = False, serving: bool = False) -> Mark | None:
+    """The header's mark (``short``: without the count of restarts, for a narrow header
+    and the clusters pane); None when nothing supervises the cluster and nothing went
+    wrong (an ended or disarmed supervision leaves no mark). ``serving``: a supervised
+    group that serves is green, one that does not yellow."""
     if status is None:
         return None
     state, record = status.state, status.record
@@ -46,7 +47,7 @@ def supervision_mark(status: SupervisionStatus | None, now: float, *,
         count = record.restarts_within(now) if record is not None else 0
         if count and not short:
             text += " · " + ngettext("{n} restart", "{n} restarts", count).format(n=count)
-        return Mark(text, "bold yellow" if count else "bold cyan")
+        return Mark(text, "green" if serving else "bold yellow")
     if state == "gave_up":
         return Mark("✖ " + (_("gave up") if short else _("supervision gave up")), "bold red")
     if state == "lost":
@@ -78,8 +79,7 @@ def supervision_alerts(status: SupervisionStatus | None, now: float,
     for event in reversed(recent[-limit:]):
         alerts.append(SupervisionAlert(
             f"restart:{record.cluster}:{event.at:.3f}",
-            _("supervision restarted {recipe}: {line}").format(
-                recipe=shorten(visible(record.recipe), 80), line=restart_line(event))))
+            _("supervisor: {line}").format(line=restart_line(event))))
     return alerts
 
 

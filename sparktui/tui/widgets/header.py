@@ -113,13 +113,15 @@ def live_figures(state: HeaderState, wide: bool = True) -> Text:
     return text
 
 
-def freshness(state: HeaderState, now: float) -> Text:
-    """Right part: supervision, READ-ONLY mark and ``updated 4s ago``."""
+def freshness(state: HeaderState, now: float, wide: bool = True) -> Text:
+    """Right part: supervision (narrow: without its count of restarts, which the alerts
+    strip has), READ-ONLY mark and ``updated 4s ago``."""
     text = Text()
     if state.error:
         text.append("⚠ " + state.error + "  ", style="bold red")
     if state.health is not None:
-        mark = supervision_mark(state.health.supervision, now)
+        mark = supervision_mark(state.health.supervision, now, short=not wide,
+                                serving=state.health.serving)
         if mark is not None:
             text.append(mark.text, style=mark.style)
             text.append("  ")
@@ -166,4 +168,5 @@ class StatusHeader(Horizontal):
         wide = self.size.width >= WIDE
         live = Text() if self.state.watch and not wide else live_figures(self.state, wide)
         self.query_one("#header-live", Static).update(live)  # narrow --watch: the wall has it
-        self.query_one("#header-right", Static).update(freshness(self.state, self.clock()))
+        self.query_one("#header-right", Static).update(freshness(self.state, self.clock(),
+                                                                 wide))
