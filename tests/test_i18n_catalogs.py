@@ -111,13 +111,13 @@ SAME_AS_ENGLISH = {
     "ru": set(),
     "es": {"4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",
            "terminal", "{node}: kernel: {line}", "hooks", "%(prog)s: error: %(message)s\n",
-           "{prog}: error: {message}"},
+           "{prog}: error: {message}", "supervisor: {line}"},
     "it": {"  frontend: {frontend}", "Cluster: {name}", "cluster", "cluster {cluster}: {state}",
            "container", "fabric", "file", "kernel", "no", "script", "server {version}",
            "{node}: kernel: {line}", "rollback"},
     "fr": {"  image {image}", "1 Clusters", "4 Plan", "6 Services", "Actions", "Plan", "cluster",
            "clusters", "fabric", "image", "local", "plan", "port", "script", "service",
-           "services", "terminal", "hooks", "options"},
+           "services", "terminal", "hooks", "options", "supervision"},
     "de": {"4 Plan", "5 Logs", "Cluster: {name}", "Details", "Filter", "Logs", "Plan"},
 }
 

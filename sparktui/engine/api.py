@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
+    from sparktui.engine.supervise.on_node import Installed
     from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.model import LaunchPlan
@@ -135,6 +136,19 @@ class ClusterControl(ClusterView, Protocol):
 
     async def exec(self, cluster: str, command: str, *, node: str | None = None,
                    timeout: float | None = None) -> list[ExecResult]: ...
+
+    async def supervise_on_node(self, plan: LaunchPlan, recipe_text: str,
+                                progress: ProgressSink, *,
+                                interval: float | None = None) -> Installed:
+        """Start supervising ``plan``'s group from a container on its head (it outlives
+        whoever started it); ``health(cluster).supervision`` shows it."""
+        ...
+
+    async def end_supervision(self, cluster: str, progress: ProgressSink, *,
+                              recipe: str | None = None) -> list[str]:
+        """End the cluster's supervision wherever it runs, leaving its group running;
+        the nodes that could not take the disarm mark."""
+        ...
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
 

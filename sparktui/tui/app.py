@@ -12,7 +12,7 @@
 * The dashboard screen owns what it shows and the selection (the cluster in focus, the
   recipe, the node): ``SparkApp.cluster`` and ``SparkApp.selection`` read it there.
 * The app is the controllers' ``Host`` (:mod:`sparktui.tui.controllers.host`): the keys
-  for serve, stop, exec, tmux and power call :mod:`sparktui.tui.controllers`, built on
+  for serve, stop, exec, tmux, power and supervision call :mod:`sparktui.tui.controllers`, built on
   first use (their screens are not in the first frame).
 * Build it with :func:`create_app` (tests pass a fixed clock); ``run_app`` is the CLI's.
 """
@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
     from sparktui.tui.screens.dashboard import DashboardScreen
 
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power",
-                                              "power_on", "power_off", "power_switch"})
+                                              "power_on", "power_off", "power_switch",
+                                              "supervise", "end_supervision"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
 DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", *MUTATING_ACTIONS})
@@ -71,6 +72,9 @@ class SparkApp(SafeText, App[int]):
         Binding("p", "power", _("Power"), id="power"),
         Binding("o", "progress", _("Progress"), id="progress"),
         Binding("D", "deep_check", _("Deep check"), show=False, id="deep_check"),
+        Binding("S", "supervise", _("Supervise"), show=False, id="supervise"),
+        Binding("X", "end_supervision", _("End supervision"), show=False,
+                id="end_supervision"),
         Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
                 id="palette"),
         Binding("colon", "command_palette", _("Commands"), show=False, id="palette.colon"),
@@ -250,6 +254,12 @@ class SparkApp(SafeText, App[int]):
 
     def action_power_switch(self) -> None:
         self.flows.power.switch()
+
+    def action_supervise(self) -> None:
+        self.flows.supervision.start()
+
+    def action_end_supervision(self) -> None:
+        self.flows.supervision.end()
 
     def action_deep_check(self) -> None:
         """The third readiness tier on demand: a one-token completion on the head."""

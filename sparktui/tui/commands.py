@@ -62,6 +62,10 @@ ENTRIES: list[Entry] = [
           N_("shut the cluster's nodes down, then turn off their entities")),
     Entry("app", "power_switch", (), N_("Switch to this cluster"),
           N_("power off what only the cluster in focus uses, power on this one")),
+    Entry("app", "supervise", (), N_("Supervise"),
+          N_("keep the selected recipe's group alive from a supervisor on the head")),
+    Entry("app", "end_supervision", (), N_("End supervision"),
+          N_("end the supervision of the cluster in focus; the group keeps running")),
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
@@ -101,7 +105,7 @@ def offers(app: SparkApp, action: str) -> bool:
     """Whether the palette lists a cluster action now (after ``check_action``)."""
     if app.dashboard is None:
         return True
-    if action == "serve":
+    if action in ("serve", "supervise"):
         preview = app.dashboard.current_preview()
         return preview is not None and preview.ok
     if action == "tmux":

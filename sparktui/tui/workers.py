@@ -193,6 +193,36 @@ async def run_power(control: ClusterControl, action: str, source: str | None,
     return ActionFinished(run_id, result)
 
 
+async def run_supervise(control: ClusterControl, plan: LaunchPlan, recipe_text: str,
+                        sink: ProgressSink, run_id: int) -> ActionFinished:
+    """The on-node supervisor of ``plan``'s group: installed and holding the lease, or
+    why not (its steps go to ``sink``)."""
+    try:
+        installed = await control.supervise_on_node(plan, recipe_text, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return ActionFinished(run_id, _crashed("supervise", exc))
+    return ActionFinished(run_id, ActionResult(
+        installed.ok, None if installed.ok else installed.node,
+        None if installed.ok else "supervise", installed.detail or installed.container))
+
+
+async def run_end_supervision(control: ClusterControl, cluster: str, sink: ProgressSink,
+                              run_id: int) -> ActionFinished:
+    """End the cluster's supervision; failed when a node could not take the mark."""
+    try:
+        missed = await control.end_supervision(cluster, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return ActionFinished(run_id, _crashed("supervise", exc))
+    detail = _("the mark could not be written on {nodes}").format(
+        nodes=", ".join(missed)) if missed else ""
+    return ActionFinished(run_id, ActionResult(not missed, missed[0] if missed else None,
+                                               "supervise" if missed else None, detail))
+
+
 async def run_exec(control: ClusterControl, cluster: str, command: str) -> list[ExecResult]:
     """``command`` on every node of the cluster; a node that cannot run it says why."""
     return await control.exec(cluster, command)

@@ -35,7 +35,7 @@ async def test_watch_mode_runs_no_mutating_action():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.engine, ReadOnlyView)
-        for name in ("serve", "stop", "exec"):
+        for name in ("serve", "stop", "exec", "supervise_on_node", "end_supervision"):
             assert not hasattr(app.engine, name)
         for action in MUTATING_ACTIONS:
             assert app.check_action(action, ()) is False
@@ -83,9 +83,11 @@ async def test_normal_footer_shows_mutating_bindings():
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
-        bound = {b.action for b in SparkApp.BINDINGS} & MUTATING_ACTIONS  # type: ignore[union-attr]
+        shown = {b.action for b in SparkApp.BINDINGS if b.show}  # type: ignore[union-attr]
+        bound = shown & MUTATING_ACTIONS
         assert bound >= {"serve", "stop", "exec", "tmux", "power"}
-        assert _footer_actions(app) >= bound  # power on/off/switch: the menu and palette
+        # power on/off/switch: the menu and palette; S and X (supervision): help and palette
+        assert _footer_actions(app) >= bound
 
 
 async def test_watch_engine_has_no_power_method():
@@ -114,7 +116,8 @@ async def _palette_titles(pilot, query: str = "") -> list[str]:
     return titles
 
 
-TITLES = {"Serve", "Stop", "Exec", "Tmux attach", "Power", "Switch to this cluster"}
+TITLES = {"Serve", "Stop", "Exec", "Tmux attach", "Power", "Switch to this cluster",
+          "Supervise", "End supervision"}
 
 
 async def test_watch_palette_lists_no_mutating_action():
@@ -124,7 +127,7 @@ async def test_watch_palette_lists_no_mutating_action():
         discovered = await _palette_titles(pilot)
         assert any("Refresh" in t for t in discovered)
         assert not any(t in TITLES or t.startswith(tuple(TITLES)) for t in discovered)
-        for query in ("serve", "stop", "exec", "tmux", "power", "switch"):
+        for query in ("serve", "stop", "exec", "tmux", "power", "switch", "supervis"):
             found = await _palette_titles(pilot, query)
             assert not any(title.split("\n")[0] in TITLES for title in found), (query, found)
 

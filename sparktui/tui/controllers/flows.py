@@ -7,7 +7,8 @@ safety gate (``Host.control``) before anything changes a cluster, so nothing her
 ``--watch`` mode. Engine calls go through :mod:`sparktui.tui.workers`; their progress
 comes back as ``ActionProgress`` messages and the end as ``ActionFinished``, which the
 app routes to :meth:`ActionFlows.progress` and :meth:`ActionFlows.finished`. Power lives
-in :mod:`sparktui.tui.controllers.power` and starts its run here.
+in :mod:`sparktui.tui.controllers.power` and supervision in
+:mod:`sparktui.tui.controllers.supervise`; both start their run here.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from sparktui.plan.render import render
 from sparktui.tui import workers
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.controllers.power import PowerFlows
+from sparktui.tui.controllers.supervise import SuperviseFlows
 from sparktui.tui.messages import ActionFinished, ActionProgress
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
@@ -50,6 +52,7 @@ class ActionFlows:
         self.run_attached: Callable[[list[str]], int] = subprocess.call
         """Runs ``ssh -t ... tmux attach`` while the app is suspended (tests replace it)."""
         self.power = PowerFlows(host, self)
+        self.supervision = SuperviseFlows(host, self)
         self._ids = itertools.count(1)
 
     @property

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
+from sparktui.engine.supervise.words import status_line
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc
@@ -37,6 +38,8 @@ class ConfirmRequest:
     what: str  # what will happen, in a sentence or two
     check: HealthCheck  # a fresh health check of the cluster
     affects: Callable[[Workload], bool] | None = None  # default: the cluster's workloads
+    typed: bool = True  # False: nothing is stopped, so no typed name even when it serves
+    untouched: str = ""  # the verdict when nothing is touched (default: nothing runs)
 
 
 def _figure(value: float | None) -> str:
@@ -82,12 +85,15 @@ def health_text(health: ClusterHealth, affects: Callable[[Workload], bool]) -> T
     text = Text()
     for node in health.nodes:
         node_block(text, node, affects)
+    line = status_line(health.supervision, health.checked_at) if health.supervision else None
+    if line:
+        text.append("⟳ " + line + "\n", style="cyan")
     text.rstrip()
     return text
 
 
 def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: str,
-            cluster: str) -> Text:
+            cluster: str, *, typed: bool = True, untouched: str = "") -> Text:
     hit = [w for w in health.workloads if affects(w)]
     text = Text()
     if hit:
@@ -96,8 +102,10 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
                              "{verb} touches {n} workloads on {nodes}.", len(hit)).format(
             verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
     else:
-        text.append(_("Nothing of {cluster} runs on its nodes.").format(cluster=cluster),
-                    style="bold")
+        text.append(untouched or _("Nothing of {cluster} runs on its nodes.").format(
+            cluster=cluster), style="bold")
+    if not typed:
+        return text
     if health.serving:
         heads = [n.engine for n in health.nodes if n.engine is not None]
         running = sum(e.running or 0 for e in heads)
@@ -177,8 +185,9 @@ class ConfirmScreen(ModalScreen[bool]):
         self.health = health
         self.query_one("#confirm-health-text", Static).update(health_text(health, self.affects))
         self.query_one("#confirm-verdict", Static).update(
-            verdict(health, self.affects, self.request.verb, self.request.cluster))
-        self.typed_required = needs_typed_name(health)
+            verdict(health, self.affects, self.request.verb, self.request.cluster,
+                    typed=self.request.typed, untouched=self.request.untouched))
+        self.typed_required = self.request.typed and needs_typed_name(health)
         name = self.query_one("#confirm-name", Input)
         name.display = self.typed_required
         self._update_button()

@@ -40,6 +40,7 @@ from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_det
 from sparktui.tui.session import Session
 from sparktui.tui.viewmodel.recipes import PlanPreview, RecipeEntry, plan_preview, scan_recipes
 from sparktui.tui.viewmodel.selection import Selection
+from sparktui.tui.viewmodel.supervision import SupervisionAlerts
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.clusters import ClustersPane
 from sparktui.tui.widgets.header import HeaderState, StatusHeader
@@ -89,6 +90,7 @@ class DashboardScreen(Screen[None]):
         self.health: dict[str, ClusterHealth] = {}
         self.health_error: dict[str, str] = {}
         self.telemetry: dict[str, TelemetryFrame] = {}
+        self.supervision = SupervisionAlerts()
         self._log_lines_per_node = options.log_lines_per_node
         self._cursor_blink = options.cursor_blink
 
@@ -299,9 +301,13 @@ class DashboardScreen(Screen[None]):
         self.health[health.cluster] = health
         self.health_error.pop(health.cluster, None)
         self.clusters_pane.set_health(health)
+        for alarm in self.supervision.update(health.cluster, health.supervision, self.clock()):
+            self.app.notify(f"{health.cluster}: {alarm.text}", timeout=30,
+                            severity="error" if alarm.gave_up else "warning")
         if health.cluster == self.cluster and (cluster := self.cluster_config(self.cluster)):
             self.nodes.show(cluster, health)
             self.query_one(ServicesPane).show(health)
+            self._show_alerts()
             self._paint_header()
 
     @on(TelemetryUpdated)
@@ -313,7 +319,7 @@ class DashboardScreen(Screen[None]):
 
     def _show_telemetry(self, frame: TelemetryFrame | None) -> None:
         self.nodes.set_telemetry(frame)
-        self.query_one(AlertsStrip).show(frame.alerts if frame else [])
+        self._show_alerts()
         if self.watch_mode:
             self.query_one(WallPane).show(frame)
         self._paint_header()
@@ -362,8 +368,14 @@ class DashboardScreen(Screen[None]):
             return
         health = self.health.get(cluster_name)
         nh = next((n for n in health.nodes if n.node == node_name), None) if health else None
-        body = node_details(self.config.config, cluster_name, node, nh)
+        body = node_details(self.config.config, cluster_name, node, nh,
+                            health.supervision if health else None, self.clock())
         self.app.push_screen(DetailsScreen(f"{node_name} · {cluster_name}", body))
+
+    def _show_alerts(self) -> None:
+        frame = self.telemetry.get(self.cluster)
+        self.query_one(AlertsStrip).show(frame.alerts if frame else [],
+                                         self.supervision.alerts(self.cluster))
 
     def _paint_header(self) -> None:
         cluster = self.cluster_config(self.cluster)

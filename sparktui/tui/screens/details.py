@@ -11,10 +11,17 @@ from textual.widgets import Static
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.status import NodeHealth
+from sparktui.engine.supervise.record import SupervisionStatus
+from sparktui.engine.supervise.words import restart_line, status_line
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
+from sparktui.visible import visible
+
+HISTORY_SHOWN = 20
+"""Restarts the head's details list, newest last."""
+LAST_LINES_SHOWN = 15
 
 
 class DetailsScreen(ModalScreen[None]):
@@ -42,7 +49,46 @@ def _row(text: Text, label: str, value: object, style: str = "") -> None:
     text.append(f"{value}\n", style=style)
 
 
-def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | None) -> Text:
+def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | None,
+                 supervision: SupervisionStatus | None = None, now: float = 0.0) -> Text:
+    """A node's rows; the head (rank 0, where supervision is kept) adds its state and its
+    restart history."""
+    text = node_rows(config, cluster, node, health)
+    if supervision is not None and supervision.node == node.name:
+        supervision_block(text, supervision, now)
+    return text
+
+
+def supervision_block(text: Text, status: SupervisionStatus, now: float) -> None:
+    """``status_line``, the restarts with their reasons and outcomes, and the last lines
+    of the node that failed when the supervisor gave up."""
+    line = status_line(status, now)
+    if line is None:
+        return
+    text.rstrip()
+    text.append("\n\n")
+    style = {"supervised": "cyan", "gave_up": "bold red", "lost": "yellow",
+             "unknown": "red"}.get(status.state, "")
+    _row(text, _("supervision"), line, style)
+    record = status.record
+    if record is None:
+        return
+    if record.restarts:
+        text.append(_("restarts") + "\n", style="dim")
+        for event in record.restarts[-HISTORY_SHOWN:]:
+            text.append("  " + restart_line(event) + "\n",
+                        style="" if event.ok else "yellow" if event.ok is None else "red")
+    else:
+        text.append(_("No restart so far.") + "\n", style="dim")
+    if status.state == "gave_up" and record.last_lines:
+        text.append(_("last lines of {node}:").format(node=visible(record.last_lines_node
+                                                                   or "-")) + "\n", style="dim")
+        for log_line in record.last_lines[-LAST_LINES_SHOWN:]:
+            text.append("  " + visible(log_line) + "\n")
+    text.rstrip()
+
+
+def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | None) -> Text:
     text = Text()
     _row(text, _("cluster"), cluster)
     _row(text, _("rank"), node.rank)

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from sparktui.tui.screens.power_menu import PowerChoice
 
 ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
-                 "exec": N_("exec"), "tmux": N_("tmux")}
+                 "exec": N_("exec"), "tmux": N_("tmux"), "supervise": N_("supervise"),
+                 "end_supervision": N_("end of supervision")}
 
 
 def action_label(action: str) -> str:
@@ -48,7 +49,7 @@ class ActionRun:
     view closes."""
 
     id: int
-    action: str  # "serve", "stop" or "power"
+    action: str  # "serve", "stop", "power", "supervise" or "end_supervision"
     cluster: str
     recipe: str | None
     started_at: float
@@ -72,6 +73,11 @@ class ActionRun:
         if self.action == "serve":
             return _("Serve {recipe} on {cluster}").format(recipe=self.recipe,
                                                           cluster=self.cluster)
+        if self.action == "supervise":
+            return _("Supervise {recipe} on {cluster}").format(recipe=self.recipe,
+                                                              cluster=self.cluster)
+        if self.action == "end_supervision":
+            return _("End supervision of {cluster}").format(cluster=self.cluster)
         return _("Stop {cluster}").format(cluster=self.cluster)
 
     def elapsed(self, now: float) -> float:
@@ -91,6 +97,12 @@ class ActionRun:
         if result.ok and self.action == "serve":
             return _("serving {recipe} on {cluster}: {url}").format(
                 recipe=self.recipe, cluster=self.cluster, url=self.url)
+        if result.ok and self.action == "supervise":
+            return _("{recipe} on {cluster} is supervised from its head ({container})").format(
+                recipe=self.recipe, cluster=self.cluster, container=result.detail)
+        if result.ok and self.action == "end_supervision":
+            return _("supervision of {cluster} ends; the group keeps running").format(
+                cluster=self.cluster)
         if result.ok:
             return _("stopped what {cluster} ran").format(cluster=self.cluster)
         return _("{action} failed on {node} at {step}").format(

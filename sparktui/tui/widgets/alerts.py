@@ -1,4 +1,5 @@
-"""The alerts strip: what crossed a threshold, since when, and what cleared lately."""
+"""The alerts strip: supervision's give-up and restarts, what crossed a threshold, since
+when, and what cleared lately."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sparktui.engine.telemetry.alerts import describe
 from sparktui.engine.telemetry.figures import Alert
 from sparktui.fmt import format_time
 from sparktui.i18n import _
+from sparktui.tui.viewmodel.supervision import SupervisionAlert
 
 MAX_ACTIVE = 4
 MAX_CLEARED = 2
@@ -19,10 +21,16 @@ def clock_time(t: float) -> str:
 
 
 def alert_lines(alerts: list[Alert], *, max_active: int = MAX_ACTIVE,
-                max_cleared: int = MAX_CLEARED) -> Text:
+                max_cleared: int = MAX_CLEARED,
+                supervision: list[SupervisionAlert] | None = None) -> Text:
     active = [a for a in alerts if a.active]
     cleared = [a for a in alerts if not a.active]
     text = Text(no_wrap=True, overflow="ellipsis")
+    for alarm in supervision or []:
+        if text:
+            text.append("\n")
+        text.append(" ✖ " if alarm.gave_up else " ⟳ ", style="bold")
+        text.append(alarm.text)
     for alert in active[:max_active]:
         if text:
             text.append("\n")
@@ -43,7 +51,9 @@ def alert_lines(alerts: list[Alert], *, max_active: int = MAX_ACTIVE,
 class AlertsStrip(Static):
     """Hidden while nothing fired; red while an alert is active."""
 
-    def show(self, alerts: list[Alert]) -> None:
-        self.display = bool(alerts)
-        self.set_class(any(a.active for a in alerts), "-active")
-        self.update(alert_lines(alerts))
+    def show(self, alerts: list[Alert],
+             supervision: list[SupervisionAlert] | None = None) -> None:
+        """``supervision``: the cluster's give-up and recent restarts (always active)."""
+        self.display = bool(alerts or supervision)
+        self.set_class(bool(supervision) or any(a.active for a in alerts), "-active")
+        self.update(alert_lines(alerts, supervision=supervision))

@@ -16,6 +16,7 @@ from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import _
 from sparktui.tui.messages import ClusterFocused, NodeChosen
+from sparktui.tui.viewmodel.supervision import supervision_mark
 
 UNKNOWN, UP, DOWN = "○", "●", "✖"
 
@@ -99,8 +100,14 @@ class ClustersPane(Vertical):
         health = self.health.get(cluster.name)
         text = Text(cluster.name, style="bold underline" if focused else "")
         text.append(f" · {len(cluster.nodes)}", style="dim")
-        if health is not None and health.serving:
-            text.append("  " + _("serving"), style="green")
+        mark = supervision_mark(health.supervision, health.checked_at, short=True,
+                                serving=health.serving) if health is not None else None
+        supervised = mark is not None and health is not None and \
+            health.supervision is not None and health.supervision.state == "supervised"
+        if health is not None and health.serving and not supervised:
+            text.append("  " + _("serving"), style="green")  # supervised: green says it
+        if mark is not None:
+            text.append("  " + mark.text, style=mark.style)
         return text
 
     def _node_label(self, cluster: Cluster, node: str) -> Text:

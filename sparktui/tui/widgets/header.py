@@ -16,6 +16,7 @@ from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.fmt import format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.viewmodel.health import human_duration, serving_of
+from sparktui.tui.viewmodel.supervision import supervision_mark
 from sparktui.tui.widgets.spark import pct, rate, sparkline
 
 SPARK = 12  # header sparklines: the last 24 s at the default interval
@@ -112,12 +113,18 @@ def live_figures(state: HeaderState, wide: bool = True) -> Text:
     return text
 
 
-def freshness(state: HeaderState, now: float) -> Text:
-    """Right part: READ-ONLY mark and ``updated 4s ago``."""
+def freshness(state: HeaderState, now: float, wide: bool = True) -> Text:
+    """Right part: supervision (narrow: without its count of restarts, which the alerts
+    strip has), READ-ONLY mark and ``updated 4s ago``."""
     text = Text()
     if state.error:
         text.append("⚠ " + state.error + "  ", style="bold red")
     if state.health is not None:
+        mark = supervision_mark(state.health.supervision, now, short=not wide,
+                                serving=state.health.serving)
+        if mark is not None:
+            text.append(mark.text, style=mark.style)
+            text.append("  ")
         age = max(0.0, now - state.health.checked_at)
         style = "bold yellow" if age > state.stale_after else "dim"
         text.append(_("updated {age} ago").format(age=human_duration(age)), style=style)
@@ -161,4 +168,5 @@ class StatusHeader(Horizontal):
         wide = self.size.width >= WIDE
         live = Text() if self.state.watch and not wide else live_figures(self.state, wide)
         self.query_one("#header-live", Static).update(live)  # narrow --watch: the wall has it
-        self.query_one("#header-right", Static).update(freshness(self.state, self.clock()))
+        self.query_one("#header-right", Static).update(freshness(self.state, self.clock(),
+                                                                 wide))
