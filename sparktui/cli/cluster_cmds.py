@@ -92,7 +92,10 @@ def run_health(args: argparse.Namespace) -> int:
         print_health(health)
         if args.deep:
             print_deep(extra.get("deep"))
-    deep_ok = not args.deep or bool((extra.get("deep") or {}).get("ok"))
+    # Nothing serving is an answer, not a failure: the deep check has nothing to ask
+    # (health itself fails when a node could not say what it runs).
+    deep = extra.get("deep")
+    deep_ok = not args.deep or deep is None or bool(deep.get("ok"))
     return EXIT_OK if health.all_known and deep_ok else EXIT_FAILED
 
 
@@ -120,6 +123,10 @@ def run_stop(args: argparse.Namespace) -> int:
     async def go(engine: ClusterEngine) -> int:
         health = await engine.health(cluster.name)
         print_health(health)
+        if nothing_runs(health, args.recipe):
+            print(_("nothing runs on {where}: nothing to stop").format(
+                where=_where(cluster.name, args.recipe)))
+            return EXIT_OK
         if not args.yes:
             if not sys.stdin.isatty():
                 print(_("refusing to stop without confirmation: pass --yes or run on a "
@@ -133,6 +140,17 @@ def run_stop(args: argparse.Namespace) -> int:
         return EXIT_OK if result.ok else EXIT_FAILED
 
     return with_engine(loaded.config, go)
+
+
+def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:
+    """Every node said what it runs, and none runs anything (of ``recipe``): a node that
+    did not answer may run something, so that is never "nothing"."""
+    return health.all_known and not any(recipe in (None, w.recipe) for w in health.workloads)
+
+
+def _where(cluster: str, recipe: str | None) -> str:
+    return (_("recipe {recipe} on {cluster}").format(recipe=recipe, cluster=cluster)
+            if recipe else cluster)
 
 
 def run_logs(args: argparse.Namespace) -> int:
@@ -166,8 +184,7 @@ def run_logs(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_OK  # detaching never stops the container
     if not targets:  # never silence: say that there was nothing to show
-        where = _("recipe {recipe} on {cluster}").format(
-            recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name
+        where = _where(cluster.name, args.recipe)
         print(_("no sparktui workload runs on {where}: no logs to show").format(
             where=where + (f" ({args.node})" if args.node else "")), file=sys.stderr)
         return EXIT_FAILED

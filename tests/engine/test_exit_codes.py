@@ -1,0 +1,44 @@
+"""Exit codes that depend on what the cluster runs (sparktui.exitcodes): nothing serving
+or nothing running is an answer, not a failure nor a refusal."""
+
+from __future__ import annotations
+
+from site_support import toy_recipe
+
+from sparktui.cli import main
+from sparktui.exitcodes import ExitCode
+
+
+def test_health_deep_with_nothing_serving_exits_0_and_says_so(site, capsys):
+    s = site(2)
+    assert main(s.cli("health", "--deep")) == ExitCode.OK
+    assert "nothing serves" in capsys.readouterr().out
+
+
+def test_headless_stop_with_nothing_running_exits_0_and_says_nothing_runs(site, capsys):
+    s = site(2)
+    assert main(s.cli("stop")) == ExitCode.OK  # no --yes, no terminal: nothing to refuse
+    out = capsys.readouterr().out
+    assert "nothing runs on test: nothing to stop" in out
+    for node in ("node1", "node2"):
+        assert not any(a[:2] == ["docker", "stop"] for a in s.hosts.recorded_docker(node))
+
+
+def test_headless_stop_of_a_recipe_that_does_not_run_exits_0_while_another_runs(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == ExitCode.OK
+    capsys.readouterr()
+    try:
+        assert main(s.cli("stop", "--recipe", "other")) == ExitCode.OK
+        assert "nothing runs on recipe other on test" in capsys.readouterr().out
+        assert main(s.cli("stop")) == ExitCode.REFUSED  # toy runs: that needs --yes
+    finally:
+        assert main(s.cli("stop", "--yes")) == ExitCode.OK
+
+
+def test_headless_stop_with_a_node_unreachable_is_not_nothing_runs(fresh_site, capsys):
+    s = fresh_site(2)
+    s.hosts.node("node2").kill()
+    assert main(s.cli("stop")) == ExitCode.REFUSED  # node2 may run something
+    assert "nothing runs" not in capsys.readouterr().out
