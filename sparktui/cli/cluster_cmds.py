@@ -12,6 +12,7 @@ from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
+from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError, fail
@@ -22,6 +23,7 @@ from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.render import render
+from sparktui.scrub import scrub
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -137,9 +139,31 @@ def run_stop(args: argparse.Namespace) -> int:
                 return EXIT_REFUSED
         result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
                                    hooks_for=_hooks_for(args))
+        print_stopped(cluster.name, result)
         return EXIT_OK if result.ok else EXIT_FAILED
 
     return with_engine(loaded.config, go)
+
+
+def print_stopped(cluster: str, result: ActionResult) -> None:
+    """The end of a stop, said once more after the steps: a restore that did not finish
+    (after_stop) is never left to scroll by."""
+    if not result.ok:
+        print(_("stop failed on {node} at {step}: {detail}").format(
+            node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
+            detail=scrub(result.detail)), file=sys.stderr)
+        return
+    restores = [e for e in result.warnings if e.step == Step.AFTER_STOP]
+    if not restores:
+        print(_("stopped what {cluster} ran").format(cluster=cluster))
+        return
+    print(_("stopped what {cluster} ran, but after_stop did not finish on {nodes}: restore "
+            "them by hand").format(cluster=cluster,
+                                   nodes=", ".join(dict.fromkeys(e.node or "-"
+                                                                 for e in restores))),
+          file=sys.stderr)
+    for event in restores:
+        print(scrub(f"  {event.node or '-'}: {event.detail}"), file=sys.stderr)
 
 
 def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:

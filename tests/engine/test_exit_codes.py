@@ -42,3 +42,28 @@ def test_headless_stop_with_a_node_unreachable_is_not_nothing_runs(fresh_site, c
     s.hosts.node("node2").kill()
     assert main(s.cli("stop")) == ExitCode.REFUSED  # node2 may run something
     assert "nothing runs" not in capsys.readouterr().out
+
+
+def test_a_restore_that_fails_with_warn_stops_and_names_the_nodes_last(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe(extra='after_stop = [{ command = "echo no-restore >&2; exit 4",'
+                                     ' on_failure = "warn" }]'))
+    assert main(s.cli("serve", "toy")) == ExitCode.OK
+    capsys.readouterr()
+    assert main(s.cli("stop", "--yes")) == ExitCode.OK  # the containers are gone
+    err = capsys.readouterr().err.splitlines()
+    summary = [i for i, line in enumerate(err) if "after_stop did not finish" in line]
+    assert summary, err
+    assert "node1, node2" in err[summary[0]] and "by hand" in err[summary[0]]
+    assert [line for line in err[summary[0] + 1:] if "exited 4" in line and "no-restore"
+            in line] != []
+
+
+def test_a_restore_that_fails_with_abort_fails_the_stop_and_says_where(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe(extra='after_stop = ["exit 5"]'))
+    assert main(s.cli("serve", "toy")) == ExitCode.OK
+    capsys.readouterr()
+    assert main(s.cli("stop", "--yes")) == ExitCode.FAILED
+    err = capsys.readouterr().err
+    assert "stop failed on node" in err and "exit 5 exited 5" in err
