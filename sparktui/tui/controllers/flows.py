@@ -191,9 +191,9 @@ class ActionFlows:
         run.finished_at = self.host.session.options.clock()
         self._repaint()
         if self.view is None:  # the operator closed the view: say how it ended
-            severity = ("error" if not message.result.ok
-                        else "warning" if message.result.warnings else "information")
-            self.host.notify(run.outcome(), severity=severity, timeout=10)
+            self.host.notify(run.outcome(), severity="error" if not message.result.ok
+                             else "warning" if message.result.warnings else "information",
+                             timeout=10)
         self.host.refresh_bindings()
         self.host.refresh_now()
 
