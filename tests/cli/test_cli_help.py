@@ -5,7 +5,6 @@ table (sparktui.exitcodes)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import pytest
 from plan_support import EXAMPLE_CONFIG, REPO
