@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sparktui.exitcodes import ExitCode
 from sparktui.i18n import N_, _
 from sparktui.visible import shorten, visible
 
-# Exit codes shared by every command (see docs/cli.md).
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_REFUSED = 3
-EXIT_DOES_NOT_FIT = 4  # fit, and serve's refusal of a model too big for a node
-EXIT_FIT_UNKNOWN = 5  # fit: the model's files are not on a node (it would be downloaded)
+# Exit codes shared by every command: sparktui.exitcodes.ExitCode, and what each command
+# means by them.
+EXIT_OK = ExitCode.OK
+EXIT_FAILED = ExitCode.FAILED
+EXIT_BAD_INPUT = ExitCode.BAD_INPUT
+EXIT_REFUSED = ExitCode.REFUSED
+EXIT_DOES_NOT_FIT = ExitCode.DOES_NOT_FIT
+EXIT_FIT_UNKNOWN = ExitCode.FIT_UNKNOWN
 
 MESSAGES: dict[str, str] = {
     "toml_syntax": N_("broken TOML: {detail}"),
@@ -64,6 +66,8 @@ MESSAGES: dict[str, str] = {
     "cluster_unknown": N_("no cluster matches '{name}'; clusters: {known}"),
     "cluster_required": N_("several clusters are configured; choose one with --cluster: {known}"),
     "node_unknown": N_("cluster '{cluster}' has no node '{node}'; nodes: {known}"),
+    "exec_nothing": N_("exec needs an [exec_aliases] name or -- COMMAND; aliases: {known}"),
+    "exec_no_aliases": N_("exec needs -- COMMAND (the config has no [exec_aliases] to name)"),
     "exec_alias_unknown": N_("'{alias}' is not in [exec_aliases] ({known}); run a command with: exec -- COMMAND"),
     "no_home_assistant": N_("power needs a [home_assistant] section (url, token) in the config"),
     "cluster_ambiguous": N_("'{name}' matches several clusters: {candidates}"),

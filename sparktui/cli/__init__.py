@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from sparktui.cli.parser import build_parser
 from sparktui.errors import EXIT_BAD_INPUT, SparkError
+from sparktui.exitcodes import ExitCode
 from sparktui.i18n import _, install
 from sparktui.scrub import scrub
 
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return 0
 

@@ -12,7 +12,7 @@ from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
-from sparktui.engine.api import Step
+from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import (
@@ -30,6 +30,7 @@ from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.render import render
+from sparktui.scrub import scrub
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -101,7 +102,10 @@ def run_health(args: argparse.Namespace) -> int:
         print_health(health)
         if args.deep:
             print_deep(extra.get("deep"))
-    deep_ok = not args.deep or bool((extra.get("deep") or {}).get("ok"))
+    # Nothing serving is an answer, not a failure: the deep check has nothing to ask
+    # (health itself fails when a node could not say what it runs).
+    deep = extra.get("deep")
+    deep_ok = not args.deep or deep is None or bool(deep.get("ok"))
     return EXIT_OK if health.all_known and deep_ok else EXIT_FAILED
 
 
@@ -129,6 +133,10 @@ def run_stop(args: argparse.Namespace) -> int:
     async def go(engine: ClusterEngine) -> int:
         health = await engine.health(cluster.name)
         print_health(health)
+        if nothing_runs(health, args.recipe):
+            print(_("nothing runs on {where}: nothing to stop").format(
+                where=_where(cluster.name, args.recipe)))
+            return EXIT_OK
         if not args.yes:
             if not sys.stdin.isatty():
                 print(_("refusing to stop without confirmation: pass --yes or run on a "
@@ -139,9 +147,42 @@ def run_stop(args: argparse.Namespace) -> int:
                 return EXIT_REFUSED
         result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
                                    hooks_for=_hooks_for(args))
+        print_stopped(cluster.name, result)
         return EXIT_OK if result.ok else EXIT_FAILED
 
     return with_engine(loaded.config, go)
+
+
+def print_stopped(cluster: str, result: ActionResult) -> None:
+    """The end of a stop, said once more after the steps: a restore that did not finish
+    (after_stop) is never left to scroll by."""
+    if not result.ok:
+        print(_("stop failed on {node} at {step}: {detail}").format(
+            node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
+            detail=scrub(result.detail)), file=sys.stderr)
+        return
+    restores = [e for e in result.warnings if e.step == Step.AFTER_STOP]
+    if not restores:
+        print(_("stopped what {cluster} ran").format(cluster=cluster))
+        return
+    print(_("stopped what {cluster} ran, but after_stop did not finish on {nodes}: restore "
+            "them by hand").format(cluster=cluster,
+                                   nodes=", ".join(dict.fromkeys(e.node or "-"
+                                                                 for e in restores))),
+          file=sys.stderr)
+    for event in restores:
+        print(scrub(f"  {event.node or '-'}: {event.detail}"), file=sys.stderr)
+
+
+def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:
+    """Every node said what it runs, and none runs anything (of ``recipe``): a node that
+    did not answer may run something, so that is never "nothing"."""
+    return health.all_known and not any(recipe in (None, w.recipe) for w in health.workloads)
+
+
+def _where(cluster: str, recipe: str | None) -> str:
+    return (_("recipe {recipe} on {cluster}").format(recipe=recipe, cluster=cluster)
+            if recipe else cluster)
 
 
 def run_logs(args: argparse.Namespace) -> int:
@@ -182,8 +223,7 @@ def run_logs(args: argparse.Namespace) -> int:
             nodes=", ".join(unseen)), file=sys.stderr)
         return EXIT_FAILED
     if not targets:  # never silence: say that there was nothing to show
-        where = _("recipe {recipe} on {cluster}").format(
-            recipe=args.recipe, cluster=cluster.name) if args.recipe else cluster.name
+        where = _where(cluster.name, args.recipe)
         print(_("no sparktui workload runs on {where}: no logs to show").format(
             where=where + (f" ({args.node})" if args.node else "")), file=sys.stderr)
         return EXIT_FAILED

@@ -8,8 +8,10 @@ behind them) are imported by the runners at the end of this file, when one runs.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 
+from sparktui import exitcodes
 from sparktui.i18n import _
 
 
@@ -28,10 +30,47 @@ def seconds_at_least(minimum: float) -> Callable[[str], float]:
     return parse
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps the description; keeps the exit-code table's rows (indented lines) as rows,
+    wrapped under their meaning."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = []
+        for line in text.splitlines():
+            if line.startswith(" "):
+                lines.append(textwrap.fill(line, width, initial_indent=indent,
+                                           subsequent_indent=indent + " " * 7))
+            else:
+                lines.append(super()._fill_text(line, width, indent))
+        return "\n".join(lines)
+
+
+def add_command(sub: argparse._SubParsersAction, name: str, summary: str,
+                description: str) -> argparse.ArgumentParser:
+    """A subcommand with its one-line ``summary`` (the main --help), a ``description``
+    (its own --help) and its exit codes as the epilog."""
+    return sub.add_parser(name, help=summary, description=description,
+                          epilog=exitcodes.epilog(name),
+                          formatter_class=HelpFormatter)
+
+
+def _cluster_option(p: argparse.ArgumentParser, *, recipe: bool = False) -> None:
+    what = (_("cluster name, unique prefix, or 'auto' (default: the only cluster, else "
+              "auto: the smallest that fits the recipe)") if recipe
+            else _("cluster name or unique prefix (default: the only cluster)"))
+    p.add_argument("--cluster", "-c", metavar="CLUSTER", help=what)
+
+
+def _node_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--node", "-n", metavar="NODE", help=what)
+
+
 def register_cluster(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help=_("launch a recipe on a cluster"))
-    p.add_argument("recipe")
-    p.add_argument("--cluster", "-c")
+    p = add_command(sub, "serve", _("launch a recipe on a cluster"), _(
+        "Preflight every node, run the recipe's before_serve hooks, start the workers, "
+        "then the head, and wait until the API answers /v1/models."))
+    p.add_argument("recipe", help=_("recipe name (folder in the recipes folder) or path"))
+    _cluster_option(p, recipe=True)
     p.add_argument("-d", "--dry-run", action="store_true", help=_("print the plan, run nothing"))
     p.add_argument("--keep-on-failure", action="store_true",
                    help=_("leave started containers in place when serve fails"))
@@ -39,24 +78,30 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
                    help=_("serve even when the memory fit says the model does not fit"))
     p.set_defaults(run=_serve)
 
-    p = sub.add_parser("fit", help=_("does the recipe's model fit each node's memory: "
-                                     "weights, KV cache, engine (exit 0 fits, 4 does not, "
-                                     "5 unknown, 1 error)"))
-    p.add_argument("recipe")
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--json", action="store_true")
+    p = add_command(sub, "fit", _("does the recipe's model fit each node's memory"), _(
+        "Read the model's config and weights' size from each node's HF cache and the node's "
+        "memory, and say per node: fits, tight (under 10% left) or does not fit, with the "
+        "weights, the KV cache and the engine's own share. serve runs the same check."))
+    p.add_argument("recipe", help=_("the recipe's name (a folder in the recipes search path)"))
+    _cluster_option(p, recipe=True)
+    p.add_argument("--json", action="store_true", help=_("one JSON object instead of text"))
     p.set_defaults(run=_fit)
 
-    p = sub.add_parser("stop", help=_("stop what runs on a cluster (health check first)"))
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--recipe", help=_("only this recipe's workloads"))
+    p = add_command(sub, "stop", _("stop what runs on a cluster (health check first)"), _(
+        "Show a fresh health check, ask for the cluster's name (or --yes), then remove the "
+        "cluster's workloads and run their after_stop hooks. Nothing running: nothing to "
+        "stop, exit 0."))
+    _cluster_option(p)
+    p.add_argument("--recipe", metavar="RECIPE", help=_("only this recipe's workloads"))
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     p.set_defaults(run=_stop)
 
-    p = sub.add_parser("supervise", help=_("serve a recipe and keep its group alive: restart "
-                                           "the whole group when it fails (Ctrl+C ends)"))
-    p.add_argument("recipe", nargs="?")
-    p.add_argument("--cluster", "-c")
+    p = add_command(sub, "supervise", _("serve a recipe and keep its group alive: restart "
+                                        "the whole group when it fails (Ctrl+C ends)"), _(
+        "Serve the recipe, then check its group every supervise_interval_seconds and "
+        "restart the whole group when a check fails twice in a row (docs/supervise.md)."))
+    p.add_argument("recipe", nargs="?", help=_("recipe name (not needed with --end)"))
+    _cluster_option(p, recipe=True)
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between checks (default: supervise_interval_seconds)"))
     p.add_argument("--on-node", action="store_true",
@@ -68,77 +113,105 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
                    help=argparse.SUPPRESS)  # what the on-node container says it is
     p.set_defaults(run=_supervise)
 
-    p = sub.add_parser("health", help=_("reachability, containers and the engine's API"))
-    p.add_argument("--cluster", "-c")
+    p = add_command(sub, "health", _("reachability, containers and the engine's API"), _(
+        "What every node of the cluster runs, read from the nodes, and what the head's "
+        "API answers (models, requests, KV cache)."))
+    _cluster_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("as JSON, with a telemetry sample of every node and the head"))
     p.add_argument("--deep", action="store_true",
                    help=_("also ask the head for a one-token completion"))
     p.set_defaults(run=_health)
 
-    p = sub.add_parser("top", help=_("live figures of every node and the head's engine"))
-    p.add_argument("--cluster", "-c")
+    p = add_command(sub, "top", _("live figures of every node and the head's engine"), _(
+        "CPU, memory, GPU, HF cache disk of every node and the head's engine metrics, "
+        "every telemetry_interval_seconds until Ctrl+C."))
+    _cluster_option(p)
     p.add_argument("--json", action="store_true", help=_("one NDJSON line per sample"))
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between samples (default: telemetry_interval_seconds)"))
-    p.add_argument("--count", "-n", type=int, metavar="N", help=_("stop after N samples"))
+    # No short flag: -n is --node everywhere else.
+    p.add_argument("--count", type=int, metavar="N", help=_("stop after N samples"))
     p.set_defaults(run=_top)
 
-    p = sub.add_parser("logs", help=_("container logs from one or every node"))
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--node", "-n")
-    p.add_argument("--recipe")
-    p.add_argument("-f", "--follow", action="store_true")
-    p.add_argument("--tail", type=int, default=100)
+    p = add_command(sub, "logs", _("container logs from one or every node"), _(
+        "The logs of sparktui's workloads on the cluster, each line tagged with its node."))
+    _cluster_option(p)
+    _node_option(p, _("only this node's logs"))
+    p.add_argument("--recipe", metavar="RECIPE", help=_("only this recipe's workloads"))
+    p.add_argument("-f", "--follow", action="store_true",
+                   help=_("keep following new lines (Ctrl+C detaches; nothing stops)"))
+    p.add_argument("--tail", type=int, default=100, metavar="LINES",
+                   help=_("lines of each log to show first (default: 100)"))
     p.set_defaults(run=_logs)
 
 
 def register_node(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("exec", help=_("run an alias or a command on every node (or one)"))
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--node", "-n")
-    p.add_argument("--timeout", type=float)
+    p = add_command(sub, "exec", _("run an alias or a command on every node (or one)"), _(
+        "Run an [exec_aliases] entry of the config, or any command after --, on every "
+        "node of the cluster at once, and print each node's output."))
+    _cluster_option(p)
+    _node_option(p, _("only on this node"))
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help=_("seconds before a node's command is given up "
+                          "(default: command_timeout_seconds)"))
     p.add_argument("command", nargs=argparse.REMAINDER,
                    help=_("an [exec_aliases] name, or -- COMMAND ..."))
     p.set_defaults(run=_exec)
 
-    p = sub.add_parser("doctor", help=_("check every node: SSH, docker, GPU, memory, fabric"))
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--image", action="append", default=[],
+    p = add_command(sub, "doctor", _("check every node: SSH, docker, GPU, memory, fabric"), _(
+        "Check every node of the cluster: SSH, docker, the GPU, memory, disk of the HF "
+        "cache, NICs, the fabric IP, the clock, and that images match across nodes."))
+    _cluster_option(p)
+    p.add_argument("--image", action="append", default=[], metavar="IMAGE",
                    help=_("also compare this image's ID across nodes"))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=_("the checks as JSON"))
     p.set_defaults(run=_doctor)
 
-    p = sub.add_parser("tmux", help=_("attach to a tmux-runtime engine session"))
-    p.add_argument("--cluster", "-c")
-    p.add_argument("--node", "-n")
+    p = add_command(sub, "tmux", _("attach to a tmux-runtime engine session"), _(
+        "Attach this terminal to the tmux session of a tmux-runtime engine on a node "
+        "(over ssh -t); detach with the tmux prefix and d."))
+    _cluster_option(p)
+    _node_option(p, _("the node to attach to (default: the head)"))
     p.set_defaults(run=_tmux)
 
-    p = sub.add_parser("init-host-keys", help=_("record each node's SSH host key"))
-    p.add_argument("--cluster", "-c")
+    p = add_command(sub, "init-host-keys", _("record each node's SSH host key"), _(
+        "Record the SSH host key of every node in sparktui's known_hosts; a changed key is "
+        "reported and kept, never replaced."))
+    p.add_argument("--cluster", "-c", metavar="CLUSTER",
+                   help=_("only this cluster's nodes (default: every cluster's)"))
     p.set_defaults(run=_init_host_keys)
 
 
 def register_power(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("power", help=_("power a cluster on, off, or switch between clusters "
-                                       "through Home Assistant"))
+    p = add_command(sub, "power", _("power a cluster on, off, or switch between clusters "
+                                    "through Home Assistant"), _(
+        "Power through Home Assistant: each node's entity is its mains power; off shuts "
+        "the nodes down over SSH first (docs/power.md)."))
     actions = p.add_subparsers(dest="power_action", metavar="ACTION", required=True)
 
-    q = actions.add_parser("on", help=_("turn on the entities, wait until the nodes answer SSH"))
-    q.add_argument("--cluster", "-c")
+    def action(name: str, summary: str) -> argparse.ArgumentParser:
+        return actions.add_parser(name, help=summary, description=summary,
+                                  epilog=exitcodes.epilog("power"),
+                                  formatter_class=HelpFormatter)
+
+    q = action("on", _("turn on the entities, wait until the nodes answer SSH"))
+    _cluster_option(q)
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
 
-    q = actions.add_parser("off", help=_("shut the nodes down over SSH, then turn off their "
-                                         "entities (health check first)"))
-    q.add_argument("--cluster", "-c")
+    q = action("off", _("shut the nodes down over SSH, then turn off their "
+                        "entities (health check first)"))
+    _cluster_option(q)
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
 
-    q = actions.add_parser("switch", help=_("power off what only --from uses, power on all "
-                                            "of --to (health check first)"))
-    q.add_argument("--from", dest="source", required=True, metavar="CLUSTER")
-    q.add_argument("--to", dest="target", required=True, metavar="CLUSTER")
+    q = action("switch", _("power off what only --from uses, power on all "
+                           "of --to (health check first)"))
+    q.add_argument("--from", dest="source", required=True, metavar="CLUSTER",
+                   help=_("the cluster that goes down (nodes it shares with --to stay on)"))
+    q.add_argument("--to", dest="target", required=True, metavar="CLUSTER",
+                   help=_("the cluster that comes up"))
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
 

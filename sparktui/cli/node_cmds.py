@@ -16,7 +16,7 @@ from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.remote.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.workloads.discover import discover
-from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
+from sparktui.errors import EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import N_, _
 from sparktui.plan.cluster import pick_cluster
 
@@ -25,15 +25,17 @@ STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}
 
 def run_exec(args: argparse.Namespace) -> int:
     loaded = config_from(args)
-    cluster = pick_cluster(loaded.config, args.cluster)
     words = list(args.command)
+    aliases = sorted(loaded.config.exec_aliases)
+    if not words or words == ["--"]:
+        raise (fail("exec_nothing", known=aliases) if aliases else fail("exec_no_aliases"))
     if words[:1] == ["--"]:
         command = shlex.join(words[1:])
     elif len(words) == 1 and words[0] in loaded.config.exec_aliases:
         command = loaded.config.exec_aliases[words[0]]
     else:
-        raise fail("exec_alias_unknown", alias=" ".join(words),
-                   known=sorted(loaded.config.exec_aliases))
+        raise fail("exec_alias_unknown", alias=" ".join(words), known=aliases or "-")
+    cluster = pick_cluster(loaded.config, args.cluster)
     if args.node and args.node not in {n.name for n in cluster.nodes}:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
@@ -97,7 +99,7 @@ def run_tmux(args: argparse.Namespace) -> int:
     sessions = [w.name for w in found if w.runtime == "tmux"]
     if not sessions:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_FAILED  # like logs with nothing to show: the node answered, none runs
     argv = tmux_attach_argv(loaded.config, node, sessions[0])
     os.execvp(argv[0], argv)
     return EXIT_FAILED  # not reached

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sparktui import __version__, exitcodes
 from sparktui.cli import commands, plan_cmd
 from sparktui.errors import EXIT_BAD_INPUT, fail
 from sparktui.i18n import _, translate_argparse
@@ -23,12 +24,19 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     translate_argparse()
     parser = _Parser(prog="sparktui", description=_(
-        "Launch and watch LLM inference on DGX Spark clusters."))
+        "Launch and watch LLM inference on DGX Spark clusters. Without a command: the "
+        "dashboard."), epilog=exitcodes.overview(),
+        formatter_class=commands.HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"sparktui {__version__}",
+                        help=_("show the version and exit"))
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help=_("config file (default: $SPARKTUI_CONFIG, ./config.toml, "
                                "~/.config/sparktui/config.toml)"))
     parser.add_argument("--recipes", type=Path, metavar="DIR",
-                        help=_("recipes folder (default: $SPARKTUI_RECIPES, ./recipes)"))
+                        help=_("recipes folder (default: $SPARKTUI_RECIPES, else the first "
+                               "folder that exists of ./recipes and "
+                               "~/.config/sparktui/recipes, else the examples shipped with "
+                               "sparktui)"))
     parser.add_argument("--lang", metavar="LANG", help=_("language: en, ru, es, it, fr, de"))
     parser.add_argument("--watch", action="store_true",
                         help=_("read-only dashboard for a wall screen"))

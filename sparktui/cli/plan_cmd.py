@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sparktui.cli.commands import add_command
 from sparktui.config.discovery import find_config, find_recipe, recipe_dirs
 from sparktui.errors import EXIT_OK, SparkError
 from sparktui.i18n import _
@@ -15,9 +16,8 @@ FORMATS = ("text", "json", "sh")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("plan", help=_("print the launch plan; runs nothing"),
-                            description=_("Compute the launch plan for a recipe; never touches "
-                                          "the network."))
+    parser = add_command(sub, "plan", _("print the launch plan; runs nothing"),
+                         _("Compute the launch plan for a recipe; never touches the network."))
     parser.add_argument("recipe", help=_("recipe name (folder in the recipes folder) or path"))
     parser.add_argument("--cluster", "-c", help=_("cluster name, unique prefix, or 'auto'"))
     parser.add_argument("--format", "-f", choices=FORMATS, default="text",

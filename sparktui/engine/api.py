@@ -90,6 +90,12 @@ class ActionResult:
     exit_code: int | None = None  # serve of terminal services: their worst exit code
 
     @property
+    def warnings(self) -> list[Progress]:
+        """Steps that failed without failing the action (a hook with ``on_failure = "warn"``):
+        the end of the action says them, they never pass as done."""
+        return [e for e in self.steps if e.state == StepState.WARN]
+
+    @property
     def done(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.done]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sparktui.config.models import Config, Node
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
+from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
 from sparktui.plan.runtime.docker import Docker
@@ -42,7 +43,7 @@ def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str)
         "echo '@@gpu'; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1"
         " | head -n 4",
         "echo '@@meminfo'; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' /proc/meminfo",
-        f"echo '@@disk'; (df -Pk {shlex.quote(hf_cache)} 2>/dev/null || df -Pk /) | tail -n 1",
+        "echo '@@disk'; " + disk_command(hf_cache),
         # A routing lookup, no traffic: "local ..." when the address is this node's own.
         f"echo '@@fabric'; ip route get {shlex.quote(fabric_ip)} 2>&1 | head -n 1",
         "echo '@@clock'; date +%s.%N",
@@ -69,8 +70,26 @@ def _sections(output: str) -> dict[str, str]:
     return {k: "\n".join(v).strip() for k, v in found.items()}
 
 
+def _disk_check(node: str, section: str, hf_cache: str) -> Check:
+    """The figure telemetry shows too (nodestats.disk_command); no answer is a warning
+    that says so, never 0 GiB free."""
+    disk = parse_df(section)
+    if disk is None:
+        return Check(node, "disk", WARN, _("df gave no figure for {path}").format(
+            path=hf_cache), _("check that the node has df and can read {path}").format(
+            path=hf_cache))
+    free_gib = disk[0] / (1 << 30)
+    detail = _("{free} free for the HF cache").format(free=format_gib(free_gib, 0))
+    if DISK_ABSENT in section.splitlines():
+        detail += " " + _("({path} does not exist yet: the free space where it will be "
+                          "created)").format(path=hf_cache)
+    return Check(node, "disk", PASS if free_gib >= MIN_DISK_GIB else WARN, detail,
+                 "" if free_gib >= MIN_DISK_GIB else _("prune old snapshots: {command}")
+                 .format(command="huggingface-cli delete-cache"))
+
+
 def evaluate(node: Node, output: str, sent_at: float, received_at: float,
-             ifname: str) -> list[Check]:
+             ifname: str, hf_cache: str) -> list[Check]:
     s = _sections(output)
     name = node.name
     checks = [Check(name, "ssh", PASS, format_ms((received_at - sent_at) * 1000))]
@@ -94,12 +113,7 @@ def evaluate(node: Node, output: str, sent_at: float, received_at: float,
                         .format(available=format_gib(avail), swap=format_gib(swap_used)),
                         "" if status == PASS else
                         _("free unified memory: stop_dgx_services or drop caches")))
-    disk = s.get("disk", "").split()
-    free_gib = int(disk[3]) / 1048576 if len(disk) >= 4 and disk[3].isdigit() else 0.0
-    checks.append(Check(name, "disk", PASS if free_gib >= MIN_DISK_GIB else WARN,
-                        _("{free} free for the HF cache").format(free=format_gib(free_gib, 0)),
-                        "" if free_gib >= MIN_DISK_GIB else _("prune old snapshots: {command}")
-                        .format(command="huggingface-cli delete-cache")))
+    checks.append(_disk_check(name, s.get("disk", ""), hf_cache))
     for iface in [i.strip() for i in ifname.split(",") if i.strip()]:
         state = s.get(f"if {iface}", "")
         ok = state in ("up", "unknown")
@@ -183,7 +197,8 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
         received = time.time()
         sections = _sections(result.stdout)
         found = {img: sections.get(f"image {img}", "") for img in images}
-        return evaluate(node, result.stdout, sent, received, ifname), found
+        return evaluate(node, result.stdout, sent, received, ifname,
+                        config.hf_cache_host), found
 
     results = await asyncio.gather(*(one(n) for n in nodes))
     checks = [c for node_checks, _ in results for c in node_checks]

@@ -49,13 +49,14 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
     mounts, injected = _mounts(cfg, rec, recipe.source)
     injected = {**service_env, **injected}
     cluster_hooks = [_step(h, "cluster") for h in _cluster_hooks(cfg, chosen.name)]
+    port = api_port(rec, services)
     nodes = []
     for node in chosen.ranked[:nnodes]:
         ctx = EngineContext(recipe=rec,
                             nnodes=nnodes, rank=node.rank, master_ip=chosen.master_ip,
                             node_ip=node.fabric_ip, pipeline_parallel_size=pp)
         nodes.append(_node_plan(cfg, chosen, node, engine, ctx, mounts, injected,
-                                cluster_hooks))
+                                cluster_hooks, port))
     workers = [n.name for n in nodes if not n.is_head]
     head = [n.name for n in nodes if n.is_head]
     # mp: workers wait for the head's rendezvous, so they start first; Ray: head first.
@@ -63,10 +64,20 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
     hf_refs = [HfRef(m.container, m.repo or "", m.subfolder) for m in rec.extra_mounts
                if m.is_hf_ref]
     return LaunchPlan(recipe=rec.name, cluster=chosen.name, engine=rec.engine,
-                      runtime=rec.runtime, port=rec.port, model=rec.model,
+                      runtime=rec.runtime, port=port, model=rec.model,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
                       start_order=start_order, hf_refs=hf_refs, services=services,
                       frontend=rec.frontend_type)
+
+
+def api_port(rec: Recipe, services: list[ServicePlan]) -> int:
+    """Where the API answers: the engine's port, or the Dynamo frontend's (its workers
+    listen on none, and publish none: the frontend serves on the host's network)."""
+    if rec.frontend_type == "dynamo":
+        for service in services:
+            if service.type == "dynamo-frontend" and service.readiness.port:
+                return service.readiness.port
+    return rec.port
 
 
 def _services(cfg: Config, cluster: Cluster, rec: Recipe, source: SourceRef,
@@ -82,7 +93,7 @@ def _services(cfg: Config, cluster: Cluster, rec: Recipe, source: SourceRef,
 
 def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: EngineContext,
                mounts: list[MountPlan], injected: dict[str, str],
-               cluster_hooks: list[HookStep]) -> NodePlan:
+               cluster_hooks: list[HookStep], port: int) -> NodePlan:
     rec = ctx.recipe
     role = HEAD if ctx.is_head else WORKER
     nccl = cfg.nccl.get(cluster.name)
@@ -98,13 +109,13 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
     name = container_name(rec.name)
     after_stop = [_step(h) for h in rec.after_stop]
     labels = {"recipe": rec.name, "cluster": cluster.name, "node": node.name,
-              "rank": str(node.rank), "role": role, "port": str(rec.port),
+              "rank": str(node.rank), "role": role, "port": str(port),
               AFTER_STOP_LABEL: after_stop_label(after_stop)}
     launch = runtime.launch(EngineLaunch(
         name=name, labels=labels, env=env, command=command, image=rec.docker_image,
         mounts=mounts, multi_node=ctx.nnodes > 1,
         fabric_ib=nccl is not None and not nccl.ib_disable, shm_size=rec.shm_size,
-        publish=rec.port if ctx.is_head else None))
+        publish=port if ctx.is_head and rec.frontend_type != "dynamo" else None))
     return NodePlan(
         name=node.name, ssh_ip=node.ssh_ip, ssh_port=node.ssh_port, ib_ip=node.fabric_ip,
         rank=node.rank, role=role, local=node.local, container=name, env=env,

@@ -16,11 +16,12 @@ from sparktui.plan.runtime.base import Command
 
 HF_CACHE_CONTAINER = "/root/.cache/huggingface"
 
-# Blocks the Ray head until every node has joined, so vLLM sees all GPUs.
+# Blocks the Ray head until every node has joined, so vLLM sees all GPUs. Double quotes
+# only: the snippet is single-quoted in the script, which is quoted again in argv.
 _RAY_WAIT = (
     "import ray, sys, time\n"
-    "ray.init(address='auto', logging_level='ERROR')\n"
-    "while sum(n['Alive'] for n in ray.nodes()) < int(sys.argv[1]):\n"
+    'ray.init(address="auto", logging_level="ERROR")\n'
+    'while sum(n["Alive"] for n in ray.nodes()) < int(sys.argv[1]):\n'
     "    time.sleep(2)\n"
 )
 

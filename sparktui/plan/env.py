@@ -12,7 +12,7 @@ from sparktui.plan.engines.base import RAY_PORT, EngineContext
 DEFAULTS = {
     "OMP_NUM_THREADS": "4",
     "NCCL_IGNORE_CPU_AFFINITY": "1",
-    "NCCL_NET": "IB",
+    "NCCL_NET": "IB",  # multi-node only: one node's NCCL has no network to choose
     "NCCL_DEBUG": "WARN",
 }
 
@@ -36,11 +36,14 @@ def container_env(ctx: EngineContext, ip_env: str, nccl: Nccl | None,
                   injected: dict[str, str]) -> dict[str, str]:
     env = fabric_env(nccl)
     env.update(DEFAULTS)
-    if nccl is not None and nccl.ib_disable:
+    if ctx.nnodes <= 1:
+        del env["NCCL_NET"]
+    elif nccl is not None and nccl.ib_disable:
         env["NCCL_NET"] = "Socket"  # NCCL_NET=IB with IB disabled fails at init
     env[ip_env] = ctx.node_ip
     if ctx.is_head:
-        env["VLLM_LOGGING_COLOR"] = "1"
+        if ctx.recipe.engine == "vllm":
+            env["VLLM_LOGGING_COLOR"] = "1"  # vLLM's own variable; SGLang never reads it
         env["TERM"] = "xterm-256color"
     if ctx.uses_ray:
         env["RAY_ADDRESS"] = f"{ctx.master_ip}:{RAY_PORT}"

@@ -188,7 +188,7 @@ def test_top_json_prints_one_line_per_sample_and_health_json_has_figures(site, c
     out = capsys.readouterr().out
     assert "node1" in out and "engine node1:30011" in out
     assert main(s.cli("stop", "--yes")) == 0
-    assert main(s.cli("health", "--deep")) == 1  # nothing serves: the deep tier fails
+    assert main(s.cli("health", "--deep")) == 0  # nothing serves: an answer, not a failure
     assert "nothing serves" in capsys.readouterr().out
 
 

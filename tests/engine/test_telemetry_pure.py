@@ -73,9 +73,12 @@ def test_the_sample_command_quotes_the_hf_path_once(tmp_path):
     marker = tmp_path / "pwned"
     hostile = f"/data/hf cache; touch {marker} $(touch {marker})"
     command = nodestats.sample_command(hostile)
-    assert shlex.join(["df", "-Pk", "--", hostile]) in command
-    subprocess.run(["sh", "-c", command], capture_output=True, timeout=60, check=True)
+    assert f"d={shlex.quote(hostile)};" in command  # then only "$d", quoted
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60,
+                          check=True)
     assert not marker.exists()
+    # It does not exist: the free space is the filesystem's it would be created on (/).
+    assert nodestats.parse_sample(done.stdout).disk is not None
     assert "nvidia-smi" in command and "/proc/stat" in command
     bare = nodestats.sample_command("/hf", proc=False, gpu=False)
     assert "nvidia-smi" not in bare and "/proc/stat" not in bare and "dmesg" in bare

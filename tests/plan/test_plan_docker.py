@@ -32,16 +32,18 @@ def test_multi_node_head_argv(tmp_path: Path) -> None:
         "sparktui.rank=0", "sparktui.role=head", "sparktui.port=30000",
         "sparktui.after_stop=[]"]
     assert pairs(head, "--gpus") == ["all"]
-    assert pairs(head, "--ipc") == ["host"]
     assert pairs(head, "--network") == ["host"]
     assert pairs(head, "--ulimit") == ["memlock=-1", "stack=67108864"]
     assert pairs(head, "--device") == ["/dev/infiniband"]
+    # Only flags that take effect: a /dev/shm of its own (--ipc host would ignore the
+    # size), and no -p on the host's network (docker ignores it and warns).
     assert pairs(head, "--shm-size") == ["64gb"]
-    assert pairs(head, "-p") == ["30000:30000"]
+    assert pairs(head, "--ipc") == []
+    assert pairs(head, "-p") == []
     assert pairs(head, "-v") == ["/home/ops/.cache/huggingface:/root/.cache/huggingface"]
     # every docker option comes before the image; the engine command after it
     options_end = image_at(plan)
-    assert all(a not in head[options_end:] for a in ("--gpus", "-p", "-v", "-e", "--label"))
+    assert all(a not in head[options_end:] for a in ("--gpus", "-v", "-e", "--label"))
     assert head[options_end + 1:options_end + 3] == ["org/model", "--tensor-parallel-size"]
 
 
@@ -62,11 +64,17 @@ def test_single_node_uses_bridge_network_and_publishes_port(tmp_path: Path) -> N
     assert pairs(node.launch, "--ipc") == ["host"]
 
 
-@pytest.mark.parametrize(("line", "expected"), [("", []), ('shm_size = ""\n', []),
-                                                ('shm_size = "16gb"\n', ["16gb"])])
-def test_shm_size_only_when_set(tmp_path: Path, line: str, expected: list[str]) -> None:
-    plan = make_plan(tmp_path, DUO, VLLM_MIN + line)
-    assert pairs(plan.head.launch, "--shm-size") == expected
+@pytest.mark.parametrize(("line", "shm", "ipc"), [("", [], ["host"]),
+                                                 ('shm_size = ""\n', [], ["host"]),
+                                                 ('shm_size = "16gb"\n', ["16gb"], [])])
+@pytest.mark.parametrize("nodes", [1, 2])
+def test_shm_size_replaces_the_hosts_ipc(tmp_path: Path, line: str, shm: list[str],
+                                         ipc: list[str], nodes: int) -> None:
+    """docker ignores --shm-size under --ipc host: a size set is a /dev/shm of its own."""
+    recipe = VLLM_MIN + f"required_nodes = {nodes}\ntensor_parallel_size = {nodes}\n" + line
+    for node in make_plan(tmp_path, DUO, recipe).nodes:
+        assert pairs(node.launch, "--shm-size") == shm
+        assert pairs(node.launch, "--ipc") == ipc
 
 
 def test_hf_cache_alias_wins(tmp_path: Path) -> None:

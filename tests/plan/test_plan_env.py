@@ -146,3 +146,18 @@ def test_single_node_head_vars(tmp_path: Path) -> None:
     (node,) = plan.nodes
     assert node.role == "head"
     assert node.env["VLLM_LOGGING_COLOR"] == "1" and node.env["TERM"] == "xterm-256color"
+
+
+def test_nccl_net_only_where_nccl_has_a_network_to_choose(tmp_path: Path) -> None:
+    (single,) = make_plan(tmp_path, DUO, VLLM_MIN).nodes
+    assert "NCCL_NET" not in single.env
+    assert not any(flag.startswith("NCCL_NET=") for flag in e_flags(single.launch))
+    (off,) = make_plan(tmp_path, DUO + "ib_disable = 1\n", VLLM_MIN).nodes
+    assert "NCCL_NET" not in off.env
+    assert [n.env["NCCL_NET"] for n in make_plan(tmp_path, DUO, TWO).nodes] == ["IB", "IB"]
+
+
+def test_sglang_gets_no_vllm_variable(tmp_path: Path) -> None:
+    for recipe in (VLLM_MIN, TWO):
+        head = make_plan(tmp_path, DUO, recipe.replace('"vllm"', '"sglang"')).head
+        assert "VLLM_LOGGING_COLOR" not in head.env and head.env["TERM"] == "xterm-256color"

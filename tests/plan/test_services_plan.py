@@ -12,6 +12,7 @@ from test_services_config import QUAD, SERVICES_ONLY, svc
 from sparktui.config.models import Node
 from sparktui.plan.build import build_plan
 from sparktui.plan.model import LaunchPlan
+from sparktui.plan.render.text import render_text
 from sparktui.plan.service_model import PHASES, ServicePlan
 from sparktui.plan.services.placeholders import NAMES, substitute, values
 
@@ -361,3 +362,32 @@ def test_services_only_recipe_loads_without_engine_fields(tmp_path: Path) -> Non
     assert rec.recipe.engine is None and rec.recipe.frontend_type == "none"
     plan = build_plan(load_cfg(tmp_path, QUAD), rec)
     assert plan.image == "" and plan.services[0].image == "busybox:1"
+
+
+# -- Dynamo: dynamo.vllm's arguments, the frontend's address ----------------------------
+
+
+def test_dynamo_vllm_workers_get_model_as_a_flag_and_no_http_flags(tmp_path: Path):
+    recipe = (TWO_NODE_ENGINE + 'entrypoint = ["python3", "-m", "dynamo.vllm"]\n'
+              + '[frontend]\ntype = "dynamo"\n')
+    plan = plan_of(tmp_path, recipe, cluster="quad")
+    for node in plan.nodes:
+        program = node.launch[node.launch.index("img:1") + 1:]
+        assert program[:5] == ["python3", "-m", "dynamo.vllm", "--model", "org/model"]
+        for flag in ("--host", "--port", "--headless"):  # vllm serve's, not dynamo.vllm's
+            assert flag not in program
+        assert "-p" not in node.launch
+    # The API is the frontend's: the plan, its labels (health reads them) and the header.
+    frontend = next(s for s in plan.services if s.type == "dynamo-frontend")
+    assert plan.port == frontend.readiness.port == 8000
+    assert "sparktui.port=8000" in plan.head.launch
+    header = render_text(plan).splitlines()[1]
+    assert "port 8000 (the Dynamo frontend's" in header
+
+
+def test_a_plain_vllm_head_keeps_its_api_flags(tmp_path: Path):
+    plan = plan_of(tmp_path, TWO_NODE_ENGINE, cluster="quad")
+    program = plan.head.launch[plan.head.launch.index("img:1") + 1:]
+    assert program[:1] == ["org/model"]
+    assert "--host" in program and "--port" in program and plan.port == 30000
+    assert "--headless" in plan.nodes[1].launch

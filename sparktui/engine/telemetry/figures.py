@@ -33,7 +33,7 @@ class NodeFigures:
     disk_free: float | None = None
     disk_total: float | None = None
     kernel: list[str] = field(default_factory=list)  # newest OOM / NV_ERR_NO_MEMORY lines
-    sources: dict[str, str] = field(default_factory=dict)  # figure group -> where it came from
+    sources: dict[str, str | None] = field(default_factory=dict)  # group -> its tool, or None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -33,7 +33,7 @@ def sample_command(hf_cache: str, *, proc: bool = True, gpu: bool = True) -> str
         parts.append(argv_command(["nvidia-smi", f"--query-gpu={GPU_QUERY}",
                                    "--format=csv,noheader,nounits"]) + " 2>/dev/null")
     parts.append(f"echo {MARK}df")
-    parts.append(argv_command(["df", "-Pk", "--", hf_cache]) + " 2>/dev/null")
+    parts.append(disk_command(hf_cache))
     parts.append(f"echo {MARK}kernel")
     dmesg = argv_command(["dmesg", "--time-format", "iso"])
     journal = argv_command(["journalctl", "-k", "-q", "--no-pager", "-o", "short-iso",
@@ -42,6 +42,20 @@ def sample_command(hf_cache: str, *, proc: bool = True, gpu: bool = True) -> str
                  + argv_command(["grep", "-E", "-i", KERNEL_PATTERN]) + " | "
                  + argv_command(["tail", "-n", str(KERNEL_LINES)]))
     return "; ".join(parts) + "; true"
+
+
+DISK_ABSENT = "--sparktui-absent--"  # no "@@": doctor splits its sections on those
+
+
+def disk_command(path: str) -> str:
+    """``df -Pk`` of the filesystem ``path`` is on, or will be created on: its nearest
+    existing folder (a fresh node has no HF cache folder until the first download, and
+    its free space is still a figure); then DISK_ABSENT when ``path`` itself is missing.
+    doctor and telemetry both run this, so both give the same figure."""
+    quoted = argv_command([path])
+    return (f"d={quoted}; while [ ! -e \"$d\" ] && [ \"$d\" != / ]; do "
+            'd=$(dirname -- "$d"); done; df -Pk -- "$d" 2>/dev/null; '
+            f"[ -e {quoted} ] || echo {DISK_ABSENT}")
 
 
 @dataclass
@@ -134,7 +148,7 @@ def gpu_summary(util: list[float], power: list[float], temp: list[float],
 
 
 def parse_df(text: str) -> tuple[float, float] | None:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.splitlines() if line.strip() and line != DISK_ABSENT]
     if len(lines) < 2:
         return None
     fields = lines[-1].split()

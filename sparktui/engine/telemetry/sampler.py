@@ -86,7 +86,7 @@ class ClusterTelemetry:
         self.book = AlertBook()
         # node -> (source, cumulative CPU): /proc jiffies and node-exporter seconds differ,
         # so a delta is taken only between two readings of one source
-        self._cpu: dict[str, tuple[str, tuple[float, float] | None] | None] = {}
+        self._cpu: dict[str, tuple[str | None, tuple[float, float] | None] | None] = {}
         self._snaps: deque[metrics.EngineSnapshot] = deque()
         self._head: tuple[str, int] | None = None
         self.channels = 0  # SSH channels opened by samples, for the benchmark
@@ -139,16 +139,21 @@ class ClusterTelemetry:
             return NodeFigures(node.name, reachable=False, error=_("timeout ({seconds})").format(
                 seconds=format_seconds(timeout)))
         raw = nodestats.parse_sample(result.stdout)
-        sources = {"cpu_mem": "proc", "gpu": "nvidia-smi"}
+        # What really produced each figure: a tool that is absent or failed gave none
+        # (None), and the figures are then not the tool's.
+        sources: dict[str, str | None] = {"cpu_mem": "proc" if raw.cpu or raw.mem else None,
+                                          "gpu": "nvidia-smi" if _any(raw.gpu) else None}
         for kind, body in scraped:
             if body is None:
                 continue
             if kind == "node-exporter":
                 nodestats.parse_node_exporter(body, raw)
-                sources["cpu_mem"] = kind
+                if raw.cpu or raw.mem:
+                    sources["cpu_mem"] = kind
             else:
                 nodestats.parse_dcgm(body, raw)
-                sources["gpu"] = kind
+                if _any(raw.gpu):
+                    sources["gpu"] = kind
         before = self._cpu.get(node.name)
         cpu = nodestats.cpu_percent(before[1] if before and before[0] == sources["cpu_mem"]
                                     else None, raw.cpu)
@@ -235,3 +240,7 @@ async def deep_check(transport: Transport, host: str, port: int, model: str | No
         except (ValueError, AttributeError):
             ok = False
     return DeepCheck(ok, latency, answer.status, None if ok else answer.body[:200], model)
+
+
+def _any(figures: dict[str, float | None]) -> bool:
+    return any(value is not None for value in figures.values())

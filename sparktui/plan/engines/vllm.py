@@ -6,9 +6,18 @@ from sparktui.config.recipe import Recipe
 from sparktui.plan.engines.base import MASTER_PORT, Engine, EngineContext
 
 
+def dynamo_worker(recipe: Recipe) -> bool:
+    """Behind a Dynamo frontend the members run ``python3 -m dynamo.vllm``: vLLM's engine
+    arguments (``AsyncEngineArgs``: ``--model``, the parallel sizes, ``--nnodes``...) and
+    Dynamo's own, no HTTP server (no ``--host``/``--port``, nor ``vllm serve``'s
+    ``--headless``): the API is the frontend's (ai-dynamo/dynamo,
+    components/backends/vllm/src/dynamo/vllm/args.py)."""
+    return recipe.frontend_type == "dynamo"
+
+
 class _Vllm(Engine):
     def model_args(self, recipe: Recipe) -> list[str]:
-        return [recipe.model]
+        return ["--model", recipe.model] if dynamo_worker(recipe) else [recipe.model]
 
     def flags(self, ctx: EngineContext) -> list[str]:
         recipe = ctx.recipe
@@ -25,9 +34,9 @@ class _Vllm(Engine):
                 "--master-addr", ctx.master_ip,
                 "--master-port", str(MASTER_PORT),
             ]
-            if not ctx.is_head:
+            if not ctx.is_head and not dynamo_worker(recipe):
                 flags.append("--headless")
-        if ctx.is_head:
+        if ctx.is_head and not dynamo_worker(recipe):
             flags += ["--host", "0.0.0.0", "--port", str(recipe.port)]
         return flags
 

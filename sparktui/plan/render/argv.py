@@ -26,3 +26,24 @@ def pretty(argv: list[str], indent: str = "  ") -> str:
     head, rest = argv[:2], argv[2:]
     lines = [shlex.join(head)] + [shlex.join(g) for g in grouped(rest)]
     return (" \\\n" + indent + "  ").join(lines)
+
+
+_SCRIPT_WORD = "__sparktui_script__"  # shlex leaves it bare; replaced by "$SCRIPT"
+
+
+def launch_lines(argv: list[str], indent: str = "    ") -> list[str]:
+    """``pretty``, with a multi-line ``sh -c`` script shown as the script it is: read from a
+    quoted here-document into ``$SCRIPT`` (quoted inside ``docker run``'s argv, its quotes
+    would be escaped once per level). The lines are the script's own, unindented, so a
+    copy still runs it; the here-document's end word is one no line of it is."""
+    scripts = [i for i, arg in enumerate(argv) if "\n" in arg and i > 0 and argv[i - 1] == "-c"]
+    if not scripts:
+        return [indent + pretty(argv, indent=indent)]
+    at = scripts[-1]
+    script = argv[at].rstrip("\n")
+    end = "SPARKTUI_SCRIPT"
+    while end in script.splitlines():
+        end += "_"
+    shown = pretty([*argv[:at], _SCRIPT_WORD, *argv[at + 1:]], indent=indent)
+    return [f"{indent}SCRIPT=$(cat <<'{end}'", *script.splitlines(), end, ")",
+            indent + shown.replace(_SCRIPT_WORD, '"$SCRIPT"')]

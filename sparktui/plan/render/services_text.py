@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan
-from sparktui.plan.render.argv import pretty
+from sparktui.plan.render.argv import launch_lines
 from sparktui.plan.service_model import MetricsEndpoint, Readiness, ServicePlan
 
 
@@ -110,5 +110,5 @@ def instance_sections(service: ServicePlan) -> list[str]:
             out.append("  " + _("env:"))
             out += [f"    {key}={value}" for key, value in inst.env.items()]
         out.append("  " + _("launch:"))
-        out.append("    " + pretty(inst.launch, indent="    "))
+        out += launch_lines(inst.launch)
     return out

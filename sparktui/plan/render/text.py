@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sparktui.i18n import _
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
-from sparktui.plan.render.argv import pretty
+from sparktui.plan.render.argv import launch_lines
 from sparktui.plan.render.services_text import instance_sections, node_map, services_section
 from sparktui.plan.runtime import runtime_for
 
@@ -14,8 +14,10 @@ def render_text(plan: LaunchPlan) -> str:
     out.append(_("Plan: recipe {recipe} on cluster {cluster}").format(
         recipe=plan.recipe, cluster=plan.cluster))
     if plan.nodes:
+        port = (_("{port} (the Dynamo frontend's; its workers serve no HTTP)").format(
+            port=plan.port) if plan.frontend == "dynamo" else plan.port)
         out.append(_("  engine {engine}, runtime {runtime}, port {port}").format(
-            engine=plan.engine, runtime=plan.runtime, port=plan.port))
+            engine=plan.engine, runtime=plan.runtime, port=port))
         out.append(_("  model {model}").format(model=plan.model))
         if runtime_for(plan.runtime).runs_image:
             out.append(_("  image {image}").format(image=plan.image))
@@ -76,6 +78,6 @@ def _node(node: NodePlan) -> list[str]:
         lines.append("  " + _("mounts:"))
         lines += [f"    {m.volume}" for m in node.mounts]
     lines.append("  " + _("launch:"))
-    lines.append("    " + pretty(node.launch, indent="    "))
+    lines += launch_lines(node.launch)
     lines += _hooks(_("after stop:"), node.after_stop)
     return lines

@@ -49,8 +49,9 @@ class Launch:
 
 @dataclass(frozen=True, kw_only=True)
 class EngineLaunch(Launch):
-    """One member of an engine group: every GPU and the host's IPC; the members of a group
-    spread over nodes share the host's network (and its InfiniBand, with RDMA's limits)."""
+    """One member of an engine group: every GPU and the host's IPC (or a /dev/shm of its
+    own of ``shm_size``); the members of a group spread over nodes share the host's network
+    (and its InfiniBand, with RDMA's limits), a single node publishes its port."""
 
     multi_node: bool = False
     fabric_ib: bool = False

@@ -105,15 +105,16 @@ class Docker(Runtime):
 def _host_options(spec: Launch) -> list[str]:
     match spec:
         case EngineLaunch():
-            argv = ["--gpus", "all", "--ipc", "host"]
+            # Only flags that take effect: docker ignores --shm-size under --ipc host (the
+            # host's /dev/shm) and -p under --network host (the port is the host's).
+            argv = ["--gpus", "all"]
+            argv += ["--shm-size", spec.shm_size] if spec.shm_size else ["--ipc", "host"]
             if spec.multi_node:
                 argv += ["--network", "host", "--ulimit", "memlock=-1",
                          "--ulimit", "stack=67108864"]
                 if spec.fabric_ib:
                     argv += ["--device", "/dev/infiniband"]
-            if spec.shm_size:
-                argv += ["--shm-size", spec.shm_size]
-            if spec.publish is not None:
+            elif spec.publish is not None:
                 argv += ["-p", f"{spec.publish}:{spec.publish}"]
             return argv
         case ServiceLaunch():

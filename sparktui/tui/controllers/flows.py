@@ -194,8 +194,9 @@ class ActionFlows:
         run.finished_at = self.host.session.options.clock()
         self._repaint()
         if self.view is None:  # the operator closed the view: say how it ended
-            self.host.notify(run.outcome(), severity="information" if message.result.ok
-                             else "error", timeout=10)
+            self.host.notify(run.outcome(), severity="error" if not message.result.ok
+                             else "warning" if message.result.warnings else "information",
+                             timeout=10)
         self.host.refresh_bindings()
         self.host.refresh_now()
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ActionResult, Progress
+from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
@@ -103,6 +103,11 @@ class ActionRun:
         if result.ok and self.action == "end_supervision":
             return _("supervision of {cluster} ends; the group keeps running").format(
                 cluster=self.cluster)
+        restores = [e.node or "-" for e in result.warnings if e.step == Step.AFTER_STOP]
+        if result.ok and restores:  # a restore that did not finish is never "stopped" alone
+            return _("stopped what {cluster} ran, but after_stop did not finish on {nodes}: "
+                     "restore them by hand").format(cluster=self.cluster,
+                                                    nodes=", ".join(dict.fromkeys(restores)))
         if result.ok:
             return _("stopped what {cluster} ran").format(cluster=self.cluster)
         return _("{action} failed on {node} at {step}").format(
