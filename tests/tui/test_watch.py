@@ -179,3 +179,15 @@ async def test_palette_runs_pane_and_app_commands():
         await pilot.press("enter")
         await pilot.pause()
         assert app.action_log == ["refresh"]
+
+
+async def test_a_cycle_while_the_dashboard_is_taken_down_paints_nothing():
+    # at exit the panes are removed before the screen, while the cycle's timer still
+    # ticks: a focus then must not reach for a pane that is gone
+    app = make_app(watch=True, cycle_seconds=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.dashboard.clusters_pane.remove()
+        app.focus_cluster("2nodes-b")
+        await pilot.pause()
+        assert app._exception is None and app.dashboard.cluster == "2nodes-b"
