@@ -109,7 +109,8 @@ async def test_serving_cluster_needs_its_name_and_cancel_stops_nothing():
         screen = app.screen
         await wait_for(pilot, lambda: screen.health is not None)
         assert screen.typed_required and screen.confirm_button.disabled
-        screen.query_one("#confirm-name").focus()
+        name = screen.query_one("#confirm-name").focus()
+        await wait_for(pilot, lambda: app.focused is name)  # focus lands after this step
         await pilot.press(*"2nodes-b")
         assert screen.confirm_button.disabled
         await pilot.press("backspace", "backspace")

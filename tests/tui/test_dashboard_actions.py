@@ -110,6 +110,7 @@ def test_stop_needs_the_typed_name_then_stops_everything_and_runs_after_stop(sit
             await click(pilot, "#confirm-ok")  # a disabled button does nothing
             assert app.screen is screen
             name.focus()
+            await wait_until(pilot, lambda: app.focused is name)
             await pilot.press(*"tes")
             assert screen.confirm_button.disabled
             await pilot.press("t")
@@ -245,7 +246,8 @@ def test_exec_shows_each_nodes_output_and_exit_code(site):
             await pilot.press("enter")  # the alias under the cursor: who
             await wait_until(pilot, lambda: "== node2" in screen.output)
             by_alias = screen.output
-            screen.query_one("#exec-command", Input).focus()
+            command = screen.query_one("#exec-command", Input).focus()
+            await wait_until(pilot, lambda: app.focused is command)
             await pilot.press(*"test $SPARKTUI_NODE_NAME = node1 && echo first", "enter")
             await wait_until(pilot, lambda: "$ test" in screen.output
                              and "== node2" in screen.output)

@@ -46,7 +46,8 @@ async def _choose(pilot, app, label: str) -> None:
     menu = app.screen.query_one(OptionList)
     labels = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
     menu.highlighted = next(i for i, text in enumerate(labels) if text.startswith(label))
-    menu.focus()
+    menu.focus()  # focus is applied after this callback: the keys wait for it
+    await wait_until(pilot, lambda: app.focused is menu)
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
 
@@ -155,7 +156,8 @@ def test_a_serving_cluster_needs_its_typed_name_and_cancel_keeps_it(site, ha):
             assert screen.health.serving and screen.typed_required
             assert screen.confirm_button.disabled
             assert app.focused is screen.query_one("#confirm-cancel")
-            screen.query_one("#confirm-name", Input).focus()
+            name = screen.query_one("#confirm-name", Input).focus()
+            await wait_until(pilot, lambda: app.focused is name)
             await pilot.press(*"tes")
             assert screen.confirm_button.disabled
             await pilot.press("t")

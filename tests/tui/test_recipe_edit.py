@@ -43,6 +43,7 @@ def _plan_text(app: SparkApp) -> str:
 
 async def _type(pilot, widget: Input, text: str) -> None:
     widget.focus()
+    await wait_for(pilot, lambda: pilot.app.focused is widget)  # focus lands a step later
     widget.value = ""
     await pilot.press(*text)
 
