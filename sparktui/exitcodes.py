@@ -104,6 +104,8 @@ def overview() -> str:
         ExitCode.FAILED: N_("a check or an operation failed on the cluster"),
         ExitCode.BAD_INPUT: N_("bad input: nothing was run"),
         ExitCode.REFUSED: N_("refused for safety: nothing changed"),
+        ExitCode.DOES_NOT_FIT: N_("fit, serve: the model does not fit a node's memory"),
+        ExitCode.FIT_UNKNOWN: N_("fit: the model's files are not on a node yet"),
         ExitCode.INTERRUPTED: N_("interrupted (Ctrl+C), except where Ctrl+C is the normal "
                                  "end (logs -f, top, supervise): 0"),
     }
