@@ -116,7 +116,8 @@ class ClusterEngine:
             return None
         node = next(n for n in self._nodes(cluster) if n.name == head.node)
         row = next((r for r in health.nodes if r.node == head.node), None)
-        models = row.engine.models if row is not None and row.engine is not None else []
+        eng = next((e for e in row.engines if e.recipe == head.recipe), None) if row else None
+        models = eng.models if eng is not None else []
         return await deep_check(self.transport(node), node.ssh_ip, head.port or 0,
                                 models[0] if models else None,
                                 max(self.config.health_timeout_seconds, 30.0))

@@ -72,19 +72,25 @@ class AlertRules:
     kv_share: float = KV_SHARE
     stall_seconds: float = STALL_SECONDS
     swap_growth: float = SWAP_GROWTH_BYTES
-    _stall_since: float | None = None
+    _stall_since: dict[str, float] = field(default_factory=dict)  # recipe -> since
     _workers: dict[str, set[str]] = field(default_factory=dict)  # recipe -> worker nodes
     _kernel_seen: dict[str, set[str]] = field(default_factory=dict)
     _kernel_new: dict[str, tuple[float, str]] = field(default_factory=dict)
     _active: set[str] = field(default_factory=set)
 
-    def evaluate(self, now: float, nodes: list[NodeFigures], engine: EngineFigures | None,
+    def evaluate(self, now: float, nodes: list[NodeFigures],
+                 engines: list[EngineFigures] | EngineFigures | None,
                  history: History, health: ClusterHealth | None) -> list[Condition]:
         found: list[Condition] = []
         for n in nodes:
             found += self._node(now, n, history)
-        if engine is not None:
+        if isinstance(engines, EngineFigures):
+            engines = [engines]
+        for engine in engines or []:
             found += self._engine(now, engine)
+        serving = {e.recipe for e in engines or []}
+        for recipe in [r for r in self._stall_since if r not in serving]:
+            del self._stall_since[recipe]
         if health is not None:
             found += self._workers_gone(health)
         self._active = {c.key for c in found}
@@ -123,11 +129,12 @@ class AlertRules:
             found.append(Condition("kv", e.node, e.kv_cache))
         stalled = (e.waiting or 0) > 0 and e.error is None and not (e.gen_tps or 0) > 0
         if not stalled:
-            self._stall_since = None
-        elif self._stall_since is None:
-            self._stall_since = now
-        if self._stall_since is not None and now - self._stall_since >= self.stall_seconds:
-            found.append(Condition("stalled", e.node, now - self._stall_since))
+            self._stall_since.pop(e.recipe, None)
+        else:
+            self._stall_since.setdefault(e.recipe, now)
+        since = self._stall_since.get(e.recipe)
+        if since is not None and now - since >= self.stall_seconds:
+            found.append(Condition("stalled", e.node, now - since))
         return found
 
     def _workers_gone(self, health: ClusterHealth) -> list[Condition]:

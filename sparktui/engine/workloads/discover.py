@@ -6,6 +6,8 @@ from typing import Any, NamedTuple
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
+from sparktui.plan.fit.settings import argv_share
+from sparktui.plan.model import MEM_SHARE_LABEL
 from sparktui.plan.runtime.base import Found
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
@@ -44,7 +46,20 @@ def _workload(node: str, runtime: str, found: Found) -> Workload:
         role=label.get("role", ""), runtime=runtime, state=found.state, status=found.status,
         port=_int(label.get("port"), None), image=found.image, started_at=found.started_at,
         restarts=found.restarts, exit_code=found.exit_code, service=label.get("service"),
-        service_index=_int(label.get("service_index"), None), labels=label)
+        service_index=_int(label.get("service_index"), None),
+        mem_share=_share(label.get(MEM_SHARE_LABEL), found.argv), labels=label)
+
+
+def _share(label: str | None, argv: tuple[str, ...]) -> float | None:
+    """The label sparktui wrote at launch; else the share flag in the argv the node
+    reports; None when neither says (the caller names it unknown, never zero)."""
+    if label is not None:
+        try:
+            value = float(label)
+        except ValueError:
+            return None
+        return value if 0 < value <= 1 else None
+    return argv_share(list(argv))
 
 
 def _int(value: Any, default: Any) -> Any:
