@@ -59,6 +59,11 @@ class EngineFigures:
         return asdict(self)
 
 
+def history_key(recipe: str, name: str) -> str:
+    """One engine's series: ``engine[glm].gen_tps`` (``engine.gen_tps`` is the total)."""
+    return f"engine[{recipe}].{name}"
+
+
 def _sum(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) if known else None

@@ -29,6 +29,7 @@ from sparktui.engine.telemetry.figures import (
     NodeFigures,
     TelemetryFrame,
     cluster_total,
+    history_key,
 )
 from sparktui.engine.telemetry.history import History
 from sparktui.fmt import format_seconds
@@ -79,11 +80,6 @@ def serving_head(health: ClusterHealth | None, recipe: str | None = None) -> Wor
     """The head of ``recipe``, or of the first recipe serving on the cluster."""
     return next((h for h in serving_heads(health) if recipe is None or h.recipe == recipe),
                 None)
-
-
-def history_key(recipe: str, name: str) -> str:
-    """One engine's series: ``engine[glm].gen_tps`` (``engine.gen_tps`` is the total)."""
-    return f"engine[{recipe}].{name}"
 
 
 ENGINE_SERIES = ("gen_tps", "prompt_tps", "kv_cache", "running", "waiting", "ttft_p95",

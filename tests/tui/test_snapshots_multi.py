@@ -1,0 +1,53 @@
+"""Snapshots of two recipes serving on one cluster: the nodes pane (a row per recipe on
+a node), the header (the first recipe and "+1"), the telemetry table's engine rows and
+the wall. Update with:
+python -m pytest -n 0 tests/tui/test_snapshots_multi.py --snapshot-update"""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
+from sparktui.tui.viewmodel.health import node_workloads, serving_of
+from sparktui.tui.widgets.telemetry_table import engine_lines
+from tui.multi_support import OSS, QWEN, two_recipes_frame, two_recipes_health
+from tui.support import make_app
+
+SMALL = (80, 24)
+MEDIUM = (120, 40)
+
+
+async def _two_recipes(pilot: Pilot) -> None:
+    dashboard = pilot.app.dashboard
+    dashboard.post_message(HealthUpdated(two_recipes_health()))
+    dashboard.post_message(TelemetryUpdated(two_recipes_frame()))
+    await pilot.pause(0.2)
+
+
+def test_two_recipes_dashboard_80x24(snap_compare):
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=_two_recipes)
+
+
+def test_two_recipes_dashboard_120x40(snap_compare):
+    assert snap_compare(make_app(), terminal_size=MEDIUM, run_before=_two_recipes)
+
+
+def test_two_recipes_wall_80x24(snap_compare):
+    assert snap_compare(make_app(watch=True), terminal_size=SMALL, run_before=_two_recipes)
+
+
+def test_two_recipes_wall_120x40(snap_compare):
+    assert snap_compare(make_app(watch=True), terminal_size=MEDIUM, run_before=_two_recipes)
+
+
+def test_a_row_per_recipe_and_an_engine_row_each():
+    health = two_recipes_health()
+    spark1 = next(n for n in health.nodes if n.node == "spark1")
+    assert [w.recipe for w in node_workloads(spark1)] == [QWEN, OSS]  # main one first
+    serving = serving_of(health)
+    assert serving.others == 1 and serving.running == 3 and serving.waiting == 1
+    assert serving.port == 30001  # the engine's own port, not its node's first head's
+    rows = [line.plain for line in engine_lines(two_recipes_frame(), 4, " ")]
+    assert rows[1].split()[:2] == [OSS, "spark1:30001"]
+    assert rows[2].split()[:2] == [QWEN, "spark1:30000"]
+    assert "412" in rows[2] and "2/1" in rows[2]
