@@ -11,6 +11,7 @@ refusal only quotes it.
 from __future__ import annotations
 
 import json
+import shlex
 
 from site_support import toy_recipe
 
@@ -98,4 +99,48 @@ def test_force_serves_past_the_shares_with_a_warning(site, capsys):
     out = capsys.readouterr().out
     assert "beta asks 0.6: 1.2 > 0.9" in out
     assert _names(s.hosts, "node1") == ["sparktui-alpha", "sparktui-beta"]
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_two_multi_node_groups_cannot_share_a_head(site, capsys):
+    """Both groups would rendezvous on node1's fixed port (vLLM's --master-port 29501,
+    which sparktui owns): the test engine's head listens there, as torch's TCPStore does."""
+    s = site(2)
+    share = 'args = ["--gpu-memory-utilization", "0.3"]'
+    s.recipe("alpha", toy_recipe(port=30081, nodes=2, extra=share))
+    s.recipe("beta", toy_recipe(port=30082, nodes=2, extra=share))
+    assert main(s.cli("serve", "alpha")) == 0
+    assert main(s.cli("serve", "beta")) == 1
+    err = capsys.readouterr().err
+    assert "rendezvous port 29501" in err and "node1" in err and "held by recipe alpha" in err
+    assert _runs(s.hosts, "node1", "beta") == [] and _runs(s.hosts, "node2", "beta") == []
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def _by_hand(s, name: str, port: int, args: list[str]) -> None:
+    """A container with sparktui's labels but no sparktui.mem_share (as an older
+    sparktui launched it): its share comes from the argv docker inspect reports."""
+    labels = [f"--label=sparktui.{k}={v}" for k, v in {
+        "recipe": name, "cluster": "test", "node": "node1", "rank": 0, "role": "head",
+        "port": port, "after_stop": "[]"}.items()]
+    argv = ["docker", "run", "-d", "--name", f"sparktui-{name}", *labels, "vllm:test",
+            "vllm", "serve", "org/toy", "--host", "0.0.0.0", "--port", str(port), *args]
+    done = s.hosts.ssh("node1", shlex.join(argv))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_share_read_from_the_argv_and_an_unknown_share(site, capsys):
+    s = site(2)
+    _by_hand(s, "legacy", 30071, ["--gpu-memory-utilization", "0.7"])
+    s.recipe("alpha", _recipe(30072, 0.3))
+    assert main(s.cli("serve", "alpha")) == 4
+    err = capsys.readouterr().err
+    assert "legacy holds 0.7 (port 30071)" in err and "alpha asks 0.3: 1 > 0.9" in err
+    assert _runs(s.hosts, "node1", "alpha") == []
+
+    _by_hand(s, "mystery", 30073, [])  # no flag: the engine's default, unknown to us
+    s.recipe("small", _recipe(30074, 0.1))
+    assert main(s.cli("serve", "small")) == 4
+    err = capsys.readouterr().err
+    assert "mystery holds an unknown share" in err and "sparktui-mystery" in err
     assert main(s.cli("stop", "--yes")) == 0

@@ -30,6 +30,7 @@ from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
+from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
 from sparktui.plan.fit.probe import question_for
 from sparktui.plan.fit.shares import (
@@ -175,7 +176,31 @@ class Serve:
         engines' shares of each node must leave room for this one (sparktui.plan.fit.shares)."""
         found = await self._each(Step.PREFLIGHT, lambda n: discover(self.t[n.name]))
         await self._port_free(found.get(self.plan.head.name) or [])
+        if len(self.plan.nodes) > 1:
+            await self._rendezvous_free(found)
         self._shares(found)
+
+    async def _rendezvous_free(self, found: dict[str, list[Workload]]) -> None:
+        head = self.plan.head
+        address = rendezvous(head.launch, head.ib_ip)
+        if address is None:
+            return
+        host, port = address
+        try:
+            _reader, writer = await self.t[head.name].open_tcp(host, port, 5)
+        except Exception:
+            return  # nothing listens: free
+        writer.close()
+        spread = {w.recipe for ws in found.values() for w in ws if w.role == WORKER}
+        holders = sorted({w.recipe for w in found.get(head.name) or []
+                          if w.role == HEAD and w.running and w.recipe in spread
+                          and w.recipe != self.plan.recipe})
+        held = (_("held by recipe {recipes}").format(recipes=", ".join(holders)) if holders
+                else _("not by a sparktui recipe"))
+        raise StepFailed(head.name, Step.PREFLIGHT, _(
+            "the rendezvous port {port} of a multi-node group on {node} ({host}) is already "
+            "in use ({held}): one node heads one multi-node recipe at a time").format(
+            port=port, node=head.name, host=host, held=held))
 
     async def _port_free(self, on_head: list[Workload]) -> None:
         head, port = self.plan.head, self.plan.port
