@@ -30,10 +30,11 @@ class Condition:
     node: str | None
     value: float | None = None
     detail: str = ""
+    recipe: str = ""  # an engine's: two recipes served from one node alert apart
 
     @property
     def key(self) -> str:
-        return f"{self.kind}:{self.node or '-'}"
+        return f"{self.kind}:{self.node or '-'}" + (f":{self.recipe}" if self.recipe else "")
 
 
 class AlertBook:
@@ -125,8 +126,9 @@ class AlertRules:
 
     def _engine(self, now: float, e: EngineFigures) -> list[Condition]:
         found = []
-        if e.kv_cache is not None and self._hot(f"kv:{e.node}", e.kv_cache, self.kv_share):
-            found.append(Condition("kv", e.node, e.kv_cache))
+        kv = Condition("kv", e.node, e.kv_cache, e.recipe, e.recipe)
+        if e.kv_cache is not None and self._hot(kv.key, e.kv_cache, self.kv_share):
+            found.append(kv)
         stalled = (e.waiting or 0) > 0 and e.error is None and not (e.gen_tps or 0) > 0
         if not stalled:
             self._stall_since.pop(e.recipe, None)
@@ -134,7 +136,7 @@ class AlertRules:
             self._stall_since.setdefault(e.recipe, now)
         since = self._stall_since.get(e.recipe)
         if since is not None and now - since >= self.stall_seconds:
-            found.append(Condition("stalled", e.node, now - since))
+            found.append(Condition("stalled", e.node, now - since, e.recipe, e.recipe))
         return found
 
     def _workers_gone(self, health: ClusterHealth) -> list[Condition]:
@@ -171,6 +173,8 @@ def describe(alert: Alert) -> str:
     if alert.kind == "swap":
         return _("{node}: swap grew {mib:.0f} MiB in the last minute").format(
             node=node, mib=(v or 0) / 1024 / 1024)
+    if alert.kind in ("kv", "stalled") and alert.detail:
+        node = f"{node} {alert.detail}"  # the recipe whose engine it is
     if alert.kind == "kv":
         return _("{node}: KV cache {pct:.0f}% full (above {limit:.0f}%)").format(
             node=node, pct=(v or 0) * 100, limit=KV_SHARE * 100)
