@@ -217,6 +217,19 @@ class ClusterHealth:
                 "supervision": self.supervision.as_dict() if self.supervision else None}
 
 
+SOURCE_SEP = "/"
+"""``node1/glm``: the source of a log line when several recipes run on the cluster."""
+
+
+def log_source(node: str, recipe: str) -> str:
+    return f"{node}{SOURCE_SEP}{recipe}"
+
+
+def in_source(tag: str, wanted: str) -> bool:
+    """A line tagged ``node1/glm`` is in the view of ``node1`` and of ``node1/glm``."""
+    return tag == wanted or tag.startswith(wanted + SOURCE_SEP)
+
+
 class LogLine(NamedTuple):
     """A tuple, not a dataclass: streams make hundreds of thousands per second."""
 

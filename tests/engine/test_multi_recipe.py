@@ -78,6 +78,13 @@ def test_recipes_side_by_side_shares_port_stop_one_and_health(site, capsys):
     out = capsys.readouterr().out
     assert "node1 alpha:30051" in out and "node1 beta:30052" in out
 
+    assert main(s.cli("logs", "--tail", "5")) == 0
+    out = capsys.readouterr().out
+    assert "node1/alpha | " in out and "node1/beta | " in out  # whose line it is
+    assert main(s.cli("logs", "--tail", "5", "--recipe", "beta")) == 0
+    out = capsys.readouterr().out
+    assert out and all(line.startswith("node1 | ") for line in out.splitlines())
+
     assert main(s.cli("stop", "--yes", "--recipe", "alpha")) == 0
     assert _names(s.hosts, "node1") == ["sparktui-beta"]
     capsys.readouterr()

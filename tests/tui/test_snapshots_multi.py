@@ -7,21 +7,43 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
+from sparktui.engine.status import LogLine
+from sparktui.tui.messages import HealthUpdated, LogsArrived, TelemetryUpdated
 from sparktui.tui.viewmodel.health import node_workloads, serving_of
 from sparktui.tui.widgets.telemetry_table import engine_lines
 from tui.multi_support import OSS, QWEN, two_recipes_frame, two_recipes_health
-from tui.support import make_app
+from tui.support import make_app, wait_for
 
 SMALL = (80, 24)
 MEDIUM = (120, 40)
+
+
+LINES = [LogLine(f"spark1/{QWEN}", "INFO qwen ready"), LogLine(f"spark1/{OSS}", "INFO oss up"),
+         LogLine(f"spark2/{QWEN}", "INFO rank 1 joined")]
 
 
 async def _two_recipes(pilot: Pilot) -> None:
     dashboard = pilot.app.dashboard
     dashboard.post_message(HealthUpdated(two_recipes_health()))
     dashboard.post_message(TelemetryUpdated(two_recipes_frame()))
+    dashboard.post_message(LogsArrived("2nodes", LINES))
     await pilot.pause(0.2)
+
+
+async def test_each_recipe_row_shows_its_own_last_log_line():
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:  # room for the whole lines
+        await wait_for(pilot, lambda: app.dashboard.cluster == "2nodes")
+        await _two_recipes(pilot)
+        table = app.dashboard.nodes.table
+
+        def last(key: str) -> str:
+            return table.get_row(key)[-1].plain if key in table.rows else ""
+
+        await wait_for(pilot, lambda: last("spark1") == "INFO qwen ready")
+        assert last(f"spark1\x00{OSS}") == "INFO oss up"
+        assert last("spark2") == "INFO rank 1 joined"
+        assert app.dashboard.nodes.current_node() == "spark1"
 
 
 def test_two_recipes_dashboard_80x24(snap_compare):

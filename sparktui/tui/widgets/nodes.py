@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from sparktui.config.models import Cluster, Node
-from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
+from sparktui.engine.status import ClusterHealth, NodeHealth, Workload, log_source
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
@@ -64,6 +64,7 @@ class NodesPane(Vertical):
         self._cells_painted = 0.0
         self.telemetry: TelemetryFrame | None = None
         self._row_nodes: list[str] = []  # the node of each row (a node may have several)
+        self._row_tags: dict[str, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
@@ -114,13 +115,13 @@ class NodesPane(Vertical):
     def _paint_last_lines(self) -> None:
         self._cell_timer = None
         self._cells_painted = time.monotonic()
-        nodes, self._stale_cells = self._stale_cells, set()
+        tags, self._stale_cells = self._stale_cells, set()
         if self._log_column is None:
             return
         table = self.table
-        for node in nodes:
-            if node in table.rows:
-                table.update_cell(node, self._log_column, self._last_cell(node))
+        for key, sources in self._row_tags.items():
+            if key in table.rows and not tags.isdisjoint(sources):
+                table.update_cell(key, self._log_column, self._last_cell(key))
 
     def current_node(self) -> str | None:
         if self.cluster is None or not self.table.row_count:
@@ -159,6 +160,11 @@ class NodesPane(Vertical):
         widths.append(self._room)
         keys = [_key(node, work, first) for node, work, first in lines]
         self._row_nodes = [node.name for node, _work, _first in lines]
+        # the log tags whose last line a row shows: its recipe's on the node (several
+        # recipes on the cluster), or the node's
+        self._row_tags = {key: [*([log_source(node.name, work.recipe)] if work else []),
+                                *([node.name] if first else [])]
+                          for key, (node, work, first) in zip(keys, lines, strict=True)}
         if widths != self._widths or [key.value for key in table.rows] != keys:
             self._widths = widths
             table.clear(columns=True)
@@ -200,8 +206,10 @@ class NodesPane(Vertical):
                 Text(ssh), Text(node.fabric_ip), self._state(nh, work),
                 Text(uptime(work, self.clock()) if work else ""), Text("")]
 
-    def _last_cell(self, node: str) -> Text:
-        text = Text(self.last_lines.get(node, ""), style="dim", no_wrap=True)
+    def _last_cell(self, key: str) -> Text:
+        line = next((self.last_lines[t] for t in self._row_tags.get(key, [key])
+                     if t in self.last_lines), "")
+        text = Text(line, style="dim", no_wrap=True)
         text.truncate(self._room, overflow="ellipsis")
         return text
 
