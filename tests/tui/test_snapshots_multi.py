@@ -7,12 +7,18 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.engine.status import LogLine
+from sparktui.plan.build import build_plan
+from sparktui.plan.render import render
 from sparktui.tui.messages import HealthUpdated, LogsArrived, TelemetryUpdated
+from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.viewmodel.health import node_workloads, serving_of
+from sparktui.tui.viewmodel.runs import shares_seen
 from sparktui.tui.widgets.telemetry_table import engine_lines
 from tui.multi_support import OSS, QWEN, two_recipes_frame, two_recipes_health
-from tui.support import make_app, wait_for
+from tui.support import EXAMPLE_CONFIG, RECIPES, make_app, wait_for
+from tui.test_snapshots_actions import Host, _settle
 
 SMALL = (80, 24)
 MEDIUM = (120, 40)
@@ -73,3 +79,33 @@ def test_a_row_per_recipe_and_an_engine_row_each():
     assert rows[1].split()[:2] == [OSS, "spark1:30001"]
     assert rows[2].split()[:2] == [QWEN, "spark1:30000"]
     assert "412" in rows[2] and "2/1" in rows[2]
+
+
+def _glm_plan():
+    loaded = load_config(EXAMPLE_CONFIG)
+    return build_plan(loaded, load_recipe(RECIPES / "glm-4.5-air-mtp" / "recipe.toml"),
+                      "2nodes")
+
+
+def test_the_serve_preview_warns_of_shares_that_do_not_fit():
+    lines = shares_seen(two_recipes_health(), _glm_plan())
+    assert lines == [f"spark1: {OSS} holds 0.35 (port 30001), {QWEN} holds 0.5 (port 30000), "
+                     "glm-4.5-air-mtp asks 0.9: 1.75 > 0.9",
+                     f"spark2: {QWEN} holds 0.5 (port 30000), glm-4.5-air-mtp asks 0.9: "
+                     "1.4 > 0.9"]
+    assert shares_seen(None, _glm_plan()) == []
+
+
+def _serve_preview() -> Host:
+    plan = _glm_plan()
+    warning = "\n".join([*shares_seen(two_recipes_health(), plan),
+                         "The memory shares do not fit together: preflight will refuse."])
+    return Host(ServePlanScreen(plan.recipe, plan.cluster, render(plan, "text"), warning))
+
+
+def test_serve_preview_shares_80x24(snap_compare):
+    assert snap_compare(_serve_preview(), terminal_size=SMALL, run_before=_settle)
+
+
+def test_serve_preview_shares_120x40(snap_compare):
+    assert snap_compare(_serve_preview(), terminal_size=MEDIUM, run_before=_settle)

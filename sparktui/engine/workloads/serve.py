@@ -25,7 +25,7 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
-from sparktui.engine.workloads.discover import discover
+from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
@@ -33,13 +33,7 @@ from sparktui.plan import hf
 from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
 from sparktui.plan.fit.probe import question_for
-from sparktui.plan.fit.shares import (
-    HOLDING_STATES,
-    Holder,
-    node_shares,
-    share_line,
-    share_refusal,
-)
+from sparktui.plan.fit.shares import HOLDING_STATES, node_shares, share_line, share_refusal
 from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import HEAD, WORKER, LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
@@ -228,10 +222,7 @@ class Serve:
                                                  else [])}
         rows = []
         for node in self.plan.nodes:
-            holders = [Holder(w.recipe, w.mem_share, w.port, w.name)
-                       for w in found.get(node.name) or []
-                       if w.role in (HEAD, WORKER) and w.recipe != self.plan.recipe
-                       and w.state in HOLDING_STATES]
+            holders = share_holders(found.get(node.name) or [], self.plan.recipe)
             if holders:
                 rows.append(node_shares(node.name, self.plan.recipe, settings.share, holders,
                                         totals.get(node.name, 0)))
