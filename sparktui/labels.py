@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 # A step shown today by its code keeps that code as its English words (before_serve).
 STEPS: dict[Step, str] = {
-    Step.PREFLIGHT: N_("preflight"), Step.FIT: N_("memory fit"), Step.HF: N_("HF refs"),
+    Step.PREFLIGHT: N_("preflight"), Step.FIT: N_("memory fit"),
+    Step.SHARES: N_("memory shares"), Step.HF: N_("HF refs"),
     Step.BEFORE_SERVE: N_("before_serve"), Step.SERVICE: N_("service"),
     Step.LAUNCH: N_("launch"), Step.READY: N_("ready"), Step.ROLLBACK: N_("rollback"),
     Step.STOP: N_("stop"), Step.AFTER_STOP: N_("after_stop"), Step.SHUTDOWN: N_("shutdown"),

@@ -51,22 +51,21 @@ def run_serve(args: argparse.Namespace) -> int:
             node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
             detail=result.detail),
             file=sys.stderr)
-        return EXIT_DOES_NOT_FIT if result.failed_step == Step.FIT else EXIT_FAILED
+        return EXIT_DOES_NOT_FIT if result.failed_step in (Step.FIT, Step.SHARES) else EXIT_FAILED
 
     return with_engine(loaded.config, go)
 
 
 def print_health(health: ClusterHealth) -> None:
-    heads = [n for n in health.nodes if n.engine is not None]
     state = _("serving") if health.serving else _("not serving")
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
     print_supervision(health.supervision, health.checked_at)
-    for row in heads:
-        e = row.engine
-        assert e is not None
+    several = len(health.engines) > 1
+    for row, e in ((r, e) for r in health.nodes for e in r.engines):
+        where = f"{row.node} {e.recipe}:{e.port}" if several and e.recipe else row.node
         print("  " + _("{node}: models {models}; running {running}, waiting {waiting}, "
                        "KV cache {kv}; /health {alive}").format(
-            node=row.node, models=", ".join(e.models) or "-", running=figure(e.running),
+            node=where, models=", ".join(e.models) or "-", running=figure(e.running),
             waiting=figure(e.waiting), kv=figure(e.kv_cache, percent=True),
             alive=yes_no(e.health_ok)) + (f"; {e.error}" if e.error else "")
               + ("; " + _("no engine metrics (/metrics does not answer)")

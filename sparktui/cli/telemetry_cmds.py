@@ -74,12 +74,12 @@ def render_top(frame: TelemetryFrame) -> str:
             f"{_fig(n.gpu_util, '{:.0f}%'):>5} {_fig(n.gpu_power, '{:.0f}W'):>6} "
             f"{_fig(n.gpu_temp, '{:.0f}C'):>5} "
             f"{_fig(n.disk_free and n.disk_free / gib, '{:.0f}G'):>8}")
-    e = frame.engine
-    if e is not None:
+    for e in frame.engines:
+        where = f"{e.recipe} {e.node}" if len(frame.engines) > 1 and e.recipe else e.node
         lines.append(_("engine {node}:{port}  running {r}  waiting {w}  KV {kv}  "
                        "in {p} tok/s  out {g} tok/s  TTFT p50/p95 {t50}/{t95}  "
                        "TPOT p50/p95 {o50}/{o95}").format(
-            node=e.node, port=e.port, r=_fig(e.running, "{:g}"), w=_fig(e.waiting, "{:g}"),
+            node=where, port=e.port, r=_fig(e.running, "{:g}"), w=_fig(e.waiting, "{:g}"),
             kv=_fig(e.kv_cache and e.kv_cache * 100, "{:.0f}%"),
             p=_fig(e.prompt_tps, "{:.0f}"), g=_fig(e.gen_tps, "{:.0f}"),
             t50=_fig(e.ttft_p50, "{:.3f}"), t95=_fig(e.ttft_p95, "{:.3f}"),

@@ -27,6 +27,7 @@ class Step(StrEnum):
 
     PREFLIGHT = "preflight"
     FIT = "fit"  # memory fit of the model on each node (sparktui.plan.fit)
+    SHARES = "shares"  # the node's memory shared with the recipes already running there
     HF = "hf"
     BEFORE_SERVE = "before_serve"
     SERVICE = "service"

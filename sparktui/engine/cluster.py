@@ -20,7 +20,7 @@ from sparktui.engine.health import node_health
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
 from sparktui.engine.services.health import service_statuses
-from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
+from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload, log_source
 from sparktui.engine.supervise import on_node
 from sparktui.engine.supervise.disarm import disarm as supervise_disarm
 from sparktui.engine.supervise.events import SuperviseResult, SuperviseSink
@@ -116,7 +116,8 @@ class ClusterEngine:
             return None
         node = next(n for n in self._nodes(cluster) if n.name == head.node)
         row = next((r for r in health.nodes if r.node == head.node), None)
-        models = row.engine.models if row is not None and row.engine is not None else []
+        eng = next((e for e in row.engines if e.recipe == head.recipe), None) if row else None
+        models = eng.models if eng is not None else []
         return await deep_check(self.transport(node), node.ssh_ip, head.port or 0,
                                 models[0] if models else None,
                                 max(self.config.health_timeout_seconds, 30.0))
@@ -161,6 +162,7 @@ class ClusterEngine:
                 yield LogBatch(row.node, [f"{_('docker unreachable')}: {row.docker_error}"],
                                gap=True)
         by_name = {n.name: n for n in self._nodes(cluster)}
+        several = len({w.recipe for w in wanted}) > 1  # each line says whose it is
         streams = []
         for workload in wanted:
             target = by_name.get(workload.node)
@@ -168,7 +170,9 @@ class ClusterEngine:
                 continue
             transport = self.transport(target)
             streams.append(node_logs(transport, workload, tail=tail, follow=follow,
-                                     is_running=_still_running(transport, workload)))
+                                     is_running=_still_running(transport, workload),
+                                     tag=log_source(workload.node, workload.recipe)
+                                     if several else None))
         async for batch in merge(streams):
             yield batch
 

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import time
+from dataclasses import replace
 
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -61,13 +62,20 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
             seconds=format_seconds(timeout)))
     latency = (time.perf_counter() - started) * 1000
     workloads, docker_error = parse_discovery(node.name, result.stdout)
-    head = _serving_head(workloads)
-    engine = None
-    if head is not None and head.port:
-        engine = await engine_status(transport, node.ssh_ip, head.port, timeout)
+    heads = serving_heads(workloads)
+    engines = await asyncio.gather(*(engine_status(transport, node.ssh_ip, h.port or 0, timeout)
+                                     for h in heads))
     return NodeHealth(node.name, reachable=True, latency_ms=round(latency, 1),
-                      workloads=workloads, engine=engine, docker_error=docker_error)
+                      workloads=workloads, docker_error=docker_error,
+                      engines=[replace(e, recipe=h.recipe, port=h.port)
+                               for h, e in zip(heads, engines, strict=True)])
 
 
-def _serving_head(workloads: list[Workload]) -> Workload | None:
-    return next((w for w in workloads if w.role == "head" and w.running), None)
+def serving_heads(workloads: list[Workload]) -> list[Workload]:
+    """Every running head with a port, one per recipe, by recipe name."""
+    heads = sorted((w for w in workloads if w.role == "head" and w.running and w.port),
+                   key=lambda w: (w.recipe, w.port or 0))
+    chosen: dict[str, Workload] = {}
+    for w in heads:
+        chosen.setdefault(w.recipe, w)
+    return list(chosen.values())

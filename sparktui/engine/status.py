@@ -33,6 +33,7 @@ class Workload:
     exit_code: int | None = None
     service: str | None = None  # role "service": the service's name (labels below too)
     service_index: int | None = None
+    mem_share: float | None = None  # engine members: the share of the node's memory it holds
     labels: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -60,6 +61,8 @@ class EngineStatus:
     error: str | None = None
     metrics_ok: bool | None = None  # /metrics answered with engine figures (SGLang: only
     # with --enable-metrics)
+    recipe: str = ""  # the recipe whose head answered (several may serve from one node)
+    port: int | None = None
 
     @property
     def busy(self) -> bool:
@@ -76,9 +79,17 @@ class NodeHealth:
     error: str | None = None  # why unreachable / what failed, for the operator
     latency_ms: float | None = None
     workloads: list[Workload] = field(default_factory=list)
-    engine: EngineStatus | None = None  # only for a node that heads a workload
+    engine: EngineStatus | None = None  # the first of ``engines``
     docker_error: str | None = None
     """SSH answered but the node's docker did not: its containers are unknown."""
+    engines: list[EngineStatus] = field(default_factory=list)
+    """One per recipe whose head runs on this node, by recipe name."""
+
+    def __post_init__(self) -> None:
+        if self.engine is not None and not self.engines:
+            object.__setattr__(self, "engines", [self.engine])
+        elif self.engines and self.engine is None:
+            object.__setattr__(self, "engine", self.engines[0])
 
     @property
     def known(self) -> bool:
@@ -91,6 +102,7 @@ class NodeHealth:
             "docker_error": self.docker_error, "latency_ms": self.latency_ms,
             "workloads": [w.as_dict() for w in self.workloads],
             "engine": self.engine.as_dict() if self.engine else None,
+            "engines": [e.as_dict() for e in self.engines],
         }
 
 
@@ -173,10 +185,19 @@ class ClusterHealth:
         return [w for n in self.nodes for w in n.workloads]
 
     @property
+    def engines(self) -> list[EngineStatus]:
+        """Every head's API, one per recipe serving on the cluster."""
+        return [e for n in self.nodes for e in n.engines]
+
+    @property
     def serving(self) -> bool:
         """True when any head answers /v1/models or has requests in flight."""
-        return any(n.engine is not None and (n.engine.ready or n.engine.busy)
-                   for n in self.nodes)
+        return any(e.ready or e.busy for e in self.engines)
+
+    @property
+    def recipes(self) -> list[str]:
+        """The recipes with a workload on the cluster, by name."""
+        return sorted({w.recipe for w in self.workloads if w.recipe})
 
     @property
     def all_reachable(self) -> bool:
@@ -190,9 +211,23 @@ class ClusterHealth:
 
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,
-                "serving": self.serving, "nodes": [n.as_dict() for n in self.nodes],
+                "serving": self.serving, "recipes": self.recipes,
+                "nodes": [n.as_dict() for n in self.nodes],
                 "services": [s.as_dict() for s in self.services],
                 "supervision": self.supervision.as_dict() if self.supervision else None}
+
+
+SOURCE_SEP = "/"
+"""``node1/glm``: the source of a log line when several recipes run on the cluster."""
+
+
+def log_source(node: str, recipe: str) -> str:
+    return f"{node}{SOURCE_SEP}{recipe}"
+
+
+def in_source(tag: str, wanted: str) -> bool:
+    """A line tagged ``node1/glm`` is in the view of ``node1`` and of ``node1/glm``."""
+    return tag == wanted or tag.startswith(wanted + SOURCE_SEP)
 
 
 class LogLine(NamedTuple):

@@ -18,7 +18,17 @@ from sparktui.plan.cluster import (
 from sparktui.plan.container import HF_CACHE_CONTAINER, container_name, engine_command
 from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
-from sparktui.plan.model import HEAD, WORKER, HfRef, HookStep, LaunchPlan, MountPlan, NodePlan
+from sparktui.plan.fit.settings import launch_share
+from sparktui.plan.model import (
+    HEAD,
+    MEM_SHARE_LABEL,
+    WORKER,
+    HfRef,
+    HookStep,
+    LaunchPlan,
+    MountPlan,
+    NodePlan,
+)
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import EngineLaunch
 from sparktui.plan.service_model import ServicePlan
@@ -111,6 +121,9 @@ def _node_plan(cfg: Config, cluster: Cluster, node: Node, engine: Engine, ctx: E
     labels = {"recipe": rec.name, "cluster": cluster.name, "node": node.name,
               "rank": str(node.rank), "role": role, "port": str(port),
               AFTER_STOP_LABEL: after_stop_label(after_stop)}
+    share = launch_share(rec.engine or "", list(rec.args), rec.tensor_parallel_size)
+    if share is not None:  # read back by discovery: what a recipe holds comes from the node
+        labels[MEM_SHARE_LABEL] = f"{share:g}"
     launch = runtime.launch(EngineLaunch(
         name=name, labels=labels, env=env, command=command, image=rec.docker_image,
         mounts=mounts, multi_node=ctx.nnodes > 1,

@@ -14,6 +14,9 @@ from sparktui.plan.service_model import ServicePlan
 
 HEAD = "head"
 WORKER = "worker"
+MEM_SHARE_LABEL = "mem_share"
+"""The label (``sparktui.mem_share``; tmux: ``SPARKTUI_MEM_SHARE``) of the share of its node's
+memory an engine member claims: what serve counts of a recipe already running."""
 
 
 @dataclass(frozen=True)

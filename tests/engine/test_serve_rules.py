@@ -13,8 +13,10 @@ from sparktui.cli import main
 
 def test_two_recipes_on_one_cluster_are_told_apart(site, capsys):
     s = site(2)
-    s.recipe("alpha", toy_recipe(port=30031, nodes=1))
-    s.recipe("beta", toy_recipe(port=30032, nodes=1))
+    # shares that fit together (vLLM's default 0.9 each would not: test_multi_recipe.py)
+    shares = 'args = ["--gpu-memory-utilization", "0.4"]'
+    s.recipe("alpha", toy_recipe(port=30031, nodes=1, extra=shares))
+    s.recipe("beta", toy_recipe(port=30032, nodes=1, extra=shares))
     assert main(s.cli("serve", "alpha")) == 0
     assert main(s.cli("serve", "beta")) == 0
     capsys.readouterr()

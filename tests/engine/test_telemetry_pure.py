@@ -222,3 +222,25 @@ def test_top_refuses_an_interval_that_would_hammer_the_nodes(value, message, cap
         main(["top", "--interval", value])
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_two_engines_on_one_node_alert_apart_and_sum_in_the_total():
+    from sparktui.engine.telemetry.figures import TelemetryFrame, cluster_total
+
+    rules, history = AlertRules(stall_seconds=60), History(2.0)
+    full = EngineFigures("a", 8000, waiting=3, gen_tps=0.0, kv_cache=0.96, recipe="glm")
+    calm = EngineFigures("a", 8001, running=1, gen_tps=40.0, kv_cache=0.2, recipe="qwen")
+    keys = sorted(c.key for c in rules.evaluate(0, [], [full, calm], history, None))
+    assert keys == ["kv:a:glm"]
+    assert sorted(c.key for c in rules.evaluate(60, [], [full, calm], history, None)) == [
+        "kv:a:glm", "stalled:a:glm"]
+    total = cluster_total([full, calm])
+    assert total is not None and total.gen_tps == 40.0 and total.kv_cache == 0.96
+    assert total.running == 1 and total.waiting == 3 and total.recipe == ""
+    assert cluster_total([calm]) is calm and cluster_total([]) is None
+    frame = TelemetryFrame("c", 0.0, 2.0, [], total, engines=[full, calm])
+    assert [e["recipe"] for e in frame.as_dict()["engines"]] == ["glm", "qwen"]
+    from sparktui.cli.telemetry_cmds import render_top
+
+    text = render_top(frame)
+    assert "engine glm a:8000" in text and "engine qwen a:8001" in text

@@ -46,7 +46,9 @@ def test_tmux_runtime_serve_health_logs_stop(site, tmp_path, capsys):
     for node in ("node1", "node2"):
         sessions = s.hosts.ssh(node, "tmux ls -F '#{session_name}'").stdout.split()
         assert sessions == ["sparktui-host"]
-        assert s.hosts.recorded_docker(node) == []
+        # docker is only asked what other recipes run there (ports, memory shares)
+        asked = [a[:2] for a in s.hosts.recorded_docker(node)]
+        assert set(map(tuple, asked)) <= {("docker", "ps"), ("docker", "inspect")}, asked
         env = s.hosts.ssh(node, "tmux show-environment -t sparktui-host VLLM_HOST_IP").stdout
         assert env.strip() == f"VLLM_HOST_IP={s.hosts.node(node).addr}"
 

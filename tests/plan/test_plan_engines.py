@@ -271,7 +271,8 @@ def test_tmux_runtime_argv(tmp_path: Path) -> None:
                              "SPARKTUI_LABEL_NODE=alpha", "SPARKTUI_LABEL_RANK=0",
                              "SPARKTUI_LABEL_ROLE=head", "SPARKTUI_LABEL_PORT=30000"]
     assert env_flags[6] == "SPARKTUI_LABEL_AFTER_STOP=[]"
-    assert env_flags[7:] == [f"{k}={v}" for k, v in node.env.items()]
+    assert env_flags[7] == "SPARKTUI_LABEL_MEM_SHARE=0.9"  # vLLM's default share
+    assert env_flags[8:] == [f"{k}={v}" for k, v in node.env.items()]
     assert env_flags[-1] == "K=v w"
     command, pipe = split_tmux(launch[sep + 1:])
     assert command == ["/opt/venv/bin/vllm", "serve", "org/model", "--tensor-parallel-size",

@@ -30,10 +30,11 @@ class Condition:
     node: str | None
     value: float | None = None
     detail: str = ""
+    recipe: str = ""  # an engine's: two recipes served from one node alert apart
 
     @property
     def key(self) -> str:
-        return f"{self.kind}:{self.node or '-'}"
+        return f"{self.kind}:{self.node or '-'}" + (f":{self.recipe}" if self.recipe else "")
 
 
 class AlertBook:
@@ -72,19 +73,25 @@ class AlertRules:
     kv_share: float = KV_SHARE
     stall_seconds: float = STALL_SECONDS
     swap_growth: float = SWAP_GROWTH_BYTES
-    _stall_since: float | None = None
+    _stall_since: dict[str, float] = field(default_factory=dict)  # recipe -> since
     _workers: dict[str, set[str]] = field(default_factory=dict)  # recipe -> worker nodes
     _kernel_seen: dict[str, set[str]] = field(default_factory=dict)
     _kernel_new: dict[str, tuple[float, str]] = field(default_factory=dict)
     _active: set[str] = field(default_factory=set)
 
-    def evaluate(self, now: float, nodes: list[NodeFigures], engine: EngineFigures | None,
+    def evaluate(self, now: float, nodes: list[NodeFigures],
+                 engines: list[EngineFigures] | EngineFigures | None,
                  history: History, health: ClusterHealth | None) -> list[Condition]:
         found: list[Condition] = []
         for n in nodes:
             found += self._node(now, n, history)
-        if engine is not None:
+        if isinstance(engines, EngineFigures):
+            engines = [engines]
+        for engine in engines or []:
             found += self._engine(now, engine)
+        serving = {e.recipe for e in engines or []}
+        for recipe in [r for r in self._stall_since if r not in serving]:
+            del self._stall_since[recipe]
         if health is not None:
             found += self._workers_gone(health)
         self._active = {c.key for c in found}
@@ -119,15 +126,17 @@ class AlertRules:
 
     def _engine(self, now: float, e: EngineFigures) -> list[Condition]:
         found = []
-        if e.kv_cache is not None and self._hot(f"kv:{e.node}", e.kv_cache, self.kv_share):
-            found.append(Condition("kv", e.node, e.kv_cache))
+        kv = Condition("kv", e.node, e.kv_cache, e.recipe, e.recipe)
+        if e.kv_cache is not None and self._hot(kv.key, e.kv_cache, self.kv_share):
+            found.append(kv)
         stalled = (e.waiting or 0) > 0 and e.error is None and not (e.gen_tps or 0) > 0
         if not stalled:
-            self._stall_since = None
-        elif self._stall_since is None:
-            self._stall_since = now
-        if self._stall_since is not None and now - self._stall_since >= self.stall_seconds:
-            found.append(Condition("stalled", e.node, now - self._stall_since))
+            self._stall_since.pop(e.recipe, None)
+        else:
+            self._stall_since.setdefault(e.recipe, now)
+        since = self._stall_since.get(e.recipe)
+        if since is not None and now - since >= self.stall_seconds:
+            found.append(Condition("stalled", e.node, now - since, e.recipe, e.recipe))
         return found
 
     def _workers_gone(self, health: ClusterHealth) -> list[Condition]:
@@ -164,6 +173,8 @@ def describe(alert: Alert) -> str:
     if alert.kind == "swap":
         return _("{node}: swap grew {mib:.0f} MiB in the last minute").format(
             node=node, mib=(v or 0) / 1024 / 1024)
+    if alert.kind in ("kv", "stalled") and alert.detail:
+        node = f"{node} {alert.detail}"  # the recipe whose engine it is
     if alert.kind == "kv":
         return _("{node}: KV cache {pct:.0f}% full (above {limit:.0f}%)").format(
             node=node, pct=(v or 0) * 100, limit=KV_SHARE * 100)

@@ -53,9 +53,41 @@ class EngineFigures:
     tpot_p50: float | None = None
     tpot_p95: float | None = None
     error: str | None = None
+    recipe: str = ""  # whose head this is; "" in a cluster's total of several
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def history_key(recipe: str, name: str) -> str:
+    """One engine's series: ``engine[glm].gen_tps`` (``engine.gen_tps`` is the total)."""
+    return f"engine[{recipe}].{name}"
+
+
+def _sum(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _max(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
+
+
+def cluster_total(engines: list[EngineFigures]) -> EngineFigures | None:
+    """The one engine, or several summed (requests, token rates) or at their worst (KV
+    cache, latencies): what the header and the wall show for a cluster."""
+    if len(engines) <= 1:
+        return engines[0] if engines else None
+    live = [e for e in engines if e.error is None]
+    if not live:
+        return EngineFigures("", 0, error=engines[0].error)
+    return EngineFigures(
+        "", 0, _sum([e.running for e in live]), _sum([e.waiting for e in live]),
+        _max([e.kv_cache for e in live]), _sum([e.prompt_tps for e in live]),
+        _sum([e.gen_tps for e in live]), _max([e.ttft_p50 for e in live]),
+        _max([e.ttft_p95 for e in live]), _max([e.tpot_p50 for e in live]),
+        _max([e.tpot_p95 for e in live]))
 
 
 @dataclass(frozen=True)
@@ -98,9 +130,15 @@ class TelemetryFrame:
     at: float  # time.time() of the sample
     interval: float
     nodes: list[NodeFigures]
-    engine: EngineFigures | None = None
+    engine: EngineFigures | None = None  # the one engine, or the total of ``engines``
     alerts: list[Alert] = field(default_factory=list)  # active first, then recently cleared
     history: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    engines: list[EngineFigures] = field(default_factory=list)
+    """One per recipe serving on the cluster, by recipe name."""
+
+    def __post_init__(self) -> None:
+        if self.engine is not None and not self.engines:
+            object.__setattr__(self, "engines", [self.engine])
 
     def node(self, name: str) -> NodeFigures | None:
         return next((n for n in self.nodes if n.node == name), None)
@@ -114,6 +152,7 @@ class TelemetryFrame:
             "cluster": self.cluster, "at": self.at, "interval": self.interval,
             "nodes": [n.as_dict() for n in self.nodes],
             "engine": self.engine.as_dict() if self.engine else None,
+            "engines": [e.as_dict() for e in self.engines],
             "alerts": [a.as_dict() for a in self.alerts],
         }
         if history:

@@ -16,13 +16,21 @@ from collections import deque
 from collections.abc import Callable
 
 from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine.health import serving_heads as heads_of
 from sparktui.engine.remote.http import http_get, http_request
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.labels import metrics as metric_endpoints
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.engine.telemetry import metrics, nodestats
 from sparktui.engine.telemetry.alerts import AlertBook, AlertRules
-from sparktui.engine.telemetry.figures import DeepCheck, EngineFigures, NodeFigures, TelemetryFrame
+from sparktui.engine.telemetry.figures import (
+    DeepCheck,
+    EngineFigures,
+    NodeFigures,
+    TelemetryFrame,
+    cluster_total,
+    history_key,
+)
 from sparktui.engine.telemetry.history import History
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
@@ -63,11 +71,19 @@ def exporters_on(workloads: list[Workload]) -> dict[str, tuple[int, str]]:
     return found
 
 
-def serving_head(health: ClusterHealth | None) -> Workload | None:
-    if health is None:
-        return None
-    return next((w for w in health.workloads if w.role == "head" and w.running and w.port),
+def serving_heads(health: ClusterHealth | None) -> list[Workload]:
+    """Every running head with a port, one per recipe, by recipe name."""
+    return [] if health is None else heads_of(health.workloads)
+
+
+def serving_head(health: ClusterHealth | None, recipe: str | None = None) -> Workload | None:
+    """The head of ``recipe``, or of the first recipe serving on the cluster."""
+    return next((h for h in serving_heads(health) if recipe is None or h.recipe == recipe),
                 None)
+
+
+ENGINE_SERIES = ("gen_tps", "prompt_tps", "kv_cache", "running", "waiting", "ttft_p95",
+                 "tpot_p95")
 
 
 class ClusterTelemetry:
@@ -87,27 +103,30 @@ class ClusterTelemetry:
         # node -> (source, cumulative CPU): /proc jiffies and node-exporter seconds differ,
         # so a delta is taken only between two readings of one source
         self._cpu: dict[str, tuple[str | None, tuple[float, float] | None] | None] = {}
-        self._snaps: deque[metrics.EngineSnapshot] = deque()
-        self._head: tuple[str, int] | None = None
+        # (recipe, node, port) -> its /metrics snapshots: each engine's counters apart
+        self._snaps: dict[tuple[str, str, int], deque[metrics.EngineSnapshot]] = {}
         self.channels = 0  # SSH channels opened by samples, for the benchmark
 
     async def sample(self, health: ClusterHealth | None) -> TelemetryFrame:
         timeout = self.config.health_timeout_seconds
         rows = {n.node: n for n in health.nodes} if health else {}
-        head = serving_head(health)
         nodes = self.cluster.ranked
         by_name = {n.name: n for n in nodes}
+        heads = [h for h in serving_heads(health) if h.node in by_name]
         jobs = [self._node(n, exporters_on(rows[n.name].workloads) if n.name in rows else {},
                            timeout) for n in nodes]
-        engine_job = (self._engine(by_name[head.node], head.port or 0, timeout)
-                      if head is not None and head.node in by_name else _none())
-        figures, engine = await asyncio.gather(asyncio.gather(*jobs), engine_job)
+        figures, engines = await asyncio.gather(asyncio.gather(*jobs), asyncio.gather(*(
+            self._engine(h.recipe, by_name[h.node], h.port or 0, timeout) for h in heads)))
+        keep = {(h.recipe, h.node, h.port or 0) for h in heads}
+        for key in [k for k in self._snaps if k not in keep]:
+            del self._snaps[key]  # stopped or moved: a new engine's counters start anew
         now = self.clock()
-        self._record(now, figures, engine)
-        conditions = self.rules.evaluate(now, figures, engine, self.history, health)
+        total = cluster_total(engines)
+        self._record(now, figures, total, engines)
+        conditions = self.rules.evaluate(now, figures, engines, self.history, health)
         alerts = self.book.update(now, conditions)
-        return TelemetryFrame(self.cluster.name, now, self.interval, figures, engine, alerts,
-                              self.history.snapshot())
+        return TelemetryFrame(self.cluster.name, now, self.interval, figures, total, alerts,
+                              self.history.snapshot(), engines)
 
     # -- nodes -----------------------------------------------------------------------------
     async def _node(self, node: Node, exporters: dict[str, tuple[int, str]],
@@ -167,10 +186,9 @@ class ClusterTelemetry:
             disk_total=raw.disk[1] if raw.disk else None, kernel=raw.kernel, sources=sources)
 
     # -- the head ----------------------------------------------------------------------------
-    async def _engine(self, node: Node, port: int, timeout: float) -> EngineFigures:
-        if self._head != (node.name, port):  # another engine: its counters start anew
-            self._head = (node.name, port)
-            self._snaps.clear()
+    async def _engine(self, recipe: str, node: Node, port: int,
+                      timeout: float) -> EngineFigures:
+        snaps = self._snaps.setdefault((recipe, node.name, port), deque())
         self.channels += 1
         try:
             asked = time.monotonic()
@@ -181,13 +199,14 @@ class ClusterTelemetry:
             # the engine wrote its counters somewhere between the question and the answer
             snap = metrics.snapshot(answer.body, (asked + time.monotonic()) / 2)
         except Exception as exc:
-            return EngineFigures(node.name, port, error=str(exc) or type(exc).__name__)
-        prev = next((s for s in self._snaps if s.t >= snap.t - RATE_WINDOW),
-                    self._snaps[-1] if self._snaps else None)
-        self._snaps.append(snap)
-        while len(self._snaps) > 2 and self._snaps[1].t <= snap.t - PERCENTILE_WINDOW:
-            self._snaps.popleft()  # keep one snapshot at or before the window's start
-        base = self._snaps[0]
+            return EngineFigures(node.name, port, error=str(exc) or type(exc).__name__,
+                                 recipe=recipe)
+        prev = next((s for s in snaps if s.t >= snap.t - RATE_WINDOW),
+                    snaps[-1] if snaps else None)
+        snaps.append(snap)
+        while len(snaps) > 2 and snaps[1].t <= snap.t - PERCENTILE_WINDOW:
+            snaps.popleft()  # keep one snapshot at or before the window's start
+        base = snaps[0]
         ttft = metrics.bucket_delta(base.ttft, snap.ttft) if base is not snap else {}
         tpot = metrics.bucket_delta(base.tpot, snap.tpot) if base is not snap else {}
         dt = snap.t - prev.t if prev is not None else 0.0
@@ -196,27 +215,29 @@ class ClusterTelemetry:
             metrics.rate(prev.prompt_tokens, snap.prompt_tokens, dt) if prev else None,
             metrics.rate(prev.generation_tokens, snap.generation_tokens, dt) if prev else None,
             metrics.quantile(0.5, ttft), metrics.quantile(0.95, ttft),
-            metrics.quantile(0.5, tpot), metrics.quantile(0.95, tpot))
+            metrics.quantile(0.5, tpot), metrics.quantile(0.95, tpot), recipe=recipe)
 
     # -- history -----------------------------------------------------------------------------
-    def _record(self, now: float, figures: list[NodeFigures],
-                engine: EngineFigures | None) -> None:
+    def _record(self, now: float, figures: list[NodeFigures], engine: EngineFigures | None,
+                engines: list[EngineFigures]) -> None:
         values: dict[str, float | None] = {}
         for f in figures:
             for name in ("cpu_pct", "mem_pct", "swap_used", "gpu_util", "gpu_power",
                          "gpu_temp"):
                 values[f"{f.node}.{name}"] = getattr(f, name)
         if engine is not None:
-            for name in ("gen_tps", "prompt_tps", "kv_cache", "running", "waiting",
-                         "ttft_p95", "tpot_p95"):
+            for name in ENGINE_SERIES:
                 values[f"engine.{name}"] = getattr(engine, name)
         elif "engine.gen_tps" in self.history.names():
             values.update({f"engine.{name}": None for name in ("gen_tps", "kv_cache")})
+        serving = {e.recipe for e in engines}
+        for e in engines:
+            for name in ("gen_tps", "kv_cache"):
+                values[history_key(e.recipe, name)] = getattr(e, name)
+        for key in self.history.names():  # a stopped recipe's series shows the gap
+            if key.startswith("engine[") and key[7:key.index("]")] not in serving:
+                values[key] = None
         self.history.add(now, values)
-
-
-async def _none() -> None:
-    return None
 
 
 # -- the third readiness tier ----------------------------------------------------------------

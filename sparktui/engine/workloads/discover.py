@@ -6,9 +6,13 @@ from typing import Any, NamedTuple
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
+from sparktui.plan.fit.settings import argv_share
+from sparktui.plan.fit.shares import HOLDING_STATES, Holder
+from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
 from sparktui.plan.runtime.base import Found
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
+ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
 """One round trip lists every runtime's workloads."""
 
@@ -44,7 +48,27 @@ def _workload(node: str, runtime: str, found: Found) -> Workload:
         role=label.get("role", ""), runtime=runtime, state=found.state, status=found.status,
         port=_int(label.get("port"), None), image=found.image, started_at=found.started_at,
         restarts=found.restarts, exit_code=found.exit_code, service=label.get("service"),
-        service_index=_int(label.get("service_index"), None), labels=label)
+        service_index=_int(label.get("service_index"), None),
+        mem_share=_share(label.get(MEM_SHARE_LABEL), found.argv), labels=label)
+
+
+def share_holders(workloads: list[Workload], recipe: str) -> list[Holder]:
+    """The engine members of other recipes among a node's workloads that hold (or are
+    about to take) their share of its memory."""
+    return [Holder(w.recipe, w.mem_share, w.port, w.name) for w in workloads
+            if w.role in ENGINE_ROLES and w.recipe != recipe and w.state in HOLDING_STATES]
+
+
+def _share(label: str | None, argv: tuple[str, ...]) -> float | None:
+    """The label sparktui wrote at launch; else the share flag in the argv the node
+    reports; None when neither says (the caller names it unknown, never zero)."""
+    if label is not None:
+        try:
+            value = float(label)
+        except ValueError:
+            return None
+        return value if 0 < value <= 1 else None
+    return argv_share(list(argv))
 
 
 def _int(value: Any, default: Any) -> Any:

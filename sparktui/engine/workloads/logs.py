@@ -18,9 +18,11 @@ BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 async def node_logs(transport: Transport, workload: Workload, *, tail: int = 200,
-                    follow: bool = True, is_running=None) -> AsyncIterator[LogBatch]:
-    """Batches of one workload's lines; with ``follow``, reconnects until it ends."""
-    node = transport.node.name
+                    follow: bool = True, is_running=None,
+                    tag: str | None = None) -> AsyncIterator[LogBatch]:
+    """Batches of one workload's lines, tagged with its node (or ``tag``); with
+    ``follow``, reconnects until it ends."""
+    node = tag or transport.node.name
     runtime = runtime_for(workload.runtime)
     attempt = 0
     first = True

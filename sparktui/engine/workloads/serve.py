@@ -24,13 +24,18 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
+from sparktui.engine.status import Workload
+from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
+from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
+from sparktui.plan.fit.probe import question_for
+from sparktui.plan.fit.shares import HOLDING_STATES, node_shares, share_line, share_refusal
 from sparktui.plan.fit.text import node_line, refusal
-from sparktui.plan.model import LaunchPlan, NodePlan
+from sparktui.plan.model import HEAD, WORKER, LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
@@ -55,6 +60,7 @@ class Serve:
         self.image_ids: dict[str, str | None] = {}
         self.services = ServiceRunner(transports, self._say)
         self.fit = fit
+        self.fit_report: FitReport | None = None
         self.force = force
 
     async def run(self) -> ActionResult:
@@ -66,7 +72,7 @@ class Serve:
             await self._image_ids_match()
             await self._fit()
             if self.plan.nodes:
-                await self._port_free()
+                await self._beside_others()
             resolved = await self._each(Step.HF, self._resolve_hf)
             self.plan = replace(self.plan, nodes=[
                 hf.substitute(n, resolved.get(n.name) or {}) for n in self.plan.nodes])
@@ -150,7 +156,7 @@ class Serve:
         checked on a node that answers nothing) stops here, unless forced."""
         if self.fit is None or not self.plan.nodes:
             return
-        report = await self.fit()
+        report = self.fit_report = await self.fit()
         blocking = [n for n in report.nodes if n.verdict in (NO_FIT, ERROR)]
         for n in report.nodes:
             state = (StepState.OK if n.verdict == FITS else
@@ -159,15 +165,75 @@ class Serve:
         if blocking and not self.force:
             raise StepFailed(blocking[0].node, Step.FIT, refusal(blocking), reported=True)
 
-    async def _port_free(self) -> None:
+    async def _beside_others(self) -> None:
+        """What the nodes say already runs there: the head's port must be free, and the
+        engines' shares of each node must leave room for this one (sparktui.plan.fit.shares)."""
+        found = await self._each(Step.PREFLIGHT, lambda n: discover(self.t[n.name]))
+        await self._port_free(found.get(self.plan.head.name) or [])
+        if len(self.plan.nodes) > 1:
+            await self._rendezvous_free(found)
+        self._shares(found)
+
+    async def _rendezvous_free(self, found: dict[str, list[Workload]]) -> None:
         head = self.plan.head
+        address = rendezvous(head.launch, head.ib_ip)
+        if address is None:
+            return
+        host, port = address
         try:
-            _reader, writer = await self.t[head.name].open_tcp(head.ssh_ip, self.plan.port, 5)
+            _reader, writer = await self.t[head.name].open_tcp(host, port, 5)
         except Exception:
             return  # nothing listens: free
         writer.close()
-        raise StepFailed(head.name, Step.PREFLIGHT, _("port {port} is already in use").format(
-            port=self.plan.port))
+        spread = {w.recipe for ws in found.values() for w in ws if w.role == WORKER}
+        holders = sorted({w.recipe for w in found.get(head.name) or []
+                          if w.role == HEAD and w.running and w.recipe in spread
+                          and w.recipe != self.plan.recipe})
+        held = (_("held by recipe {recipes}").format(recipes=", ".join(holders)) if holders
+                else _("not by a sparktui recipe"))
+        raise StepFailed(head.name, Step.PREFLIGHT, _(
+            "the rendezvous port {port} of a multi-node group on {node} ({host}) is already "
+            "in use ({held}): one node heads one multi-node recipe at a time").format(
+            port=port, node=head.name, host=host, held=held))
+
+    async def _port_free(self, on_head: list[Workload]) -> None:
+        head, port = self.plan.head, self.plan.port
+        holder = next((w for w in on_head if w.port == port and w.recipe != self.plan.recipe
+                       and (w.role == HEAD or w.is_service) and w.state in HOLDING_STATES),
+                      None)
+        if holder is not None:  # ours, even while it loads and does not listen yet
+            raise StepFailed(head.name, Step.PREFLIGHT, _(
+                "port {port} on {node} is held by recipe {recipe} ({container})").format(
+                port=port, node=head.name, recipe=holder.recipe, container=holder.name))
+        try:
+            _reader, writer = await self.t[head.name].open_tcp(head.ssh_ip, port, 5)
+        except Exception:
+            return  # nothing listens: free
+        writer.close()
+        raise StepFailed(head.name, Step.PREFLIGHT, _(
+            "port {port} is already in use on {node} (not by a sparktui recipe)").format(
+            port=port, node=head.name))
+
+    def _shares(self, found: dict[str, list[Workload]]) -> None:
+        settings = question_for(self.plan).settings
+        if settings is None:
+            return  # a share flag that is no number: the fit has said so
+        totals = {n.node: n.mem_total for n in (self.fit_report.nodes if self.fit_report
+                                                 else [])}
+        rows = []
+        for node in self.plan.nodes:
+            holders = share_holders(found.get(node.name) or [], self.plan.recipe)
+            if holders:
+                rows.append(node_shares(node.name, self.plan.recipe, settings.share, holders,
+                                        totals.get(node.name, 0)))
+        blocking = [r for r in rows if not r.ok]
+        for row in rows:
+            state = (StepState.OK if row.ok else
+                     StepState.WARN if self.force else StepState.FAILED)
+            self._say(Step.SHARES, row.node, state, share_line(row))
+        if blocking and not self.force:
+            raise StepFailed(blocking[0].node, Step.SHARES, share_refusal(blocking),
+                             reported=True)
 
     async def _resolve_hf(self, node: NodePlan) -> dict[str, str]:
         values: dict[str, str] = {}

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from sparktui.config.recipe import Recipe
 
 MASTER_PORT = 29501
 RAY_PORT = 6379
+
+
+def rendezvous(launch: list[str], head_ip: str) -> tuple[str, int] | None:
+    """Where a multi-node group's head waits for its ranks (a fixed port on the host
+    network: two groups headed on one node would collide), from the head's argv (a
+    ``sh -c`` line of mods or Ray is read word by word)."""
+    words = [w for arg in launch for w in (arg.split() if " " in arg else [arg])]
+    given: dict[str, str] = {}
+    for flag, value in itertools.pairwise(words):
+        given.setdefault(flag, value)
+    if "--master-port" in given:
+        return given.get("--master-addr", head_ip), int(given["--master-port"])
+    if "--dist-init-addr" in given:
+        host, _, port = given["--dist-init-addr"].rpartition(":")
+        return host, int(port)
+    if "ray" in given and given["ray"] == "start" and "--head" in words:
+        return head_ip, RAY_PORT
+    return None
 
 
 @dataclass(frozen=True)

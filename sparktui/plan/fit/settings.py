@@ -103,3 +103,30 @@ def parse_settings(engine: str, args: list[str], tensor_parallel: int) -> Settin
         max_num_seqs=_tokens(flags["seqs"], seqs) if seqs is not None else None,
         kv_cache_dtype=given.get(flags["kv_dtype"], "auto"),
         dtype=given.get(flags["dtype"], "auto"))
+
+
+SHARE_FLAGS = ("--gpu-memory-utilization", "--mem-fraction-static")
+"""vLLM's and SGLang's share flags: either found in a running engine's argv is its share."""
+
+
+def launch_share(engine: str, args: list[str], tensor_parallel: int) -> float | None:
+    """The share of its node's memory an engine given the recipe's ``args`` claims (the
+    engine's default when the flag is absent); None when the flag is no valid value."""
+    if engine not in _FLAGS:
+        return None
+    try:
+        return parse_settings(engine, args, tensor_parallel).share
+    except SettingError:
+        return None
+
+
+def argv_share(argv: list[str]) -> float | None:
+    """The share flag of a running engine's argv as ``docker inspect`` reports it."""
+    given = flag_values(argv)
+    for flag in SHARE_FLAGS:
+        if flag in given:
+            try:
+                return _fraction(flag, given[flag])
+            except SettingError:
+                return None
+    return None

@@ -119,6 +119,7 @@ class Found:
     started_at: str | None = None
     restarts: int = 0
     exit_code: int | None = None
+    argv: tuple[str, ...] = ()  # what it runs, as the runtime reports it (docker: Path, Args)
 
 
 @dataclass(frozen=True)

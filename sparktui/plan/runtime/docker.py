@@ -136,7 +136,8 @@ def _found(item: dict[str, Any]) -> Found:
         state=status, status=status if status == "running" else f"{status} ({exit_code})",
         image=(item.get("Config") or {}).get("Image", ""), started_at=state.get("StartedAt"),
         restarts=_count(item.get("RestartCount")),
-        exit_code=None if status == "running" else exit_code)
+        exit_code=None if status == "running" else exit_code,
+        argv=tuple(str(a) for a in [item.get("Path") or "", *(item.get("Args") or [])] if a))
 
 
 def _count(value: Any) -> int:

@@ -41,7 +41,7 @@ from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.viewmodel.recipes import plan_preview, render_problems
-from sparktui.tui.viewmodel.runs import ActionRun, running_recipe
+from sparktui.tui.viewmodel.runs import ActionRun, running_recipe, shares_seen
 
 
 class ActionFlows:
@@ -136,6 +136,10 @@ class ActionFlows:
         warning = _("The last health check saw {recipe} on {nodes}: preflight will refuse "
                     "until it is stopped.").format(recipe=plan.recipe,
                                                    nodes=", ".join(seen)) if seen else ""
+        crowded = shares_seen(selection.health, plan)
+        if crowded:  # preflight asks the nodes again; this is what the last check saw
+            warning = "\n".join([*([warning] if warning else []), *crowded, _(
+                "The memory shares do not fit together: preflight will refuse.")])
         screen = ServePlanScreen(plan.recipe, plan.cluster, render(plan, "text"), warning)
         self.host.push_screen(screen, partial(self._serve_confirmed, control, plan))
 

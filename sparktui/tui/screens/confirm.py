@@ -69,13 +69,13 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
             text.append("\n    " + _("stays: it belongs to cluster {cluster}").format(
                 cluster=wl.cluster), style="dim italic")
         text.append("\n")
-    eng = node.engine
-    if eng is not None:
+    for eng in node.engines:
         alive = {True: "ok", False: _("failing"), None: "-"}[eng.health_ok]
         text.append("  " + _("engine: /health {alive} · models {models} · {r} running, "
                              "{w} waiting").format(alive=alive, models=", ".join(eng.models)
                                                    or "-", r=_figure(eng.running),
-                                                   w=_figure(eng.waiting)) + "\n",
+                                                   w=_figure(eng.waiting))
+                    + (f" · {eng.recipe} :{eng.port}" if len(node.engines) > 1 else "") + "\n",
                     style="cyan")
         if eng.error:
             text.append(f"  {eng.error}\n", style="red")
@@ -107,7 +107,7 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
     if not typed:
         return text
     if health.serving:
-        heads = [n.engine for n in health.nodes if n.engine is not None]
+        heads = health.engines
         running = sum(e.running or 0 for e in heads)
         waiting = sum(e.waiting or 0 for e in heads)
         text.append("\n" + _("{cluster} is SERVING ({r} running, {w} waiting requests). "

@@ -121,9 +121,10 @@ def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | Non
             _row(text, _("port"), work.port)
         if work.restarts:
             _row(text, _("restarts"), work.restarts, "yellow")
-    if health.engine is not None:
-        eng = health.engine
+    for eng in health.engines:
         text.append("\n")
+        if len(health.engines) > 1:
+            _row(text, _("recipe"), f"{eng.recipe} :{eng.port}")
         _row(text, _("/health"), {True: "ok", False: _("failing"), None: "-"}[eng.health_ok])
         _row(text, _("models"), ", ".join(eng.models) or "-")
         _row(text, _("requests"), _("{r} running, {w} waiting").format(

@@ -22,15 +22,28 @@ class Serving:
     port: int | None = None
     running: float | None = None
     waiting: float | None = None
+    others: int = 0  # more recipes serving on the cluster (their requests are counted)
+
+
+def _total(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def serving_of(health: ClusterHealth) -> Serving:
-    heads = [(n, w) for n in health.nodes for w in n.workloads if w.role == "head"]
-    for node, work in heads:
-        eng = node.engine
-        if eng is not None and (eng.ready or eng.busy):
-            model = eng.models[0] if eng.models else work.recipe
-            return Serving("serving", work.recipe, model, work.port, eng.running, eng.waiting)
+    live = []
+    for node in health.nodes:
+        heads = [w for w in node.workloads if w.role == "head"]
+        for eng in node.engines:
+            if heads and (eng.ready or eng.busy):
+                work = next((w for w in heads if w.recipe == eng.recipe), heads[0])
+                live.append((eng, work))
+    if live:
+        eng, work = live[0]
+        model = eng.models[0] if eng.models else work.recipe
+        return Serving("serving", work.recipe, model, eng.port or work.port,
+                       _total([e.running for e, _w in live]),
+                       _total([e.waiting for e, _w in live]), len(live) - 1)
     running = [w for w in health.workloads if w.running]
     if running:
         head = next((w for w in running if w.role == "head"), running[0])
@@ -50,6 +63,19 @@ def main_workload(node: NodeHealth) -> Workload | None:
         return None
     ranked = sorted(node.workloads, key=lambda w: (w.role not in ENGINE_ROLES, not w.running))
     return ranked[0]
+
+
+def node_workloads(node: NodeHealth) -> list[Workload]:
+    """One per recipe on the node, for the nodes pane's rows: ``main_workload`` first,
+    then each other recipe's engine member (running before exited), by recipe name."""
+    main = main_workload(node)
+    if main is None:
+        return []
+    others: dict[str, Workload] = {}
+    for w in sorted(node.workloads, key=lambda w: (w.recipe, not w.running)):
+        if w.role in ENGINE_ROLES and w.recipe != main.recipe:
+            others.setdefault(w.recipe, w)
+    return [main, *others.values()]
 
 
 def uptime(work: Workload, now: float) -> str:

@@ -15,8 +15,12 @@ from typing import TYPE_CHECKING
 
 from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.status import ClusterHealth, Workload
+from sparktui.engine.workloads.discover import share_holders
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
+from sparktui.plan.fit.probe import question_for
+from sparktui.plan.fit.shares import node_shares, share_line
+from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
 
 if TYPE_CHECKING:
@@ -170,6 +174,22 @@ def running_recipe(health: ClusterHealth | None, recipe: str) -> list[str]:
     if health is None:
         return []
     return sorted({w.node for w in health.workloads if w.recipe == recipe})
+
+
+def shares_seen(health: ClusterHealth | None, plan: LaunchPlan) -> list[str]:
+    """The nodes of ``plan`` whose engines, as the last health saw them, leave no room for
+    its share (serve's preflight checks again, on the nodes, before anything starts)."""
+    settings = question_for(plan).settings
+    if health is None or settings is None:
+        return []
+    lines = []
+    for node in plan.nodes:
+        row = next((n for n in health.nodes if n.node == node.name), None)
+        holders = share_holders(row.workloads if row is not None else [], plan.recipe)
+        shares = node_shares(node.name, plan.recipe, settings.share, holders)
+        if not shares.ok:
+            lines.append(share_line(shares))
+    return lines
 
 
 # -- power ----------------------------------------------------------------------------------

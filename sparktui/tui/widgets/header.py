@@ -57,6 +57,8 @@ def describe(state: HeaderState) -> Text:
         text.append(serving.model or serving.recipe, style="bold")
         if serving.port:
             text.append(f" :{serving.port}")
+        if serving.others:
+            text.append(f" +{serving.others}", style="bold green")
         text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
                     + f" {_num(serving.waiting)}", style="")
     elif serving.state == "starting":

@@ -31,7 +31,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from sparktui.engine.status import LogLine
+from sparktui.engine.status import LogLine, in_source
 from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc
 from sparktui.tui.messages import LogsArrived
@@ -237,7 +237,8 @@ class LogsPane(LogFinding, Vertical):
         view = self.view
         view.max_lines = self._view_capacity()
         width = self._wrap_width() if self.wrap else 0
-        prefixes, cont = self._prefixes(self.node_filter is None)
+        filt = self.node_filter
+        prefixes, cont = self._prefixes(filt is None or filt not in self.buffers)
         view.prefix = len(cont)
         out: list[str] = []
         for entry in entries:
@@ -259,8 +260,10 @@ class LogsPane(LogFinding, Vertical):
                 " " * width + SEP)
 
     def _merged(self, node: str | None) -> Iterator[Entry]:
+        """One node's lines (of each recipe on it: ``node1/glm``), or one source's, or all."""
         if node is not None:
-            return iter(self.buffers.get(node, ()))
+            picked = [b for n, b in self.buffers.items() if in_source(n, node)]
+            return iter(picked[0]) if len(picked) == 1 else heapq.merge(*picked)
         return heapq.merge(*self.buffers.values())
 
     def _predicate(self) -> Callable[[Entry], bool] | None:
@@ -271,14 +274,15 @@ class LogsPane(LogFinding, Vertical):
 
         def keep(entry: Entry) -> bool:
             line = entry.line
-            return ((node is None or (line.node or SYSTEM_NODE) == node)
+            return ((node is None or in_source(line.node or SYSTEM_NODE, node))
                     and entry.level >= level
                     and (not needle or needle in line.text.lower()))
 
         return keep
 
     def _view_capacity(self) -> int:
-        nodes = 1 if self.node_filter is not None else max(1, len(self.buffers))
+        filt = self.node_filter
+        nodes = max(1, sum(1 for n in self.buffers if filt is None or in_source(n, filt)))
         return self.max_lines_per_node * nodes * (3 if self.wrap else 1)
 
     def _tag_width(self) -> int:

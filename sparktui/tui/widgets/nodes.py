@@ -17,17 +17,26 @@ from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from sparktui.config.models import Cluster, Node
-from sparktui.engine.status import ClusterHealth, NodeHealth
+from sparktui.engine.status import ClusterHealth, NodeHealth, Workload, log_source
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
-from sparktui.tui.viewmodel.health import main_workload, strip_ansi, uptime
+from sparktui.tui.viewmodel.health import node_workloads, strip_ansi, uptime
 from sparktui.tui.widgets.telemetry_table import telemetry_table
 
 LAST_LINE_HZ = 4
 STATE_STYLES = {"running": "green", "restarting": "yellow", "created": "yellow",
                 "exited": "red", "dead": "bold red"}
 ROLES = {"head": N_("head"), "worker": N_("worker")}
+
+
+CONTAINER, CONTAINER_MIN = 5, 12  # the container column, and how narrow it may get
+ROW_SEP = "\x00"
+"""Between a node and a recipe in the key of a node's second and later rows."""
+
+
+def _key(node: Node, work: Workload | None, first: bool) -> str:
+    return node.name if first or work is None else f"{node.name}{ROW_SEP}{work.recipe}"
 
 
 class NodeTable(DataTable):
@@ -54,6 +63,8 @@ class NodesPane(Vertical):
         self._cell_timer: Timer | None = None
         self._cells_painted = 0.0
         self.telemetry: TelemetryFrame | None = None
+        self._row_nodes: list[str] = []  # the node of each row (a node may have several)
+        self._row_tags: dict[str, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
@@ -104,20 +115,19 @@ class NodesPane(Vertical):
     def _paint_last_lines(self) -> None:
         self._cell_timer = None
         self._cells_painted = time.monotonic()
-        nodes, self._stale_cells = self._stale_cells, set()
+        tags, self._stale_cells = self._stale_cells, set()
         if self._log_column is None:
             return
         table = self.table
-        for node in nodes:
-            if node in table.rows:
-                table.update_cell(node, self._log_column, self._last_cell(node))
+        for key, sources in self._row_tags.items():
+            if key in table.rows and not tags.isdisjoint(sources):
+                table.update_cell(key, self._log_column, self._last_cell(key))
 
     def current_node(self) -> str | None:
         if self.cluster is None or not self.table.row_count:
             return None
         row = self.table.cursor_row
-        ranked = self.cluster.ranked
-        return ranked[row].name if 0 <= row < len(ranked) else None
+        return self._row_nodes[row] if 0 <= row < len(self._row_nodes) else None
 
     def on_resize(self, event: Resize) -> None:
         self._fill()
@@ -133,44 +143,73 @@ class NodesPane(Vertical):
         if not self.is_mounted or self.cluster is None:
             return
         table = self.table
-        ranked = self.cluster.ranked
-        rows = [self._row(node) for node in ranked]
+        lines = self._lines()
+        rows = [self._row(node, work, first) for node, work, first in lines]
         headers = _columns()
         widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
                   for i, h in enumerate(headers[:-1])]
         # the last log line gets what is left, so nothing spills out of the pane
         room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        short = cell_len(headers[-1]) - room
+        if short > 0 and widths[CONTAINER] > CONTAINER_MIN:  # a long recipe name gives way
+            widths[CONTAINER] = max(CONTAINER_MIN, widths[CONTAINER] - short)
+            for row in rows:
+                row[CONTAINER].truncate(widths[CONTAINER], overflow="ellipsis")
+            room = self.size.width - sum(widths) - 2 * len(headers) - 2
         self._room = max(cell_len(headers[-1]), room)
         widths.append(self._room)
-        keys = [node.name for node in ranked]
+        keys = [_key(node, work, first) for node, work, first in lines]
+        self._row_nodes = [node.name for node, _work, _first in lines]
+        # the log tags whose last line a row shows: its recipe's on the node (several
+        # recipes on the cluster), or the node's
+        self._row_tags = {key: [*([log_source(node.name, work.recipe)] if work else []),
+                                *([node.name] if first else [])]
+                          for key, (node, work, first) in zip(keys, lines, strict=True)}
         if widths != self._widths or [key.value for key in table.rows] != keys:
             self._widths = widths
             table.clear(columns=True)
             columns = [table.add_column(h, width=w) for h, w in zip(headers, widths, strict=True)]
             self._log_column = columns[-1]
-            for node, row in zip(ranked, rows, strict=True):
-                table.add_row(*row[:-1], self._last_cell(node.name), key=node.name)
+            for key, row in zip(keys, rows, strict=True):
+                table.add_row(*row[:-1], self._last_cell(key), key=key)
             return
-        for node, row in zip(ranked, rows, strict=True):
-            cells = [*row[:-1], self._last_cell(node.name)]
+        for key, row in zip(keys, rows, strict=True):
+            cells = [*row[:-1], self._last_cell(key)]
             for column, cell in zip(list(table.columns), cells, strict=True):
-                if table.get_cell(node.name, column) != cell:
-                    table.update_cell(node.name, column, cell)
+                if table.get_cell(key, column) != cell:
+                    table.update_cell(key, column, cell)
 
-    def _row(self, node: Node) -> list[Text]:
+    def _lines(self) -> list[tuple[Node, Workload | None, bool]]:
+        """One row per node, and one more for each other recipe on it (several recipes
+        share a cluster): the node's first row carries its key, its last log line."""
+        assert self.cluster is not None
+        lines: list[tuple[Node, Workload | None, bool]] = []
+        for node in self.cluster.ranked:
+            nh = self._node_health(node.name)
+            works: list[Workload | None] = [*(node_workloads(nh) if nh is not None else [])]
+            for i, work in enumerate(works or [None]):
+                lines.append((node, work, i == 0))
+        return lines
+
+    def _row(self, node: Node, work: Workload | None, first: bool) -> list[Text]:
         nh = self._node_health(node.name)
-        work = main_workload(nh) if nh is not None else None
         ssh = node.ssh_ip if node.ssh_port == 22 else f"{node.ssh_ip}:{node.ssh_port}"
         if node.local:
             ssh = _("local")
         role = Text(_(ROLES.get(work.role, work.role)) if work else "",
                     style="bold" if work and work.role == "head" else "")
+        if not first:
+            return [Text(""), Text(node.name, style="dim"), role, Text(""), Text(""),
+                    self._state(nh, work), Text(uptime(work, self.clock()) if work else ""),
+                    Text("")]
         return [Text(str(node.rank), justify="right"), Text(node.name, style="bold"), role,
-                Text(ssh), Text(node.fabric_ip), self._state(nh),
+                Text(ssh), Text(node.fabric_ip), self._state(nh, work),
                 Text(uptime(work, self.clock()) if work else ""), Text("")]
 
-    def _last_cell(self, node: str) -> Text:
-        text = Text(self.last_lines.get(node, ""), style="dim", no_wrap=True)
+    def _last_cell(self, key: str) -> Text:
+        line = next((self.last_lines[t] for t in self._row_tags.get(key, [key])
+                     if t in self.last_lines), "")
+        text = Text(line, style="dim", no_wrap=True)
         text.truncate(self._room, overflow="ellipsis")
         return text
 
@@ -179,23 +218,26 @@ class NodesPane(Vertical):
             return None
         return next((n for n in self.health.nodes if n.node == name), None)
 
-    def _state(self, nh: NodeHealth | None) -> Text:
+    def _state(self, nh: NodeHealth | None, work: Workload | None) -> Text:
         if nh is None:  # the header says why: not connected, or checking
             return Text("-", style="dim")
         if not nh.reachable:
             return Text(_("unreachable"), style="bold red")
         if nh.docker_error is not None:
             return Text(_("docker down"), style="bold red")
-        work = main_workload(nh)
         if work is None:
             return Text(_("none"), style="dim")
         label = work.state
         if work.exit_code not in (None, 0) and not work.running:
             label += f" ({work.exit_code})"
-        return Text(label, style=STATE_STYLES.get(work.state, ""))
+        text = Text(label, style=STATE_STYLES.get(work.state, ""))
+        if self.health is not None and len(self.health.recipes) > 1:
+            text.append(f" {work.recipe}", style="bold")  # several recipes: whose row
+        return text
 
     @on(DataTable.RowSelected)
     def _on_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if self.cluster is not None and event.row_key.value is not None:
-            self.post_message(NodeChosen(self.cluster.name, event.row_key.value))
+            node = event.row_key.value.partition(ROW_SEP)[0]
+            self.post_message(NodeChosen(self.cluster.name, node))

@@ -10,9 +10,16 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from sparktui.config.models import Cluster
-from sparktui.engine.telemetry.figures import NodeFigures, TelemetryFrame
+from sparktui.engine.telemetry.alerts import KV_SHARE
+from sparktui.engine.telemetry.figures import (
+    EngineFigures,
+    NodeFigures,
+    TelemetryFrame,
+    history_key,
+)
+from sparktui.fmt import format_optional
 from sparktui.i18n import _
-from sparktui.tui.widgets.spark import pct, size, sparkline
+from sparktui.tui.widgets.spark import millis, pct, rate, size, sparkline
 
 WARN_PCT = 90.0
 
@@ -81,4 +88,49 @@ def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int) -> Text
                               overflow="ellipsis")
                 line.append_text(cell)
         lines.append(line)
+    if len(frame.engines) > 1:  # several recipes serve: one row of figures each
+        lines += engine_lines(frame, spark, gap, wide=width >= 100)
     return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+
+
+def _engine_row(e: EngineFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
+    where = Text(f"{e.node}:{e.port}", style="dim")
+    if e.error is not None:
+        return [Text(e.recipe, style="bold"), where, Text(e.error, style="red")]
+    h = frame.history
+    gen = Text(f"{rate(e.gen_tps):>5} ")
+    gen.append(sparkline(h.get(history_key(e.recipe, "gen_tps"), ()), spark, lo=0),
+               style="cyan")
+    kv = None if e.kv_cache is None else e.kv_cache * 100
+    kv_series = tuple(None if v is None else v * 100
+                      for v in h.get(history_key(e.recipe, "kv_cache"), ()))
+    return [Text(e.recipe, style="bold"), where, gen,
+            _share(kv, kv_series, spark, warn=KV_SHARE * 100),
+            Text(f"{format_optional(e.running)}/{format_optional(e.waiting)}"),
+            Text(millis(e.ttft_p95))]
+
+
+def engine_lines(frame: TelemetryFrame, spark: int, gap: str,
+                 wide: bool = True) -> list[Text]:
+    """The engines' figures, one row per recipe, in columns of their own (narrow: without
+    the head's address)."""
+    headers = [_("recipe"), _("head"), _("out tok/s"), _("KV"), _("run/wait"),
+               _("TTFT p95")]
+    rows = [_engine_row(e, frame, spark) for e in frame.engines]
+    if not wide:
+        headers = headers[:1] + headers[2:]
+        rows = [r[:1] + r[2:] for r in rows]
+    widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
+              for i, h in enumerate(headers)]
+    lines = []
+    for cells in [[Text(h, style="bold") for h in headers], *rows]:
+        line = Text(" ")
+        for i, cell in enumerate(cells):
+            cell = cell.copy()
+            if i < len(cells) - 1:
+                cell.pad_right(widths[i] - cell.cell_len)
+            line.append_text(cell)
+            line.append(gap)
+        line.rstrip()
+        lines.append(line)
+    return lines
