@@ -10,27 +10,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from plan_support import DUO, VLLM_MIN, line_of, load_cfg, load_rec, problem_of, recipe_file
+from plan_support import (
+    DUO,
+    QUAD,
+    SERVICES_ONLY,
+    VLLM_MIN,
+    line_of,
+    load_cfg,
+    load_rec,
+    problem_of,
+    recipe_file,
+    svc,
+)
 
 from sparktui.cli import main
 from sparktui.config.loader import load_recipe
 from sparktui.plan.build import build_plan
-
-SERVICES_ONLY = 'docker_image = "img:1"\n'
-
-# Four single-GPU nodes, no [nccl]: pools need no fabric settings.
-QUAD = """\
-ssh_user = "ops"
-
-[[clusters]]
-name = "quad"
-nodes = [
-  { name = "n0", ssh_ip = "10.9.1.10", rank = 0 },
-  { name = "n1", ssh_ip = "10.9.1.11", rank = 1 },
-  { name = "n2", ssh_ip = "10.9.1.12", rank = 2 },
-  { name = "n3", ssh_ip = "10.9.1.13", rank = 3 },
-]
-"""
 
 
 @dataclass(frozen=True)
@@ -40,10 +35,6 @@ class Case:
     needle: str | None
     field: str | None
     message: str
-
-
-def svc(body: str, name: str = "a") -> str:
-    return f'\n[[services]]\nname = "{name}"\n{body}'
 
 
 LOAD_CASES = [

@@ -6,8 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
-from plan_support import DUO, VLLM_MIN, dedent, load_cfg, load_rec, make_plan, problem_of
-from test_services_config import QUAD, SERVICES_ONLY, svc
+from plan_support import (
+    DUO,
+    QUAD,
+    SERVICES_ONLY,
+    VLLM_MIN,
+    dedent,
+    load_cfg,
+    load_rec,
+    make_plan,
+    problem_of,
+    svc,
+)
 
 from sparktui.config.models import Node
 from sparktui.plan.build import build_plan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,17 @@ def english():
     install("en")
     yield
     install("en")
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    """Times on screen print in local time: pin the zone so snapshots match anywhere
+    (``pytestmark = pytest.mark.usefixtures("utc")``)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ python -m pytest -n 0 tests/tui/test_snapshots_supervise.py --snapshot-update
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
@@ -33,14 +32,7 @@ RECIPE = "qwen3-235b-2node"
 HOLDER = "ops@spark1 pid 7"
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """Restart times print in local time: pin the zone so snapshots match anywhere."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # times on screen in UTC (conftest)
 
 
 def _record(status: str, restarts: tuple[RestartEvent, ...], **extra) -> Record:

@@ -4,8 +4,6 @@ python -m pytest tests/tui/test_snapshots_telemetry.py --snapshot-update"""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from textual.pilot import Pilot
 
@@ -19,14 +17,7 @@ SMALL = (120, 40)
 LARGE = (200, 60)
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """Alert times print in local time: pin the zone so snapshots match anywhere."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # times on screen in UTC (conftest)
 
 
 async def _with_telemetry(pilot: Pilot) -> None:
