@@ -16,6 +16,7 @@ from rich.highlighter import Highlighter
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
@@ -101,6 +102,12 @@ class LogView(Log):
 
     def on_mount(self) -> None:
         self._styles = {}
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Following, the view stays at the end when it changes size: lines written before
+        its layout settled scrolled to the end of a smaller or larger view."""
+        if self.auto_scroll and self.current is None:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Self:
         self.version += 1
