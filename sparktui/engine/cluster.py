@@ -18,7 +18,8 @@ from sparktui.engine.api import ActionResult, ExecResult, ProgressSink
 from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
 from sparktui.engine.remote.hostkeys import known_hosts_path
-from sparktui.engine.remote.transport import LocalTransport, NodeError, SshTransport, Transport
+from sparktui.engine.remote.local import LocalTransport
+from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
 from sparktui.engine.services.health import service_statuses
 from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload, log_source
 from sparktui.engine.supervise import on_node

@@ -1,4 +1,4 @@
-"""Run commands on a node: over SSH (asyncssh) or, for the built-in node, locally.
+"""Run commands on a node over SSH (asyncssh); the built-in node: ``remote.local``.
 
 One SSH connection per node is reused for every command and stream. OpenSSH's
 default ``MaxSessions 10`` refuses the 11th channel on a connection, so each
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shlex
-import signal
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,17 +94,17 @@ def ended_with_channel(command: str) -> str:
             "wait $p; rc=$?; kill $w 2>/dev/null; exit $rc")
 
 
-def _decode(data: str | bytes | None) -> str:
+def decode_output(data: str | bytes | None) -> str:
     if data is None:
         return ""
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
-async def _split_lines(reader: Any, size: int = 1 << 16) -> AsyncIterator[list[str]]:
+async def split_lines(reader: Any, size: int = 1 << 16) -> AsyncIterator[list[str]]:
     """Read big chunks and split them: per-line reads cost more than the SSH transfer."""
     partial = ""
     while True:
-        data = _decode(await reader.read(size))
+        data = decode_output(await reader.read(size))
         if not data:
             if partial:
                 yield [partial]
@@ -218,10 +216,9 @@ class SshTransport:
         holder = await self._acquire()
         broken = False
         try:
-            result = await asyncio.wait_for(
-                holder.conn.run(command, input=stdin, check=False), limit)
+            result = await asyncio.wait_for(_run(holder.conn, command, stdin), limit)
             code = result.exit_status if result.exit_status is not None else 255
-            return Completed(code, _decode(result.stdout), _decode(result.stderr))
+            return Completed(code, decode_output(result.stdout), decode_output(result.stderr))
         except TimeoutError:
             raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError) as exc:
@@ -267,6 +264,22 @@ class SshTransport:
                 await holder.conn.wait_closed()
 
 
+async def _run(conn: Any, command: str, stdin: str | None) -> Any:
+    """``conn.run``, except that a command which ends before it has read its input
+    (it answered from what it had: a lease already held, say) is its answer, not a
+    lost connection: asyncssh's own ``input=`` raises BrokenPipeError then."""
+    if stdin is None:
+        return await conn.run(command, check=False)
+    process = await conn.create_process(command)
+    try:
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.write(stdin)
+            process.stdin.write_eof()
+        return await process.wait(check=False)
+    finally:
+        process.close()
+
+
 class _SshStream:
     def __init__(self, node: str, process: asyncssh.SSHClientProcess, release: Any):
         self._node = node
@@ -281,7 +294,7 @@ class _SshStream:
         import asyncssh
 
         try:
-            async for lines in _split_lines(self._process.stdout):
+            async for lines in split_lines(self._process.stdout):
                 yield lines
         except (asyncssh.Error, OSError) as exc:
             self._broken = True
@@ -323,69 +336,3 @@ class _ReleasingWriter:
         if not self._done:
             self._done = True
             asyncio.get_running_loop().create_task(self._release())
-
-
-# ---------------------------------------------------------------------------
-# Local (the built-in cluster: this machine, no SSH)
-# ---------------------------------------------------------------------------
-
-class LocalTransport:
-    def __init__(self, node: Node, config: Config):
-        self.node = node
-        self._config = config
-
-    async def run(self, command: str, *, stdin: str | None = None,
-                  timeout: float | None = None) -> Completed:
-        limit = timeout or self._config.command_timeout_seconds
-        proc = await asyncio.create_subprocess_exec(
-            "sh", "-c", command, stdin=asyncio.subprocess.PIPE if stdin is not None else
-            asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True)
-        try:
-            out, err = await asyncio.wait_for(
-                proc.communicate(stdin.encode() if stdin is not None else None), limit)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.communicate(), 5)
-            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
-        return Completed(proc.returncode or 0, _decode(out), _decode(err))
-
-    async def stream(self, command: str) -> Stream:
-        proc = await asyncio.create_subprocess_exec(
-            "sh", "-c", command, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True, limit=1 << 20)
-        return _LocalStream(proc)
-
-    async def open_tcp(self, host: str, port: int, timeout: float | None = None
-                       ) -> tuple[Any, Any]:
-        return await asyncio.wait_for(asyncio.open_connection(host, port),
-                                      timeout or self._config.command_timeout_seconds)
-
-    async def close(self) -> None:
-        return None
-
-
-class _LocalStream:
-    def __init__(self, proc: asyncio.subprocess.Process):
-        self._proc = proc
-
-    def chunks(self) -> AsyncIterator[list[str]]:
-        assert self._proc.stdout is not None
-        return _split_lines(self._proc.stdout)
-
-    async def stop(self) -> None:
-        """End the command (its own session: Ctrl+C never reaches it) and drain its pipe,
-        so the subprocess transport closes while the loop still runs."""
-        if self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._proc.pid, signal.SIGTERM)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proc.wait(), 2)
-            if self._proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self._proc.pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._proc.communicate(), 2)

@@ -1,0 +1,81 @@
+"""The built-in cluster's node: this machine, its commands run without SSH."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sparktui.config.models import Config, Node
+from sparktui.engine.remote.transport import (
+    Completed,
+    NodeError,
+    Stream,
+    decode_output,
+    split_lines,
+)
+
+
+class LocalTransport:
+    def __init__(self, node: Node, config: Config):
+        self.node = node
+        self._config = config
+
+    async def run(self, command: str, *, stdin: str | None = None,
+                  timeout: float | None = None) -> Completed:
+        limit = timeout or self._config.command_timeout_seconds
+        proc = await asyncio.create_subprocess_exec(
+            "sh", "-c", command, stdin=asyncio.subprocess.PIPE if stdin is not None else
+            asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = await asyncio.wait_for(
+                proc.communicate(stdin.encode() if stdin is not None else None), limit)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.communicate(), 5)
+            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
+        return Completed(proc.returncode or 0, decode_output(out), decode_output(err))
+
+    async def stream(self, command: str) -> Stream:
+        proc = await asyncio.create_subprocess_exec(
+            "sh", "-c", command, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True, limit=1 << 20)
+        return _LocalStream(proc)
+
+    async def open_tcp(self, host: str, port: int, timeout: float | None = None
+                       ) -> tuple[Any, Any]:
+        return await asyncio.wait_for(asyncio.open_connection(host, port),
+                                      timeout or self._config.command_timeout_seconds)
+
+    async def close(self) -> None:
+        return None
+
+
+class _LocalStream:
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self._proc = proc
+
+    def chunks(self) -> AsyncIterator[list[str]]:
+        assert self._proc.stdout is not None
+        return split_lines(self._proc.stdout)
+
+    async def stop(self) -> None:
+        """End the command (its own session: Ctrl+C never reaches it) and drain its pipe,
+        so the subprocess transport closes while the loop still runs."""
+        if self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), 2)
+            if self._proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._proc.communicate(), 2)
