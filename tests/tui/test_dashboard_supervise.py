@@ -27,6 +27,7 @@ from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.header import StatusHeader
 from tui.dashboard_support import dashboard_app, wait_until
+from tui.support import click
 
 CONTAINER = "sparktui-supervise-test"
 
@@ -76,11 +77,11 @@ async def _confirm(app, pilot, verb: str) -> tuple[ConfirmScreen, str]:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen), screen
     assert screen.request.verb == verb
-    assert app.focused is screen.query_one("#confirm-cancel")
+    await wait_until(pilot, lambda: app.focused is screen.query_one("#confirm-cancel"))
     await wait_until(pilot, lambda: screen.health is not None, 60)
     await wait_until(pilot, lambda: not screen.confirm_button.disabled)
     verdict = str(screen.query_one("#confirm-verdict", Static).render())
-    await pilot.click("#confirm-ok")
+    await click(pilot, "#confirm-ok")  # once the dialog is laid out
     await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
     await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
     return screen, verdict
