@@ -113,25 +113,3 @@ def run_module(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPr
     return subprocess.run([sys.executable, "-m", "sparktui", *args], cwd=cwd,
                           env=subprocess_env(**env), capture_output=True, text=True,
                           timeout=60, check=False)
-
-
-# -- services and pools (tests/config and tests/plan share these) --
-SERVICES_ONLY = 'docker_image = "img:1"\n'
-
-# Four single-GPU nodes, no [nccl]: pools need no fabric settings.
-QUAD = """\
-ssh_user = "ops"
-
-[[clusters]]
-name = "quad"
-nodes = [
-  { name = "n0", ssh_ip = "10.9.1.10", rank = 0 },
-  { name = "n1", ssh_ip = "10.9.1.11", rank = 1 },
-  { name = "n2", ssh_ip = "10.9.1.12", rank = 2 },
-  { name = "n3", ssh_ip = "10.9.1.13", rank = 3 },
-]
-"""
-
-
-def svc(body: str, name: str = "a") -> str:
-    return f'\n[[services]]\nname = "{name}"\n{body}'

@@ -10,18 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from plan_support import (
-    DUO,
-    QUAD,
-    SERVICES_ONLY,
-    VLLM_MIN,
-    line_of,
-    load_cfg,
-    load_rec,
-    problem_of,
-    recipe_file,
-    svc,
-)
+from plan_support import DUO, VLLM_MIN, line_of, load_cfg, load_rec, problem_of, recipe_file
+from services_support import QUAD, SERVICES_ONLY, svc
 
 from sparktui.cli import main
 from sparktui.config.loader import load_recipe

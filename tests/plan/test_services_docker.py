@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from plan_support import EXAMPLE_CONFIG, QUAD, RECIPES, SERVICES_ONLY, make_plan, svc
+from plan_support import EXAMPLE_CONFIG, RECIPES, make_plan
+from services_support import QUAD, SERVICES_ONLY, svc
 from test_plan_docker_client import BAD, GOOD, _client_says, needs_docker
 
 from sparktui.config.loader import load_config, load_recipe

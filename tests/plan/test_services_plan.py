@@ -6,18 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from plan_support import (
-    DUO,
-    QUAD,
-    SERVICES_ONLY,
-    VLLM_MIN,
-    dedent,
-    load_cfg,
-    load_rec,
-    make_plan,
-    problem_of,
-    svc,
-)
+from plan_support import DUO, VLLM_MIN, dedent, load_cfg, load_rec, make_plan, problem_of
+from services_support import QUAD, SERVICES_ONLY, svc
 
 from sparktui.config.models import Node
 from sparktui.plan.build import build_plan

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plan_support import svc
+from services_support import svc
 from test_services_plan import DYNAMO, plan_of
 
 from sparktui.plan.render import render_json, render_sh
