@@ -8,12 +8,13 @@ messages (``sparktui.tui.workers`` makes them); nothing here holds what they rea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.message import Message
 from textual.timer import Timer
+from textual.worker import WorkType
 
 from sparktui.engine.api import ClusterView
 from sparktui.tui import workers
@@ -25,7 +26,16 @@ if TYPE_CHECKING:
 
 READ_GROUPS = ("health", "logs", "telemetry")
 """Worker groups that read through the engine; an action's group ("action") is never
-cancelled."""
+cancelled. Their work is given as a callable, so a worker replaced before it started
+leaves no coroutine that was never awaited."""
+
+
+def _deferred(work: Callable[..., Awaitable[None]],
+              *args: Any) -> WorkType[None]:
+    """The worker's coroutine, made only when the worker starts."""
+    async def run() -> None:
+        await work(*args)
+    return run
 
 
 class ReadWorkers:
@@ -42,12 +52,12 @@ class ReadWorkers:
         engine = self._session.engine
         if engine is None:
             return
-        self._app.run_worker(workers.follow_logs(engine, cluster, self._deliver),
+        self._app.run_worker(_deferred(workers.follow_logs, engine, cluster, self._deliver),
                              group="logs", exclusive=True, exit_on_error=False)
         interval = self._session.telemetry_interval
         if interval is not None:
-            self._app.run_worker(workers.follow_telemetry(engine, cluster, self._deliver,
-                                                          interval),
+            self._app.run_worker(_deferred(workers.follow_telemetry, engine, cluster,
+                                           self._deliver, interval),
                                  group="telemetry", exclusive=True, exit_on_error=False)
         self.refresh_now()
 
@@ -58,8 +68,8 @@ class ReadWorkers:
             return
         if self._refresh_timer is not None:
             self._refresh_timer.stop()
-        self._app.run_worker(self._refresh(engine, cluster), group="health", exclusive=True,
-                             exit_on_error=False)
+        self._app.run_worker(_deferred(self._refresh, engine, cluster), group="health",
+                             exclusive=True, exit_on_error=False)
 
     def cancel(self) -> None:
         """Stop every read worker (their engine is retired; the new dashboard restarts them)."""
@@ -99,7 +109,7 @@ class ReadWorkers:
         """The third readiness tier on demand: a one-token completion on the head."""
         engine = self._session.engine
         if engine is not None:
-            self._app.run_worker(self._deep_check(engine, cluster), group="deep",
+            self._app.run_worker(_deferred(self._deep_check, engine, cluster), group="deep",
                                  exclusive=True, exit_on_error=False)
 
     async def _deep_check(self, engine: ClusterView, cluster: str) -> None:
