@@ -39,6 +39,10 @@ from sparktui.plan.model import HEAD, WORKER, LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
+FIRST_POLL_SECONDS = 0.25
+"""The readiness wait polls soon after the launch, then backs off to ``poll_seconds``: a
+small model that loads in a second is seen serving then, not at the next 2 s tick."""
+
 
 class Serve:
     def __init__(self, plan: LaunchPlan, transports: Mapping[str, Transport],
@@ -289,6 +293,7 @@ class Serve:
         head = self.plan.head
         deadline = time.monotonic() + self.ready_timeout
         started = time.monotonic()
+        wait = min(FIRST_POLL_SECONDS, self.poll_seconds)
         self._say(Step.READY, head.name, StepState.WAITING, _("/v1/models on port {port}").format(
             port=self.plan.port))
         while True:
@@ -317,7 +322,8 @@ class Serve:
                 raise StepFailed(head.name, Step.READY, why)
             self._say(Step.READY, head.name, StepState.WAITING,
                       f"{time.monotonic() - started:.0f} s")
-            await asyncio.sleep(self.poll_seconds)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, self.poll_seconds)
 
     async def _rollback(self) -> None:
         """Every node's workload at once: each gets its grace period."""
