@@ -66,6 +66,12 @@ ENTRIES: list[Entry] = [
           N_("keep the selected recipe's group alive from a supervisor on the head")),
     Entry("app", "end_supervision", (), N_("End supervision"),
           N_("end the supervision of the cluster in focus; the group keeps running")),
+    Entry("app", "restart", (), N_("Restart"),
+          N_("stop the selected recipe's group and serve it again (health check first)")),
+    Entry("app", "shell", (), N_("Shell in the container"),
+          N_("docker exec a shell in the container on the node under the cursor")),
+    Entry("app", "inspect", (), N_("Inspect the container"),
+          N_("docker inspect of the container on the node under the cursor, secrets masked")),
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
@@ -105,12 +111,15 @@ def offers(app: SparkApp, action: str) -> bool:
     """Whether the palette lists a cluster action now (after ``check_action``)."""
     if app.dashboard is None:
         return True
-    if action in ("serve", "supervise"):
+    if action in ("serve", "supervise", "restart"):
         preview = app.dashboard.current_preview()
         return preview is not None and preview.ok
     if action == "tmux":
         health = app.selection.health
         return health is None or any(w.runtime == "tmux" for w in health.workloads)
+    if action in ("shell", "inspect"):
+        health = app.selection.health
+        return health is None or any(w.runtime == "docker" for w in health.workloads)
     if action == "power_switch":
         return len(app.cluster_names()) > 1
     return True

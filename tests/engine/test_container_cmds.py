@@ -7,32 +7,20 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import subprocess
 import sys
-import time
 
+from container_support import ENV, SECRET, no_secret, read_until
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.exitcodes import ExitCode
-from sparktui.scrub import STARS, forms
-
-SECRET = 'hf_Zq"9\\é-very-secret'
-PASSWORD = "pw-second-secret"
-ENV = (f'HF_TOKEN = {json.dumps(SECRET)}\nDB_PASSWORD = "{PASSWORD}"\n'
-       'SHOWN_VALUE = "plain-value-42"')
+from sparktui.scrub import STARS
 
 
 def _sparktui(*args: str, **kw) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sparktui", *args], text=True,
                           capture_output=True, timeout=120, env={**os.environ}, **kw)
-
-
-def _no_secret(text: str) -> None:
-    for secret in (SECRET, PASSWORD):
-        for form in forms(secret):
-            assert form not in text, form
 
 
 def _sparktui_labels(node, name: str = "sparktui-toy") -> dict[str, str]:
@@ -48,7 +36,7 @@ def test_inspect_masks_secrets_in_every_form_and_shows_the_rest(site, capsys):
     try:
         assert main(s.cli("inspect", "--node", "node2")) == ExitCode.OK
         text = capsys.readouterr().out
-        _no_secret(text)
+        no_secret(text)
         assert f"HF_TOKEN={STARS}" in text and f"DB_PASSWORD={STARS}" in text
         assert "SHOWN_VALUE=plain-value-42" in text
         image_id = s.hosts.node("node2").containers()["sparktui-toy"]["Image"]
@@ -56,7 +44,7 @@ def test_inspect_masks_secrets_in_every_form_and_shows_the_rest(site, capsys):
         assert "vllm serve org/toy" in text  # the command line
         assert main(s.cli("inspect", "--node", "node1", "toy", "--json")) == ExitCode.OK
         raw = capsys.readouterr().out
-        _no_secret(raw)
+        no_secret(raw)
         env = json.loads(raw)["Config"]["Env"]
         assert f"HF_TOKEN={STARS}" in env and "SHOWN_VALUE=plain-value-42" in env
         # the container itself has the real value: only what is shown is masked
@@ -66,25 +54,6 @@ def test_inspect_masks_secrets_in_every_form_and_shows_the_rest(site, capsys):
         assert "no running sparktui container on node1" in capsys.readouterr().err
     finally:
         assert main(s.cli("stop", "--yes")) == ExitCode.OK
-
-
-def _read_until(fd: int, needle: bytes, seconds: float = 60.0) -> bytes:
-    """Read the pty until ``needle`` shows (a bound on a hang, not a speed goal)."""
-    seen, deadline = b"", time.monotonic() + seconds
-    while needle not in seen:
-        left = deadline - time.monotonic()
-        assert left > 0, f"{needle!r} never came; got {seen[-500:]!r}"
-        ready, _w, _x = select.select([fd], [], [], left)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # the other side closed
-                break
-            if not chunk:
-                break
-            seen += chunk
-    assert needle in seen, seen[-500:]
-    return seen
 
 
 def test_shell_runs_in_the_container_headless_and_on_a_terminal(site):
@@ -108,7 +77,7 @@ def test_shell_runs_in_the_container_headless_and_on_a_terminal(site):
         os.close(child_fd)
         try:
             os.write(main_fd, b"echo tty-$((6*7))-$SHOWN_VALUE; exit 3\n")
-            _read_until(main_fd, b"tty-42-plain-value-42")
+            read_until(main_fd, b"tty-42-plain-value-42")
             assert proc.wait(60) == 3
         finally:
             if proc.poll() is None:
