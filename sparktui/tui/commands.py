@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class Entry(NamedTuple):
-    target: str  # "app", "screen" (the dashboard), "logs" or "recipes" (a pane)
+    target: str  # "app", "screen" (the dashboard), "logs", "recipes" or "nodes" (a pane)
     action: str
     params: tuple[object, ...]
     title: str  # N_: translated when shown
@@ -75,6 +75,12 @@ ENTRIES: list[Entry] = [
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
+    # the nodes pane
+    Entry("nodes", "sort_next", (), N_("Nodes: sort by the next column"),
+          N_("rank, node, role, … then cpu, mem, gpu; the header's arrow shows it")),
+    Entry("nodes", "sort_reverse", (), N_("Nodes: reverse the sort"),
+          N_("largest first or smallest first")),
+    Entry("nodes", "close_filter", (), N_("Nodes: clear filter"), N_("show every node")),
     # the logs pane
     Entry("logs", "follow", (), N_("Logs: follow"), N_("scroll with new lines again")),
     Entry("logs", "wrap", (), N_("Logs: wrap long lines"), N_("toggle wrapping")),
@@ -104,7 +110,7 @@ ENTRIES: list[Entry] = [
 SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}
 """Bindings whose action another entry already offers."""
 
-PANES = {"logs", "recipes"}
+PANES = {"logs", "recipes", "nodes"}
 
 
 def offers(app: SparkApp, action: str) -> bool:
@@ -148,6 +154,8 @@ class SparkCommands(Provider):
             return dashboard
         if name == "recipes" and dashboard.watch_mode:
             return None
+        if name == "nodes":
+            return dashboard.nodes
         return dashboard.logs if name == "logs" else dashboard.recipes
 
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
