@@ -6,7 +6,7 @@ from __future__ import annotations
 from sparktui.engine.status import ClusterHealth, NodeHealth
 from sparktui.engine.telemetry.figures import NodeFigures, TelemetryFrame
 from sparktui.engine.workloads.inspect import Described, mask
-from tui.support import NOW
+from tui.support import NOW, wait_for
 
 CLUSTER = "4nodes-switch"
 GIB = 1 << 30
@@ -50,3 +50,19 @@ def described() -> Described:
         "HostConfig": {"NetworkMode": "host", "IpcMode": "host"},
     }
     return Described("spark1", "sparktui-qwen3-235b-2node", mask(item))
+
+
+async def show_four(pilot) -> None:
+    """The four-node cluster in focus, with its health and figures shown."""
+    from sparktui.tui.messages import ClusterFocused, HealthUpdated, TelemetryUpdated
+
+    app = pilot.app
+    await wait_for(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+    # behind the dashboard's own first ClusterFocused (posted when it mounts), not before
+    app.dashboard.post_message(ClusterFocused(CLUSTER))
+    nodes = app.dashboard.nodes
+    await wait_for(pilot, lambda: nodes.cluster is not None and nodes.cluster.name == CLUSTER)
+    app.dashboard.post_message(HealthUpdated(four_health()))
+    app.dashboard.post_message(TelemetryUpdated(four_frame()))
+    await wait_for(pilot, lambda: nodes.telemetry is not None and len(nodes._row_nodes) == 4
+                   and nodes.health is not None)

@@ -4,11 +4,10 @@ No hosts: constructed health and figures (tui/k9s_support.py)."""
 from __future__ import annotations
 
 from sparktui.scrub import STARS
-from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
 from sparktui.tui.screens.inspect import inspect_text
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder
-from tui.k9s_support import CLUSTER, SECRET, described, four_frame, four_health
-from tui.support import make_app, open_and_type, wait_for
+from tui.k9s_support import SECRET, described, show_four
+from tui.support import make_app, open_and_type
 
 
 def _order(app) -> list[str]:
@@ -19,19 +18,10 @@ def _header(app) -> list[str]:
     return [str(c.label) for c in app.dashboard.nodes.table.columns.values()]
 
 
-async def _four(pilot) -> None:
-    app = pilot.app
-    app.focus_cluster(CLUSTER)
-    app.dashboard.post_message(HealthUpdated(four_health()))
-    app.dashboard.post_message(TelemetryUpdated(four_frame()))
-    await wait_for(pilot, lambda: app.dashboard.nodes.telemetry is not None
-                   and len(_order(app)) == 4)
-
-
 async def test_sorting_by_memory_and_gpu_and_filtering_by_name_change_the_rows():
     app = make_app(refresh_seconds=60)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _four(pilot)
+        await show_four(pilot)
         await pilot.press("3")
         assert _order(app) == ["spark1", "spark2", "spark3", "spark4"]  # by rank
         assert not any("▲" in h or "▼" in h for h in _header(app))

@@ -88,7 +88,8 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = _("Esc closes")
             with VerticalScroll():
                 if self.read_only:
-                    yield Static(Text(_("Read-only: serve, stop, exec, tmux, power and "
-                                        "supervision are not available in --watch mode."),
+                    yield Static(Text(_("Read-only: serve, stop, restart, exec, shell, tmux, "
+                                        "power and supervision are not available in --watch "
+                                        "mode."),
                                       style="yellow"), id="help-readonly")
                 yield Static(help_table(self.rows))

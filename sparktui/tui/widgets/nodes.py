@@ -57,7 +57,7 @@ def _columns(order: NodeOrder | None = None) -> list[str]:
 
 class NodesPane(Vertical):
     BINDINGS = [
-        Binding("greater_than_sign", "sort_next", _("Sort by the next column"),
+        Binding("greater_than_sign", "sort_next", _("Sort by the next column"), show=False,
                 id="nodes.sort"),
         Binding("less_than_sign", "sort_reverse", _("Reverse the sort"), show=False,
                 id="nodes.sort_reverse"),
