@@ -7,7 +7,7 @@ from sparktui.scrub import STARS
 from sparktui.tui.screens.inspect import inspect_text
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder
 from tui.k9s_support import SECRET, described, show_four
-from tui.support import make_app, open_and_type
+from tui.support import make_app, open_and_type, wait_for
 
 
 def _order(app) -> list[str]:
@@ -65,3 +65,18 @@ def test_the_inspect_text_masks_every_secret_and_shows_the_rest():
     assert f"HF_TOKEN={STARS}" in text and f"OPENAI_API_KEY={STARS}" in text
     assert f"--hf-token '{STARS}'" in text  # the value found in the env, on the command line
     assert "VLLM_HOST_IP=192.168.100.11" in text and "sparktui.role = head" in text
+
+
+async def test_watch_mode_has_inspect_and_sort_but_no_restart_or_shell():
+    from sparktui.tui.app import MUTATING_ACTIONS
+
+    assert {"restart", "shell"} <= MUTATING_ACTIONS and "inspect" not in MUTATING_ACTIONS
+    app = make_app(watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+        assert app.check_action("restart", ()) is False
+        assert app.check_action("shell", ()) is False
+        assert app.check_action("inspect", ()) is True
+        await pilot.press("R", "a")
+        await pilot.pause()
+        assert app.action_log == [] and app.screen is app.dashboard
