@@ -65,6 +65,7 @@ MESSAGES: dict[str, str] = {
     "no_clusters": N_("the config defines no clusters"),
     "cluster_unknown": N_("no cluster matches '{name}'; clusters: {known}"),
     "cluster_required": N_("several clusters are configured; choose one with --cluster: {known}"),
+    "container_ambiguous": N_("several recipes run on {node}: {known}; name one"),
     "node_unknown": N_("cluster '{cluster}' has no node '{node}'; nodes: {known}"),
     "exec_nothing": N_("exec needs an [exec_aliases] name or -- COMMAND; aliases: {known}"),
     "exec_no_aliases": N_("exec needs -- COMMAND (the config has no [exec_aliases] to name)"),

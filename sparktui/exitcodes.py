@@ -46,6 +46,12 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.OK, N_("stopped, or nothing runs (nothing to stop)")),
         (ExitCode.FAILED, N_("a node or a container could not be stopped")),
         BAD_INPUT, REFUSED),
+    "restart": (
+        (ExitCode.OK, N_("restarted and serving, or nothing of the recipe runs (nothing to "
+                         "restart)")),
+        (ExitCode.FAILED, N_("the stop failed (nothing was served), or the serve after it "
+                             "failed: the recipe is down")),
+        BAD_INPUT, REFUSED),
     "supervise": (
         (ExitCode.OK, N_("ended by an operator (stop, power off, --end, Ctrl+C): the group "
                          "keeps running; or --on-node installed")),
@@ -78,6 +84,17 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.OK, N_("attached (the exit code is then ssh's or tmux's)")),
         (ExitCode.FAILED, N_("no sparktui tmux session on the node")),
         BAD_INPUT),
+    "shell": (
+        (ExitCode.OK, N_("the shell ended (the exit code is then ssh's or the shell's)")),
+        (ExitCode.FAILED, N_("no running sparktui container on the node, or it did not "
+                             "answer")),
+        (ExitCode.BAD_INPUT, N_("bad input, or several recipes run there and none was "
+                                "named: nothing was run"))),
+    "inspect": (
+        (ExitCode.OK, N_("the container was shown")),
+        (ExitCode.FAILED, N_("no sparktui container on the node, or it did not answer")),
+        (ExitCode.BAD_INPUT, N_("bad input, or several recipes run there and none was "
+                                "named: nothing was run"))),
     "init-host-keys": (
         (ExitCode.OK, N_("every key recorded or unchanged")),
         (ExitCode.FAILED, N_("a key changed (kept, not replaced) or a node did not answer")),

@@ -87,4 +87,37 @@ def scrub(text: str, secrets: set[str] | None = None) -> str:
     return text
 
 
-__all__ = ["STARS", "forms", "register", "scrub", "scrub_logging"]
+SECRET_NAMES = ("_TOKEN", "_KEY", "_SECRET", "PASSWORD")
+"""An environment variable whose name ends so holds a secret (``HF_TOKEN``,
+``OPENAI_API_KEY``, ``AWS_SECRET``, ``DB_PASSWORD``): its value is never shown."""
+
+
+def secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper.endswith(SECRET_NAMES) or upper in ("TOKEN", "KEY", "SECRET")
+
+
+def mask_env(entries: list[str]) -> tuple[list[str], set[str]]:
+    """``KEY=value`` entries (docker's ``Config.Env``) with every secret's value (and the
+    registered ones) replaced by stars, and those values, to scrub wherever else they
+    show (a command line, a label) with :func:`scrub_also`."""
+    out, found = [], set()
+    for entry in entries:
+        name, sep, value = entry.partition("=")
+        if sep and value and secret_name(name):
+            found.add(value)
+            entry = f"{name}={STARS}"
+        out.append(scrub(entry))
+    return out, found
+
+
+def scrub_also(text: str, extra: set[str]) -> str:
+    """``scrub`` of the registered secrets, then of ``extra`` (values found in an env):
+    every form of each, raw, repr'd, escaped."""
+    text = scrub(text)
+    extra = {s for s in extra if len(s) >= _MIN_LENGTH}
+    return scrub(text, extra) if extra else text
+
+
+__all__ = ["SECRET_NAMES", "STARS", "forms", "mask_env", "register", "scrub", "scrub_also",
+           "scrub_logging", "secret_name"]

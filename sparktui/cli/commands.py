@@ -96,6 +96,17 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     p.set_defaults(run=_stop)
 
+    p = add_command(sub, "restart", _("stop a recipe's whole group, then serve it again "
+                                      "(health check first)"), _(
+        "Show a fresh health check, ask for the cluster's name (or --yes), stop the recipe's "
+        "workloads on every node (after_stop hooks run), then serve the same plan. A failed "
+        "stop serves nothing; a serve that fails after the stop leaves the recipe down and "
+        "says so."))
+    p.add_argument("recipe", help=_("recipe name (folder in the recipes folder) or path"))
+    _cluster_option(p, recipe=True)
+    p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    p.set_defaults(run=_restart)
+
     p = add_command(sub, "supervise", _("serve a recipe and keep its group alive: restart "
                                         "the whole group when it fails (Ctrl+C ends)"), _(
         "Serve the recipe, then check its group every supervise_interval_seconds and "
@@ -175,6 +186,30 @@ def register_node(sub: argparse._SubParsersAction) -> None:
     _node_option(p, _("the node to attach to (default: the head)"))
     p.set_defaults(run=_tmux)
 
+    p = add_command(sub, "shell", _("a shell in a sparktui container on a node"), _(
+        "Run docker exec -it in a sparktui container on a node (over ssh -t): bash if the "
+        "image has it, else sh, or the --command given. Without a terminal, the command's "
+        "input and output are this process's."))
+    p.add_argument("recipe", nargs="?",
+                   help=_("the recipe whose container (needed when several run there)"))
+    _cluster_option(p)
+    _node_option(p, _("the node (default: the head)"))
+    p.add_argument("--command", metavar="LINE",
+                   help=_("run this shell line (sh -c) instead of an interactive shell"))
+    p.set_defaults(run=_shell)
+
+    p = add_command(sub, "inspect", _("a sparktui container's docker inspect, secrets "
+                                      "masked"), _(
+        "The container's image, image ID, command line, labels and env, then its full "
+        "docker inspect; the Home Assistant token and every env value whose name ends in "
+        "_TOKEN, _KEY, _SECRET or PASSWORD are masked."))
+    p.add_argument("recipe", nargs="?",
+                   help=_("the recipe whose container (needed when several run there)"))
+    _cluster_option(p)
+    _node_option(p, _("the node (default: the head)"))
+    p.add_argument("--json", action="store_true", help=_("docker inspect's JSON, masked"))
+    p.set_defaults(run=_inspect)
+
     p = add_command(sub, "init-host-keys", _("record each node's SSH host key"), _(
         "Record the SSH host key of every node in sparktui's known_hosts; a changed key is "
         "reported and kept, never replaced."))
@@ -234,6 +269,24 @@ def _stop(args: argparse.Namespace) -> int:
     from sparktui.cli import cluster_cmds
 
     return cluster_cmds.run_stop(args)
+
+
+def _restart(args: argparse.Namespace) -> int:
+    from sparktui.cli import restart_cmd
+
+    return restart_cmd.run_restart(args)
+
+
+def _shell(args: argparse.Namespace) -> int:
+    from sparktui.cli import container_cmds
+
+    return container_cmds.run_shell(args)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from sparktui.cli import container_cmds
+
+    return container_cmds.run_inspect(args)
 
 
 def _supervise(args: argparse.Namespace) -> int:

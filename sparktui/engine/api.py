@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
     from sparktui.engine.supervise.on_node import Installed
     from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
+    from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.model import LaunchPlan
 
@@ -133,6 +134,8 @@ class TelemetryView(Protocol):
 
     async def deep_check(self, cluster: str) -> DeepCheck | None: ...
 
+    async def inspect(self, cluster: str, node: str, name: str) -> Described: ...
+
 
 class ClusterControl(ClusterView, Protocol):
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
@@ -188,6 +191,10 @@ class ReadOnlyView:
 
     async def telemetry(self, cluster: str) -> TelemetryFrame:
         return await self._inner("telemetry")(cluster)
+
+    async def inspect(self, cluster: str, node: str, name: str) -> Described:
+        """Reads only: a container's ``docker inspect``, its secrets masked."""
+        return await self._inner("inspect")(cluster, node, name)
 
     async def deep_check(self, cluster: str) -> DeepCheck | None:
         """Reads only: one completion of one token, which changes nothing on the cluster."""

@@ -32,6 +32,8 @@ from sparktui.engine.supervise.remote import new_mark, read_status
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
+from sparktui.engine.workloads.inspect import Described
+from sparktui.engine.workloads.inspect import inspect as inspect_container
 from sparktui.engine.workloads.logs import merge, node_logs
 from sparktui.engine.workloads.serve import Serve
 from sparktui.engine.workloads.stop import Stop
@@ -130,6 +132,12 @@ class ClusterEngine:
         for n in self._nodes(cluster, node):
             found += await discover(self.transport(n))
         return found
+
+    async def inspect(self, cluster: str, node: str, name: str) -> Described:
+        """Container ``name``'s ``docker inspect`` on ``node``, its secrets masked."""
+        target = self._nodes(cluster, node)[0]
+        return await inspect_container(self.transport(target),
+                                       name, self.config.health_timeout_seconds)
 
     async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:

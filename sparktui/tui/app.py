@@ -50,10 +50,12 @@ if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
 
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power",
                                               "power_on", "power_off", "power_switch",
-                                              "supervise", "end_supervision"})
+                                              "supervise", "end_supervision",
+                                              "restart", "shell"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
-DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", *MUTATING_ACTIONS})
+DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", "inspect",
+                               *MUTATING_ACTIONS})
 """App actions that need the dashboard (not the config error screen)."""
 
 
@@ -75,6 +77,9 @@ class SparkApp(SafeText, App[int]):
         Binding("S", "supervise", _("Supervise"), show=False, id="supervise"),
         Binding("X", "end_supervision", _("End supervision"), show=False,
                 id="end_supervision"),
+        Binding("R", "restart", _("Restart recipe"), show=False, id="restart"),
+        Binding("a", "shell", _("Shell in container"), show=False, id="shell"),
+        Binding("i", "inspect", _("Inspect container"), show=False, id="inspect"),
         Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
                 id="palette"),
         Binding("colon", "command_palette", _("Commands"), show=False, id="palette.colon"),
@@ -244,6 +249,15 @@ class SparkApp(SafeText, App[int]):
 
     def action_tmux(self) -> None:
         self.flows.tmux()
+
+    def action_restart(self) -> None:
+        self.flows.restart()
+
+    def action_shell(self) -> None:
+        self.flows.containers.shell()
+
+    def action_inspect(self) -> None:
+        self.flows.containers.inspect()
 
     def action_power(self) -> None:
         self.flows.power.menu()

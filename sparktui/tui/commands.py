@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class Entry(NamedTuple):
-    target: str  # "app", "screen" (the dashboard), "logs" or "recipes" (a pane)
+    target: str  # "app", "screen" (the dashboard), "logs", "recipes" or "nodes" (a pane)
     action: str
     params: tuple[object, ...]
     title: str  # N_: translated when shown
@@ -66,9 +66,21 @@ ENTRIES: list[Entry] = [
           N_("keep the selected recipe's group alive from a supervisor on the head")),
     Entry("app", "end_supervision", (), N_("End supervision"),
           N_("end the supervision of the cluster in focus; the group keeps running")),
+    Entry("app", "restart", (), N_("Restart"),
+          N_("stop the selected recipe's group and serve it again (health check first)")),
+    Entry("app", "shell", (), N_("Shell in the container"),
+          N_("docker exec a shell in the container on the node under the cursor")),
+    Entry("app", "inspect", (), N_("Inspect the container"),
+          N_("docker inspect of the container on the node under the cursor, secrets masked")),
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
+    # the nodes pane
+    Entry("nodes", "sort_next", (), N_("Nodes: sort by the next column"),
+          N_("rank, node, role, … then cpu, mem, gpu; the header's arrow shows it")),
+    Entry("nodes", "sort_reverse", (), N_("Nodes: reverse the sort"),
+          N_("largest first or smallest first")),
+    Entry("nodes", "close_filter", (), N_("Nodes: clear filter"), N_("show every node")),
     # the logs pane
     Entry("logs", "follow", (), N_("Logs: follow"), N_("scroll with new lines again")),
     Entry("logs", "wrap", (), N_("Logs: wrap long lines"), N_("toggle wrapping")),
@@ -98,19 +110,22 @@ ENTRIES: list[Entry] = [
 SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}
 """Bindings whose action another entry already offers."""
 
-PANES = {"logs", "recipes"}
+PANES = {"logs", "recipes", "nodes"}
 
 
 def offers(app: SparkApp, action: str) -> bool:
     """Whether the palette lists a cluster action now (after ``check_action``)."""
     if app.dashboard is None:
         return True
-    if action in ("serve", "supervise"):
+    if action in ("serve", "supervise", "restart"):
         preview = app.dashboard.current_preview()
         return preview is not None and preview.ok
     if action == "tmux":
         health = app.selection.health
         return health is None or any(w.runtime == "tmux" for w in health.workloads)
+    if action in ("shell", "inspect"):
+        health = app.selection.health
+        return health is None or any(w.runtime == "docker" for w in health.workloads)
     if action == "power_switch":
         return len(app.cluster_names()) > 1
     return True
@@ -139,6 +154,8 @@ class SparkCommands(Provider):
             return dashboard
         if name == "recipes" and dashboard.watch_mode:
             return None
+        if name == "nodes":
+            return dashboard.nodes
         return dashboard.logs if name == "logs" else dashboard.recipes
 
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:

@@ -20,6 +20,7 @@ from sparktui.engine.api import (
     ExecResult,
     ProgressSink,
 )
+from sparktui.engine.workloads.restart import restart
 from sparktui.i18n import _
 from sparktui.tui.messages import (
     ActionFinished,
@@ -31,6 +32,7 @@ from sparktui.tui.messages import (
 
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogLine
+    from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.model import LaunchPlan
 
@@ -169,6 +171,33 @@ async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
     except Exception as exc:
         result = _crashed("stop", exc)
     return ActionFinished(run_id, result)
+
+
+async def run_restart(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
+                      hooks_for: HooksFor, run_id: int) -> ActionFinished:
+    """``stop`` of the plan's recipe, then ``serve`` of the plan (not after a failed stop)."""
+    try:
+        result = (await restart(control, plan, sink, hooks_for=hooks_for)).result()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        result = _crashed("restart", exc)
+    return ActionFinished(run_id, result)
+
+
+async def read_inspect(engine: ClusterView, cluster: str, node: str,
+                       name: str) -> Described | str:
+    """A container's inspect, secrets masked; what went wrong, in words, otherwise."""
+    inspect = getattr(engine, "inspect", None)
+    if inspect is None:
+        return _("this engine cannot inspect containers")
+    try:
+        return await inspect(cluster, node, name)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # NodeError: the node or its docker did not answer
+        text = getattr(exc, "text", None)
+        return f"{node}: {text if isinstance(text, str) else str(exc) or type(exc).__name__}"
 
 
 async def run_power(control: ClusterControl, action: str, source: str | None,

@@ -4,7 +4,8 @@ Run by each daemon's runtime (``RUNTIME_WRAPPER`` in dockerd.py) as
 ``python -I oci_runtime.py NODE_JSON runc-args...``; stdlib only. The test bed's one
 concession, for what separate machines would give for free:
 1. RLIMIT_MEMLOCK is dropped (--ulimit memlock=-1): this sandbox cannot raise the hard
-   limit, even as root. Nothing else of the container changes.
+   limit, even as root. Nothing else of the container changes. ``runc exec`` (``docker
+   exec``) gets its process the container's rlimits: dropped there too.
 2. The process is told which simulated node it runs on (SPARKTUI_NODE_ADDR/NAME/STATE,
    SPARKTEST_HOST_NETWORK) and the node's state folder is mounted read-only at the same
    path, so the test engine binds its node's address in the shared host network and
@@ -49,6 +50,14 @@ def main(node_file: str, args: list[str]) -> None:
         amend(spec, node)
         with open(path, "w") as f:
             json.dump(spec, f)
+    elif "exec" in args and "--process" in args:
+        path = args[args.index("--process") + 1]
+        with open(path) as f:
+            process = json.load(f)
+        process["rlimits"] = [r for r in process.get("rlimits") or []
+                              if r.get("type") != "RLIMIT_MEMLOCK"]
+        with open(path, "w") as f:
+            json.dump(process, f)
     os.execv(RUNC, ["runc", *args])
 
 

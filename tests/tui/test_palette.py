@@ -10,10 +10,12 @@ from sparktui.tui.commands import ENTRIES, SAME_AS, action_string
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.recipe_form import RecipeNameScreen
 from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.widgets.nodes import NodesPane
 from sparktui.tui.widgets.recipes import RecipesPane
 from tui.support import make_app, palette_search, wait_for
 
-TARGETS = {SparkApp: "app", DashboardScreen: "screen", LogsPane: "logs", RecipesPane: "recipes"}
+TARGETS = {SparkApp: "app", DashboardScreen: "screen", LogsPane: "logs", RecipesPane: "recipes",
+           NodesPane: "nodes"}
 NOT_IN_PALETTE = {
     "command_palette",  # the palette itself
     "quit",  # Textual's own palette entry ("Quit the application")

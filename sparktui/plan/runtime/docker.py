@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from collections.abc import Sequence
 from typing import Any
 
 from sparktui.plan.runtime.base import (
@@ -100,6 +101,21 @@ class Docker(Runtime):
         except json.JSONDecodeError:
             return Listing([])
         return Listing([_found(item) for item in items])
+
+
+SHELL = "if command -v bash >/dev/null 2>&1; then exec bash; else exec sh; fi"
+"""What ``docker exec`` runs for a shell: bash where the image has it, else sh."""
+
+
+def exec_argv(name: str, command: Sequence[str] = (), *, tty: bool = True) -> list[str]:
+    """``docker exec`` in a container (run on its node): ``command``, or a shell."""
+    argv = ["docker", "exec", "-it" if tty else "-i", name]
+    return [*argv, *command] if command else [*argv, "sh", "-c", SHELL]
+
+
+def inspect_command(name: str) -> str:
+    """The container's full ``docker inspect`` (a JSON list of one)."""
+    return shlex.join(["docker", "inspect", "--type", "container", name])
 
 
 def _host_options(spec: Launch) -> list[str]:

@@ -26,12 +26,13 @@ from sparktui.engine.api import ClusterControl, Progress, Step, StepState
 from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.errors import SparkError
 from sparktui.i18n import _
-from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
 from sparktui.plan.render import render
 from sparktui.tui import workers
+from sparktui.tui.controllers.containers import ContainerFlows
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.controllers.power import PowerFlows
 from sparktui.tui.controllers.supervise import SuperviseFlows
@@ -53,6 +54,7 @@ class ActionFlows:
         """Runs ``ssh -t ... tmux attach`` while the app is suspended (tests replace it)."""
         self.power = PowerFlows(host, self)
         self.supervision = SuperviseFlows(host, self)
+        self.containers = ContainerFlows(host, self)
         self._ids = itertools.count(1)
 
     @property
@@ -100,14 +102,58 @@ class ActionFlows:
             return
         run = self.start("stop", cluster, None)
         sink = self.sink(run)
+        self.launch(workers.run_stop(control, cluster, sink, self._hooks(sink), run.id))
 
+    def _hooks(self, sink: Callable[[Progress], None]) -> HooksFor:
         def skipped(recipe: str, exc: SparkError) -> None:
             sink(Progress(Step.AFTER_STOP, None, StepState.WARN, _(
                 "after_stop of {recipe} skipped: {error}").format(recipe=recipe,
                                                                   error=exc.render())))
 
-        hooks = after_stop_loader(self.host.session.recipes_dir, skipped)
-        self.launch(workers.run_stop(control, cluster, sink, hooks, run.id))
+        return after_stop_loader(self.host.session.recipes_dir, skipped)
+
+    # -- restart --------------------------------------------------------------------------
+
+    def restart(self) -> None:
+        """``R``: stop the selected recipe's group and serve its plan again, after stop's
+        fresh look at the cluster."""
+        selection, config = self.host.selection, self._loaded()
+        entry, cluster = selection.recipe, selection.cluster
+        control = self.host.control("restart")
+        if control is None or self.refuse_while_busy():
+            return
+        preview = plan_preview(config, entry, cluster) if entry is not None else None
+        if entry is None or entry.loaded is None or preview is None or not preview.ok:
+            self.host.notify(_("pick a recipe whose plan fits this cluster"),
+                             severity="warning")
+            return
+        try:
+            plan = build_plan(config, entry.loaded, cluster)
+        except SparkError as exc:
+            self.host.notify(render_problems(exc.problems), severity="error")
+            return
+        recipe = plan.recipe
+        request = ConfirmRequest(
+            title=_("Restart {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
+            verb=_("Restart"), cluster=cluster,
+            what=_("Stops every container and tmux session of {recipe} on {cluster} "
+                   "(after_stop hooks run), then serves the same plan again. Below is what "
+                   "the nodes answer right now; ✖ marks what will be replaced.").format(
+                recipe=recipe, cluster=cluster),
+            check=partial(self.host.fresh_health, cluster),
+            affects=lambda w: w.cluster == cluster and w.recipe == recipe)
+        self.host.push_screen(ConfirmScreen(request),
+                              partial(self._restart_confirmed, control, plan))
+
+    def _restart_confirmed(self, control: ClusterControl, plan: LaunchPlan,
+                           confirmed: bool | None) -> None:
+        if not confirmed:
+            self.host.notify(_("cancelled; nothing was restarted"), timeout=3)
+            return
+        run = self.start("restart", plan.cluster, plan.recipe,
+                         url=f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes else "")
+        sink = self.sink(run)
+        self.launch(workers.run_restart(control, plan, sink, self._hooks(sink), run.id))
 
     # -- serve ----------------------------------------------------------------------------
 

@@ -273,10 +273,11 @@ class DashboardScreen(Screen[None]):
         target.focus()
 
     def open_filter(self) -> None:
-        """``/``: search the logs when they are in view and focused, else filter the recipes."""
-        focused = self.focused
-        in_logs = focused is not None and self.logs in focused.ancestors_with_self
-        if self.watch_mode or in_logs:
+        """``/``: search the logs (focused), filter the nodes (focused), else the recipes."""
+        within = self.focused.ancestors_with_self if self.focused is not None else []
+        if self.nodes in within and not self.watch_mode:
+            self.nodes.open_filter()
+        elif self.watch_mode or self.logs in within:
             self.focus_pane("logs")
             self.logs.open_search()
         else:

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from sparktui.i18n import _
 from sparktui.tui.widgets.logs import LogsPane
+from sparktui.tui.widgets.nodes import NodesPane
 from sparktui.tui.widgets.recipes import RecipesPane
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def help_rows(app: App, screen: Screen | None) -> list[HelpRow]:
     groups: list[tuple[str, DOMNode | None, list[BindingType]]] = [
         (_("Actions"), app, app.BINDINGS),
         (_("Panes"), screen, screen.BINDINGS if screen is not None else []),
-        (_("Logs pane"), None, LogsPane.BINDINGS)]
+        (_("Nodes pane"), None, NodesPane.BINDINGS), (_("Logs pane"), None, LogsPane.BINDINGS)]
     if screen is not None and not getattr(screen, "watch_mode", False):
         groups.insert(2, (_("Recipes pane"), None, RecipesPane.BINDINGS))
     for group, node, bindings in groups:
@@ -87,7 +88,8 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = _("Esc closes")
             with VerticalScroll():
                 if self.read_only:
-                    yield Static(Text(_("Read-only: serve, stop, exec, tmux, power and "
-                                        "supervision are not available in --watch mode."),
+                    yield Static(Text(_("Read-only: serve, stop, restart, exec, shell, tmux, "
+                                        "power and supervision are not available in --watch "
+                                        "mode."),
                                       style="yellow"), id="help-readonly")
                 yield Static(help_table(self.rows))

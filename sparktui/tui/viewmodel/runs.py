@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
                  "exec": N_("exec"), "tmux": N_("tmux"), "supervise": N_("supervise"),
-                 "end_supervision": N_("end of supervision")}
+                 "end_supervision": N_("end of supervision"), "restart": N_("restart"),
+                 "shell": N_("shell")}
 
 
 def action_label(action: str) -> str:
@@ -82,6 +83,9 @@ class ActionRun:
                                                               cluster=self.cluster)
         if self.action == "end_supervision":
             return _("End supervision of {cluster}").format(cluster=self.cluster)
+        if self.action == "restart":
+            return _("Restart {recipe} on {cluster}").format(recipe=self.recipe,
+                                                            cluster=self.cluster)
         return _("Stop {cluster}").format(cluster=self.cluster)
 
     def elapsed(self, now: float) -> float:
@@ -107,6 +111,8 @@ class ActionRun:
         if result.ok and self.action == "end_supervision":
             return _("supervision of {cluster} ends; the group keeps running").format(
                 cluster=self.cluster)
+        if self.action == "restart":
+            return self._restart_outcome(result)
         restores = [e.node or "-" for e in result.warnings if e.step == Step.AFTER_STOP]
         if result.ok and restores:  # a restore that did not finish is never "stopped" alone
             return _("stopped what {cluster} ran, but after_stop did not finish on {nodes}: "
@@ -117,6 +123,18 @@ class ActionRun:
         return _("{action} failed on {node} at {step}").format(
             action=self.label, node=result.failed_node or "-",
             step=step_label(result.failed_step or "-"))
+
+
+    def _restart_outcome(self, result: ActionResult) -> str:
+        if result.ok:
+            return _("restarted {recipe} on {cluster}: {url}").format(
+                recipe=self.recipe, cluster=self.cluster, url=self.url)
+        where = {"node": result.failed_node or "-", "step": step_label(result.failed_step or "-")}
+        if result.failed_step in (Step.STOP, Step.AFTER_STOP):
+            return _("restart failed: the stop failed on {node} at {step}; nothing was "
+                     "served").format(**where)
+        return _("{recipe} is DOWN on {cluster}: it was stopped, then serve failed on {node} "
+                 "at {step}").format(recipe=self.recipe, cluster=self.cluster, **where)
 
 
 def progress_rows(events: list[Progress]) -> list[ProgressRow]:

@@ -1,4 +1,6 @@
-"""Nodes pane: one row per node of the cluster in focus, from config and the last health."""
+"""Nodes pane: one row per node of the cluster in focus, from config and the last health;
+sorted by any column (``>`` the next, ``<`` the other way round, an arrow on the header)
+and filtered by name (``/``): :mod:`sparktui.tui.viewmodel.node_sort`."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
 from textual.timer import Timer
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from sparktui.config.models import Cluster, Node
@@ -22,6 +24,7 @@ from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.viewmodel.health import node_workloads, strip_ansi, uptime
+from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder, ordered
 from sparktui.tui.widgets.telemetry_table import telemetry_table
 
 LAST_LINE_HZ = 4
@@ -43,12 +46,24 @@ class NodeTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", _("Details"), id="nodes.select")]
 
 
-def _columns() -> list[str]:
-    return [_("rank"), _("node"), _("role"), _("ssh"), _("fabric"), _("container"),
-            _("uptime"), _("last log")]
+def _columns(order: NodeOrder | None = None) -> list[str]:
+    headers = [_("rank"), _("node"), _("role"), _("ssh"), _("fabric"), _("container"),
+               _("uptime"), _("last log")]
+    if order is not None and not order.plain and COLUMNS.index(order.column) < len(headers):
+        at = COLUMNS.index(order.column)
+        headers[at] = f"{headers[at]} {order.marker()}"
+    return headers
 
 
 class NodesPane(Vertical):
+    BINDINGS = [
+        Binding("greater_than_sign", "sort_next", _("Sort by the next column"), show=False,
+                id="nodes.sort"),
+        Binding("less_than_sign", "sort_reverse", _("Reverse the sort"), show=False,
+                id="nodes.sort_reverse"),
+        Binding("escape", "close_filter", _("Clear filter"), show=False, id="nodes.unfilter"),
+    ]
+
     def __init__(self, clock: Callable[[], float], *, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -65,8 +80,13 @@ class NodesPane(Vertical):
         self.telemetry: TelemetryFrame | None = None
         self._row_nodes: list[str] = []  # the node of each row (a node may have several)
         self._row_tags: dict[str, list[str]] = {}
+        self.order = NodeOrder()
+        self._headers: list[str] = []
 
     def compose(self) -> ComposeResult:
+        box = Input(placeholder=_("filter nodes by name"), id="nodes-filter", classes="filter")
+        box.display = False
+        yield box
         table = NodeTable(id="nodes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield Static(id="nodes-telemetry")
@@ -76,6 +96,8 @@ class NodesPane(Vertical):
         if frame is not None and (self.cluster is None or frame.cluster != self.cluster.name):
             return
         self.telemetry = frame
+        if self.order.column in ("cpu", "mem", "gpu"):
+            self._fill()  # the figures are the order
         self._paint_telemetry()
 
     def _paint_telemetry(self) -> None:
@@ -84,7 +106,9 @@ class NodesPane(Vertical):
         box = self.query_one("#nodes-telemetry", Static)
         box.display = self.telemetry is not None
         if self.telemetry is not None and self.cluster is not None:
-            box.update(telemetry_table(self.cluster, self.telemetry, self.size.width - 2))
+            marked = None if self.order.plain else (self.order.column, self.order.marker())
+            box.update(telemetry_table(self.cluster, self.telemetry, self.size.width - 2,
+                                       nodes=[n.name for n in self._ordered()], marked=marked))
 
     @property
     def table(self) -> NodeTable:
@@ -145,7 +169,7 @@ class NodesPane(Vertical):
         table = self.table
         lines = self._lines()
         rows = [self._row(node, work, first) for node, work, first in lines]
-        headers = _columns()
+        headers = _columns(self.order)
         widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
                   for i, h in enumerate(headers[:-1])]
         # the last log line gets what is left, so nothing spills out of the pane
@@ -165,8 +189,9 @@ class NodesPane(Vertical):
         self._row_tags = {key: [*([log_source(node.name, work.recipe)] if work else []),
                                 *([node.name] if first else [])]
                           for key, (node, work, first) in zip(keys, lines, strict=True)}
-        if widths != self._widths or [key.value for key in table.rows] != keys:
-            self._widths = widths
+        if widths != self._widths or [key.value for key in table.rows] != keys \
+                or headers != self._headers:
+            self._widths, self._headers = widths, headers
             table.clear(columns=True)
             columns = [table.add_column(h, width=w) for h, w in zip(headers, widths, strict=True)]
             self._log_column = columns[-1]
@@ -182,14 +207,58 @@ class NodesPane(Vertical):
     def _lines(self) -> list[tuple[Node, Workload | None, bool]]:
         """One row per node, and one more for each other recipe on it (several recipes
         share a cluster): the node's first row carries its key, its last log line."""
-        assert self.cluster is not None
         lines: list[tuple[Node, Workload | None, bool]] = []
-        for node in self.cluster.ranked:
+        for node in self._ordered():
             nh = self._node_health(node.name)
             works: list[Workload | None] = [*(node_workloads(nh) if nh is not None else [])]
             for i, work in enumerate(works or [None]):
                 lines.append((node, work, i == 0))
         return lines
+
+    def _ordered(self) -> list[Node]:
+        assert self.cluster is not None
+        return ordered(self.cluster.ranked, self.order, self.health, self.telemetry,
+                       self.last_lines)
+
+    # -- sort and filter ----------------------------------------------------------------
+
+    def action_sort_next(self) -> None:
+        self._reorder(self.order.next())
+
+    def action_sort_reverse(self) -> None:
+        self._reorder(self.order.turned())
+
+    def _reorder(self, order: NodeOrder) -> None:
+        node = self.current_node()
+        self.order = order
+        self._fill()
+        self._paint_telemetry()
+        if node in self._row_nodes:  # the cursor stays on its node
+            self.table.move_cursor(row=self._row_nodes.index(node))
+
+    def open_filter(self) -> None:
+        box = self.query_one("#nodes-filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_close_filter(self) -> None:
+        box = self.query_one("#nodes-filter", Input)
+        box.value = ""
+        box.display = False
+        self._reorder(self.order.filtered(""))
+        self.table.focus()
+
+    @on(Input.Changed, "#nodes-filter")
+    def _on_filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._reorder(self.order.filtered(event.value))
+
+    @on(Input.Submitted, "#nodes-filter")
+    def _on_filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value:
+            event.input.display = False
+        self.table.focus()
 
     def _row(self, node: Node, work: Workload | None, first: bool) -> list[Text]:
         nh = self._node_health(node.name)

@@ -61,13 +61,23 @@ def _row(f: NodeFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
             Text(temp), Text(size(f.disk_free)), kernel]
 
 
-def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int) -> Text:
+SORTABLE = {"node": 0, "cpu": 1, "mem": 2, "gpu": 5}
+"""The columns of this table the nodes pane can sort by (its arrow goes on the header)."""
+
+
+def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int, *,
+                    nodes: list[str] | None = None,
+                    marked: tuple[str, str] | None = None) -> Text:
+    """``nodes``: which nodes, in which order (default: the cluster's, ranked);
+    ``marked``: (column, arrow) of the nodes pane's sort."""
     spark = 16 if width >= 150 else 8 if width >= 100 else 4
     gap = " " * (2 if width >= 100 else 1)
     headers = [_("node"), _("cpu"), _("mem"), _("used/cache/avail"), _("swap"), _("gpu"),
                _("power"), _("temp"), _("HF free"), _("kernel")]
-    rows = [_row(f, frame, spark) for node in cluster.ranked
-            if (f := frame.node(node.name)) is not None]
+    if marked is not None and marked[0] in SORTABLE:
+        headers[SORTABLE[marked[0]]] += f" {marked[1]}"
+    names = nodes if nodes is not None else [n.name for n in cluster.ranked]
+    rows = [_row(f, frame, spark) for name in names if (f := frame.node(name)) is not None]
     widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
               for i, h in enumerate(headers[:-1])]
     rest = width - sum(widths) - len(gap) * len(widths) - 1

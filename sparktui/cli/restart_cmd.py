@@ -1,0 +1,68 @@
+"""restart: stop a recipe's whole group, then serve the same plan, behind stop's
+health-first confirmation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sparktui.cli.cluster_cmds import _hooks_for, nothing_runs, print_health, print_stopped
+from sparktui.cli.context import config_from, recipe_from, with_engine
+from sparktui.cli.output import print_progress
+from sparktui.cli.service_output import served_line
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.workloads.restart import restart
+from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
+from sparktui.i18n import _
+from sparktui.labels import step_label
+from sparktui.plan.build import build_plan
+from sparktui.scrub import scrub
+
+
+def confirm_restart(cluster: str, recipe: str) -> bool:
+    try:
+        return input(_("Type the cluster name '{cluster}' to restart {recipe} on it: ").format(
+            cluster=cluster, recipe=recipe)).strip() == cluster
+    except EOFError:
+        return False
+
+
+def run_restart(args: argparse.Namespace) -> int:
+    loaded = config_from(args)
+    plan = build_plan(loaded, recipe_from(args, args.recipe), args.cluster)
+
+    async def go(engine: ClusterEngine) -> int:
+        health = await engine.health(plan.cluster)
+        print_health(health)
+        if nothing_runs(health, plan.recipe):
+            print(_("nothing of {recipe} runs on {cluster}: nothing to restart (serve starts "
+                    "it)").format(recipe=plan.recipe, cluster=plan.cluster))
+            return EXIT_OK
+        if not args.yes:
+            if not sys.stdin.isatty():
+                print(_("refusing to restart without confirmation: pass --yes or run on a "
+                        "terminal"), file=sys.stderr)
+                return EXIT_REFUSED
+            if not confirm_restart(plan.cluster, plan.recipe):
+                print(_("cancelled; nothing was restarted"), file=sys.stderr)
+                return EXIT_REFUSED
+        done = await restart(engine, plan, print_progress, hooks_for=_hooks_for(args))
+        if not done.stopped.ok:
+            print_stopped(plan.cluster, done.stopped)
+            print(_("restart of {recipe} ends here: the stop failed, nothing was served").format(
+                recipe=plan.recipe), file=sys.stderr)
+            return EXIT_FAILED
+        served = done.served
+        assert served is not None
+        if not served.ok:
+            print(_("serve failed on {node} at {step}: {detail}").format(
+                node=served.failed_node or "-", step=step_label(served.failed_step or "-"),
+                detail=scrub(served.detail)), file=sys.stderr)
+            print(_("{recipe} is DOWN on {cluster}: it was stopped and did not come back; "
+                    "serve it again once the cause is fixed").format(
+                recipe=plan.recipe, cluster=plan.cluster), file=sys.stderr)
+            return EXIT_FAILED
+        print(served_line(plan, served))
+        return EXIT_OK
+
+    return with_engine(loaded.config, go)

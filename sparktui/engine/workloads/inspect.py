@@ -1,0 +1,98 @@
+"""A container's ``docker inspect``, read from its node, with its secrets masked.
+
+Every env value whose name says it is a secret (``sparktui.scrub.secret_name``) and the
+registered secrets (the Home Assistant token) are replaced by stars in every form, in
+the env and wherever else the text holds them (a command line, a label): what leaves
+here is safe to print (``sparktui inspect``, the dashboard's ``i``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.i18n import N_, _
+from sparktui.plan.runtime.docker import inspect_command
+from sparktui.scrub import mask_env, scrub_also
+from sparktui.visible import visible
+
+MAX_LINES = 5000
+"""The text view's bound: a container with a huge env is shown by its start."""
+
+
+@dataclass(frozen=True)
+class Described:
+    node: str
+    name: str
+    raw: dict[str, Any]
+    """``docker inspect``'s object, masked."""
+
+    def _config(self) -> dict[str, Any]:
+        return self.raw.get("Config") or {}
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {str(k): str(v) for k, v in (self._config().get("Labels") or {}).items()}
+
+    @property
+    def env(self) -> list[str]:
+        return [str(e) for e in self._config().get("Env") or []]
+
+    @property
+    def command(self) -> list[str]:
+        return [str(self.raw.get("Path") or ""), *map(str, self.raw.get("Args") or [])]
+
+    def summary(self) -> list[tuple[str, str]]:
+        state = self.raw.get("State") or {}
+        return [(_("container"), self.name), (_("node"), self.node),
+                (_("image"), str(self._config().get("Image") or "")),
+                (_("image ID"), str(self.raw.get("Image") or "")),
+                (_("state"), f"{state.get('Status', '?')} ({state.get('StartedAt') or '-'})"),
+                (_("command"), shlex.join(c for c in self.command if c))]
+
+    def lines(self) -> list[str]:
+        """One line per fact, every value made visible (no control character reaches a
+        terminal), then the full ``docker inspect``."""
+        rows = self.summary()
+        width = max(len(k) for k, _v in rows)
+        out = [f"{k:<{width}}  {visible(v)}" for k, v in rows]
+        out += ["", _("labels")] + [f"  {visible(k)} = {visible(v)}"
+                                    for k, v in sorted(self.labels.items())]
+        out += ["", _("env")] + [f"  {visible(e)}" for e in self.env]
+        out += ["", "docker inspect"]
+        out += [visible(line) for line in json.dumps(self.raw, indent=2).splitlines()]
+        if len(out) > MAX_LINES:
+            out = [*out[:MAX_LINES], _("… {count} more lines (sparktui inspect --json has "
+                                       "them all)").format(count=len(out) - MAX_LINES)]
+        return out
+
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self.lines())
+
+
+def mask(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with its secrets replaced by stars wherever they show."""
+    config = dict(item.get("Config") or {})
+    env, secrets = mask_env([str(e) for e in config.get("Env") or []])
+    config["Env"] = env
+    return json.loads(scrub_also(json.dumps({**item, "Config": config}), secrets))
+
+
+async def inspect(transport: Transport, name: str, timeout: float) -> Described:
+    """The container's ``docker inspect`` on its node; NodeError when it cannot say."""
+    done = await transport.run(inspect_command(name), timeout=timeout)
+    node = transport.node.name
+    if not done.ok:
+        raise NodeError(node, N_("docker inspect failed"),
+                        f"{name}: {visible((done.stderr or done.stdout).strip()[:300])}")
+    try:
+        items = json.loads(done.stdout)
+        item = items[0] if isinstance(items, list) and items else None
+    except json.JSONDecodeError:
+        item = None
+    if not isinstance(item, dict):
+        raise NodeError(node, N_("docker inspect gave no container"), name)
+    return Described(node, name, mask(item))

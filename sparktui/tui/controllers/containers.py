@@ -1,0 +1,86 @@
+"""A shell in, and the ``docker inspect`` of, a container on the node under the cursor
+(``a`` and ``i``): which container the last health saw there, then the terminal handed to
+``docker exec -it`` over ``ssh -t`` (the app suspended, as for tmux) or the inspect read
+by a worker and shown in a scrollable view. Inspect only reads: ``--watch`` has it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from sparktui.engine.remote.attach import docker_shell_argv
+from sparktui.engine.status import Workload
+from sparktui.engine.workloads.pick import containers
+from sparktui.i18n import _
+from sparktui.tui import workers
+from sparktui.tui.controllers.host import Host
+from sparktui.tui.screens.inspect import InspectScreen
+
+if TYPE_CHECKING:
+    from sparktui.tui.controllers.flows import ActionFlows
+
+
+class ContainerFlows:
+    def __init__(self, host: Host, flows: ActionFlows) -> None:
+        self.host = host
+        self.flows = flows
+
+    def _target(self, running: bool) -> tuple[str, str, Workload] | None:
+        """(cluster, node, container) under the cursor, or None (the operator is told)."""
+        selection = self.host.selection
+        cluster, node, health = selection.cluster, selection.node, selection.health
+        if not cluster:
+            return None
+        if node is None or health is None:
+            self.host.notify(_("no health check yet: nothing known about the containers"),
+                             severity="warning")
+            return None
+        row = next((n for n in health.nodes if n.node == node), None)
+        rows = containers(row.workloads if row else [], cluster, running=running)
+        if not rows:
+            tmux = row is not None and any(w.runtime == "tmux" for w in row.workloads)
+            self.host.notify((_("no running sparktui container on {node}") if running else
+                              _("no sparktui container on {node}")).format(node=node)
+                             + (" (" + _("tmux runtime: t attaches") + ")" if tmux else ""),
+                             severity="warning")
+            return None
+        recipe = selection.recipe.name if selection.recipe is not None else None
+        return cluster, node, next((w for w in rows if w.recipe == recipe), rows[0])
+
+    def shell(self) -> None:
+        """``a``: a shell (bash if present, else sh) in the container; back after."""
+        if self.host.control("shell") is None or (target := self._target(True)) is None:
+            return
+        cluster, node, work = target
+        config = self.host.session.loaded
+        assert config is not None
+        where = next(n for n in config.config.cluster(cluster).nodes if n.name == node)
+        argv = docker_shell_argv(config.config, where, work.name)
+        try:
+            with self.host.suspend():
+                self.flows.run_attached(argv)
+        except SuspendNotSupported:
+            self.host.notify(_("this terminal cannot hand over to a shell; run: {command}")
+                             .format(command=" ".join(argv)), severity="warning")
+            return
+        self.host.refresh_now()
+
+    def inspect(self) -> None:
+        """``i``: the container's ``docker inspect``, secrets masked, in a view."""
+        engine = self.host.session.engine
+        if engine is None:
+            self.host.notify(_("not connected to the cluster"), severity="warning")
+            return
+        if (target := self._target(False)) is None:
+            return
+        cluster, node, work = target
+
+        async def go() -> None:
+            described = await workers.read_inspect(engine, cluster, node, work.name)
+            if isinstance(described, str):
+                self.host.notify(described, severity="error")
+            else:
+                self.host.push_screen(InspectScreen(described))
+
+        self.host.run_worker(go(), group="inspect", exit_on_error=False)

@@ -1,0 +1,123 @@
+"""Snapshots of the k9s-style additions at 80x24 and 120x40: the restart confirmation
+(R), the inspect view (i), the nodes table sorted by memory with its filter open, and
+the help listing the new keys. Deterministic: the example config, a fixed clock,
+constructed health, figures and inspect. Update only these with:
+python -m pytest -n 0 tests/tui/test_snapshots_k9s.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from sparktui.tui.screens.confirm import ConfirmScreen
+from sparktui.tui.screens.inspect import InspectScreen
+from sparktui.tui.viewmodel.node_sort import COLUMNS
+from tui.k9s_support import described, show_four
+from tui.support import RecordingEngine, make_app, open_and_type, wait_for
+from tui.test_snapshots_actions import Host
+from tui.test_snapshots_i18n import language
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+
+
+async def _settle(pilot: Pilot) -> None:
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_restart_confirmation(snap_compare, size: str):
+    """R on a serving 2nodes: what is replaced (✖), the name to type."""
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)
+        assert app.dashboard.recipes.select("qwen3-235b-2node")
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen)
+                       and app.screen.health is not None)
+        await _settle(pilot)
+
+    app = make_app(engine=RecordingEngine(), refresh_seconds=60)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_inspect_view(snap_compare, size: str):
+    assert snap_compare(Host(InspectScreen(described())), terminal_size=SIZES[size],
+                        run_before=_settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_nodes_sorted_by_memory_with_the_filter_open(snap_compare, size: str):
+    async def run_before(pilot: Pilot) -> None:
+        await show_four(pilot)
+        await pilot.press("3", *["greater_than_sign"] * COLUMNS.index("mem"))
+        await open_and_type(pilot, "slash", *"spark")
+        await _settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)
+
+
+def test_help_at_80x24(snap_compare):
+    assert snap_compare(make_app(), terminal_size=SIZES["80x24"], press=["question_mark"])
+
+
+# -- in Russian and German (the longest strings), at 80x24 -----------------------------------
+
+
+def _text(request: pytest.FixtureRequest) -> str:
+    """The snapshot just compared as plain text ("" while --snapshot-update writes it)."""
+    if request.config.getoption("--snapshot-update"):
+        return ""
+    path = Path(__file__).parent / "__snapshots__" / Path(__file__).stem / \
+        f"{request.node.name}.svg"
+    rows: dict[str, list[tuple[float, str]]] = {}
+    for match in re.finditer(r'<text[^>]*x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                             path.read_text(encoding="utf-8")):
+        x, y, body = match.groups()
+        rows.setdefault(y, []).append((float(x), html.unescape(body).replace("\xa0", " ")))
+    return "\n".join("".join(t for _x, t in sorted(parts))
+                     for _y, parts in sorted(rows.items(), key=lambda kv: float(kv[0])))
+
+
+@pytest.fixture(params=["ru", "de"])
+def support(request: pytest.FixtureRequest):
+    """tui.support imported afresh in Russian or German (tui/test_snapshots_i18n.py)."""
+    with language(request.param) as module:
+        yield module
+
+
+def test_restart_confirmation_translated_80x24(snap_compare, support, request) -> None:
+    from sparktui.i18n import _
+    from sparktui.tui.screens.confirm import ConfirmScreen as Confirm
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        await support.wait_for(pilot, lambda: "2nodes" in app.dashboard.health)
+        assert app.dashboard.recipes.select("qwen3-235b-2node")
+        await pilot.press("R")
+        await support.wait_for(pilot, lambda: isinstance(app.screen, Confirm)
+                               and app.screen.health is not None)
+        await _settle(pilot)
+
+    app = support.make_app(engine=support.RecordingEngine(), refresh_seconds=60)
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=run_before)
+    text = _text(request)
+    assert not text or _("Restart {recipe} on {cluster}").format(
+        recipe="qwen3-235b-2node", cluster="2nodes") in text
+
+
+def test_inspect_view_translated_80x24(snap_compare, support, request) -> None:
+    from sparktui.i18n import _
+    from sparktui.tui.screens.inspect import InspectScreen as Inspect
+    from tui.k9s_support import described as made
+
+    assert snap_compare(Host(Inspect(made())), terminal_size=SIZES["80x24"],
+                        run_before=_settle)
+    text = _text(request)
+    assert not text or all(label in text for label in (_("container"), _("image ID"),
+                                                       _("labels"), _("Esc closes")))
