@@ -32,14 +32,15 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> Route
     try:
         state = _DOCKER.parse_state(await t.run(_DOCKER.state_command(CONTAINER),
                                                 timeout=timeout))
-    except NodeError as exc:
-        return RouterStatus(plan.node, plan.address, "unknown", error=exc.text)
+    except Exception as exc:  # the node did not answer: unknown, never "no router"
+        return RouterStatus(plan.node, plan.address, "unknown",
+                            error=exc.text if isinstance(exc, NodeError) else str(exc))
     if state.status != "running":
         return RouterStatus(plan.node, plan.address, state.status)
     try:
         answer = await http_get(t, plan.host, plan.port, "/v1/models", timeout)
         models = [str(m.get("id", "")) for m in json.loads(answer.body).get("data", [])]
-    except (OSError, NodeError, TimeoutError, ValueError, AttributeError) as exc:
+    except Exception as exc:  # refused, timed out, an SSH channel error, not JSON
         return RouterStatus(plan.node, plan.address, "running",
                             error=_("not answering on port {port}").format(port=plan.port)
                             + (f" ({exc})" if str(exc) else ""))
