@@ -9,6 +9,7 @@ JSON values (``config_text``), written to the node on stdin, never into a comman
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,7 +96,15 @@ def litellm_config(backends: list[Backend]) -> dict[str, Any]:
     }
 
 
+# What YAML reads raw inside a double-quoted string unchanged: printable, and no line
+# break of its own (U+0085, U+2028, U+2029 would be folded). The rest is escaped.
+_NOT_RAW = re.compile("[^\x20-\x7e\n\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                      "\U00010000-\U0010ffff]")
+
+
 def config_text(config: dict[str, Any]) -> str:
-    """JSON, which LiteLLM's YAML loader reads: every name is a quoted, escaped string
-    (``ensure_ascii``: no control character or YAML syntax survives as such)."""
-    return json.dumps(config, indent=2, ensure_ascii=True) + "\n"
+    """JSON, which LiteLLM's YAML loader reads as the same data: every name is one
+    quoted string, with what YAML would not keep as written escaped as ``\\uXXXX``
+    (astral characters stay raw: PyYAML does not join escaped surrogate pairs)."""
+    text = json.dumps(config, indent=2, ensure_ascii=False)
+    return _NOT_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
