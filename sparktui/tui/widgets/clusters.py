@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import _
+from sparktui.plan.runtime.base import MISSING
 from sparktui.tui.messages import ClusterFocused, NodeChosen
 from sparktui.tui.viewmodel.supervision import supervision_mark
 
@@ -110,10 +111,11 @@ class ClustersPane(Vertical):
                 self._routers.pop(cluster, None)
             return
         host = status.address.removeprefix("http://").removesuffix("/v1")
-        label = Text.assemble((ROUTER, "green" if status.ready else "bold red"), " ",
-                              _("router"), " ")
+        # no container while nothing serves is how it should be (stop removes it): dim
+        style = "green" if status.ready else "dim" if status.state == MISSING else "bold red"
+        label = Text.assemble((ROUTER, style), " ", _("router"), " ")
         if not status.ready:  # before the address: what a narrow pane must still show
-            label.append(f"{status.state} ", style="bold red")
+            label.append(f"{status.state} ", style=style)
         label.append(host, style="dim")
         if line is None:
             line = branch.add(label, data=Ref(cluster, router=True), expand=True)
