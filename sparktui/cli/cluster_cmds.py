@@ -60,6 +60,11 @@ def print_health(health: ClusterHealth) -> None:
     state = _("serving") if health.serving else _("not serving")
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
     print_supervision(health.supervision, health.checked_at)
+    if health.router is not None:
+        r = health.router
+        print("  " + _("router {address} on {node}: {state}; models {models}").format(
+            address=r.address, node=r.node, state=r.state, models=", ".join(r.models) or "-")
+              + (f"; {r.error}" if r.error else ""))
     several = len(health.engines) > 1
     for row, e in ((r, e) for r in health.nodes for e in r.engines):
         where = f"{row.node} {e.recipe}:{e.port}" if several and e.recipe else row.node

@@ -108,6 +108,8 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
             if node.ib_ip:
                 check.match(rules.HOST, node.ib_ip, (*nloc, "ib_ip"), "host_invalid")
             check.match(rules.ENTITY, node.entity, (*nloc, "entity"), "entity_invalid")
+        if cluster.router is not None:
+            check.image(cluster.router.image, (*loc, "router", "image"))
     for key, nccl in config.nccl.items():
         for name in ("ib_hca", "socket_ifname"):
             check.match(rules.NCCL_VALUE, getattr(nccl, name), ("nccl", key, name),

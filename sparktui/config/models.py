@@ -37,12 +37,28 @@ class Node(Model):
         return self.ib_ip or self.ssh_ip
 
 
+ROUTER_IMAGE = "ghcr.io/berriai/litellm:main-stable"
+
+
+class Router(Model):
+    """``[clusters.router]``: one OpenAI address in front of every recipe serving on the
+    cluster (LiteLLM's proxy in a container; docs/services.md)."""
+
+    port: int = field(integer(ge=1, le=65535), 4000)
+    node: str | None = field(nullable(text(min_length=1)), None)
+    """The node it runs on; default the cluster's head (rank 0)."""
+    image: str = field(text(min_length=1), ROUTER_IMAGE)
+    ready_timeout_seconds: float = field(duration(), 300.0)
+    """How long serve and stop wait for the restarted router to answer."""
+
+
 class Cluster(Model):
     name: str = field(text(min_length=1))
     master_ib_ip: str = field(text(), "")
     nodes: list[Node] = field(array(nested(Node), min_length=1))
     extra_entities: list[str] = field(array(text()), factory=list)
     gpus_per_node: int = field(integer(ge=1), 1)
+    router: Router | None = field(nullable(nested(Router)), None)
 
     @property
     def ranked(self) -> list[Node]:
@@ -51,6 +67,14 @@ class Cluster(Model):
     @property
     def master_ip(self) -> str:
         return self.master_ib_ip or self.ranked[0].fabric_ip
+
+    @property
+    def router_node(self) -> Node | None:
+        """Where the router runs (None: no router, or a node name the check refuses)."""
+        if self.router is None:
+            return None
+        wanted = self.router.node or self.ranked[0].name
+        return next((n for n in self.nodes if n.name == wanted), None)
 
 
 class Nccl(Model):

@@ -93,6 +93,10 @@ def check_config(config: Config, source: SourceRef) -> None:
                                            name=cluster.name))
         names.add(cluster.name)
         problems += _check_nodes(cluster.nodes, ("clusters", ci, "nodes"), source)
+        if cluster.router is not None and cluster.router_node is None:
+            problems.append(source.problem(
+                "node_unknown", ("clusters", ci, "router", "node"), cluster=cluster.name,
+                node=cluster.router.node, known=", ".join(n.name for n in cluster.nodes)))
     for table in ("nccl", "before_serve"):
         for key in getattr(config, table):
             if key not in names:

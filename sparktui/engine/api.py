@@ -44,6 +44,7 @@ class Step(StrEnum):
     POWER_ON = "power_on"
     BOOT = "boot"
     SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
+    ROUTER = "router"  # the cluster's router made again from what serves (engine/router.py)
 
 
 class StepState(StrEnum):

@@ -8,20 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
-from sparktui.engine.api import ActionResult, ExecResult, ProgressSink
+from sparktui.engine.api import ActionResult, ExecResult, ProgressSink, Step, StepState
 from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
+from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
+from sparktui.engine.router import refresh_router, router_status
 from sparktui.engine.services.health import service_statuses
-from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload, log_source
+from sparktui.engine.status import (
+    ClusterHealth,
+    LogBatch,
+    LogLine,
+    RouterStatus,
+    Workload,
+    log_source,
+)
 from sparktui.engine.supervise import on_node
 from sparktui.engine.supervise.disarm import disarm as supervise_disarm
 from sparktui.engine.supervise.events import SuperviseResult, SuperviseSink
@@ -41,6 +51,7 @@ from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.model import LaunchPlan
+from sparktui.plan.router import RouterPlan, router_plan
 
 TELEMETRY_HEALTH_AGE = 15.0
 """Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
@@ -86,14 +97,17 @@ class ClusterEngine:
         head (rank 0) keeps it, read at the same time."""
         timeout = self.config.health_timeout_seconds
         nodes = self._nodes(cluster)
-        results, supervision = await asyncio.gather(
+        router = router_plan(self.config, self.cluster(cluster))
+        results, supervision, router_now = await asyncio.gather(
             asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes)),
-            read_status(self.transport(nodes[0]), timeout))
+            read_status(self.transport(nodes[0]), timeout),
+            self._router_status(cluster, router, timeout))
         services = []
         if any(w.is_service for r in results for w in r.workloads):
             transports = {n.name: self.transport(n) for n in nodes}
             services = await service_statuses(list(results), transports, timeout)
-        health = ClusterHealth(cluster, list(results), time.time(), services, supervision)
+        health = ClusterHealth(cluster, list(results), time.time(), services, supervision,
+                               router_now)
         self._last_health[cluster] = health
         return health
 
@@ -201,12 +215,13 @@ class ClusterEngine:
         names = [n.name for n in plan.nodes]
         names += [i.node for s in plan.services for i in s.instances]
         transports = {name: self.transport(nodes[name]) for name in dict.fromkeys(names)}
-        return await Serve(plan, transports, progress, script_text,
-                           hf_cache_host=self.config.hf_cache_host,
-                           ready_timeout=self.config.ready_timeout_seconds,
-                           keep_on_failure=keep_on_failure,
-                           stop_grace=self.config.stop_grace_seconds,
-                           fit=lambda: self.fit(plan), force=force).run()
+        result = await Serve(plan, transports, progress, script_text,
+                             hf_cache_host=self.config.hf_cache_host,
+                             ready_timeout=self.config.ready_timeout_seconds,
+                             keep_on_failure=keep_on_failure,
+                             stop_grace=self.config.stop_grace_seconds,
+                             fit=lambda: self.fit(plan), force=force).run()
+        return await self.refresh_router(plan.cluster, progress, result) if result.ok else result
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult:
@@ -227,7 +242,32 @@ class ClusterEngine:
                             hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
         if disarm:
             await on_node.remove(transports.values(), cluster, recipe, progress)
-        return result
+        return await self.refresh_router(cluster, progress, result)
+
+    # -- the router (sparktui.engine.router) ----------------------------------------------
+    async def _router_status(self, cluster: str, router: RouterPlan | None,
+                             timeout: float) -> RouterStatus | None:
+        if router is None:
+            return None
+        node = next(n for n in self._nodes(cluster) if n.name == router.node)
+        return await router_status(self.transport(node), router, timeout)
+
+    async def refresh_router(self, cluster: str, progress: ProgressSink,
+                             result: ActionResult) -> ActionResult:
+        """The router made again from what serves now; its warnings join ``result``'s."""
+        router = router_plan(self.config, self.cluster(cluster))
+        if router is None:
+            return result
+        log = ProgressLog(progress)
+        nodes = {n.name: n for n in self._nodes(cluster)}
+        try:
+            health = await self.health(cluster)
+        except Exception as exc:  # the serve or stop stays as it went
+            log(Step.ROUTER, router.node, StepState.WARN, str(exc) or type(exc).__name__)
+            return dataclasses.replace(result, steps=[*result.steps, *log.events])
+        await refresh_router(router, health, nodes, self.transport(nodes[router.node]), log,
+                             self.config.command_timeout_seconds)
+        return dataclasses.replace(result, steps=[*result.steps, *log.events])
 
     # -- supervision (sparktui.engine.supervise) ---------------------------------------
     async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,

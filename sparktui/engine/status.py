@@ -173,12 +173,29 @@ class ServiceStatus:
 
 
 @dataclass(frozen=True)
+class RouterStatus:
+    """The cluster's router as its node says: its container and its /v1/models."""
+
+    node: str
+    address: str
+    state: str  # the container's: running, exited, ..., "missing" (none there)
+    models: list[str] = field(default_factory=list)
+    ready: bool = False  # /v1/models answered
+    error: str | None = None  # the node or the router did not answer
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "address": self.address, "state": self.state,
+                "ready": self.ready, "models": list(self.models), "error": self.error}
+
+
+@dataclass(frozen=True)
 class ClusterHealth:
     cluster: str
     nodes: list[NodeHealth]
     checked_at: float  # time.time() when the check finished
     services: list[ServiceStatus] = field(default_factory=list)
     supervision: SupervisionStatus | None = None  # as the head (rank 0) keeps it
+    router: RouterStatus | None = None  # None: the cluster has no [clusters.router]
 
     @property
     def workloads(self) -> list[Workload]:
@@ -214,7 +231,8 @@ class ClusterHealth:
                 "serving": self.serving, "recipes": self.recipes,
                 "nodes": [n.as_dict() for n in self.nodes],
                 "services": [s.as_dict() for s in self.services],
-                "supervision": self.supervision.as_dict() if self.supervision else None}
+                "supervision": self.supervision.as_dict() if self.supervision else None,
+                "router": self.router.as_dict() if self.router else None}
 
 
 SOURCE_SEP = "/"

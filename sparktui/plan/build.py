@@ -29,6 +29,7 @@ from sparktui.plan.model import (
     MountPlan,
     NodePlan,
 )
+from sparktui.plan.router import router_plan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import EngineLaunch
 from sparktui.plan.service_model import ServicePlan
@@ -77,7 +78,7 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
                       runtime=rec.runtime, port=port, model=rec.model,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
                       start_order=start_order, hf_refs=hf_refs, services=services,
-                      frontend=rec.frontend_type)
+                      frontend=rec.frontend_type, router=router_plan(cfg, chosen))
 
 
 def api_port(rec: Recipe, services: list[ServicePlan]) -> int:

@@ -8,9 +8,12 @@ added, never renamed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sparktui.plan.service_model import ServicePlan
+
+if TYPE_CHECKING:
+    from sparktui.plan.router import RouterPlan
 
 HEAD = "head"
 WORKER = "worker"
@@ -110,6 +113,7 @@ class LaunchPlan:
     hf_refs: list[HfRef] = field(default_factory=list)
     services: list[ServicePlan] = field(default_factory=list)
     frontend: str = "engine"  # "engine" | "dynamo" | "none" (services only: no engine nodes)
+    router: RouterPlan | None = None  # the cluster's [clusters.router], which serve updates
 
     @property
     def head(self) -> NodePlan:
@@ -133,4 +137,5 @@ class LaunchPlan:
             "hf_refs": [r.as_dict() for r in self.hf_refs],
             "services": [s.as_dict() for s in self.services],
             "frontend": self.frontend,
+            **({"router": self.router.as_dict()} if self.router is not None else {}),
         }

@@ -35,6 +35,7 @@ from typing import Any
 from . import claims, procs
 from .dockerapi import DockerApi, DockerApiError, normalize_ref
 from .testimage import build as image_build
+from .testimage import router as router_image
 
 DOCKERD = "/usr/sbin/dockerd"
 UNSHARE = "/usr/bin/unshare"
@@ -241,7 +242,7 @@ class TestDaemon:
     def assign(self, node: Any) -> None:
         self.node = node
         info = {"addr": node.addr, "name": node.name, "state": str(node.state_dir),
-                "daemon": str(self.root)}
+                "daemon": str(self.root), "mounts": router_image.mounts()}
         (self.root / "node.json").write_text(json.dumps(info))
 
     def reset(self) -> None:

@@ -10,6 +10,9 @@ concession, for what separate machines would give for free:
    SPARKTEST_HOST_NETWORK) and the node's state folder is mounted read-only at the same
    path, so the test engine binds its node's address in the shared host network and
    reads the test's knobs (engine.json, gpu.json).
+3. LiteLLM's libraries (testimage/router.py: ~600 MB, installed once on this machine)
+   are bound read-only at the path the router test image expects, rather than copied
+   into an image layer per daemon.
 """
 
 import json
@@ -35,6 +38,9 @@ def amend(spec: dict, node: dict | None) -> None:
     proc["env"] = env
     spec.setdefault("mounts", []).append({"destination": node["state"], "type": "bind",
                                           "source": node["state"], "options": ["rbind", "ro"]})
+    for source, destination in node.get("mounts") or []:
+        spec["mounts"].append({"destination": destination, "type": "bind", "source": source,
+                               "options": ["rbind", "ro"]})
 
 
 def main(node_file: str, args: list[str]) -> None:

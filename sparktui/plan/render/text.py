@@ -27,6 +27,10 @@ def render_text(plan: LaunchPlan) -> str:
         out.append(_("  start order: {order}").format(order=" -> ".join(plan.start_order)))
     if plan.frontend != "engine":
         out.append(_("  frontend: {frontend}").format(frontend=plan.frontend))
+    if plan.router is not None:
+        out.append(_("  router: {address} on {node} (LiteLLM; its models are made again "
+                     "from what serves, after each serve and stop)").format(
+            address=plan.router.address, node=plan.router.node))
     out.append("")
     out.append(_("Nodes:"))
     out += node_map(plan) if plan.services else _table(plan.nodes)
@@ -44,6 +48,10 @@ def render_text(plan: LaunchPlan) -> str:
         out += _node(node)
     for service in plan.services:
         out += instance_sections(service)
+    if plan.router is not None:
+        out.append("")
+        out.append(_("Router on {node}:").format(node=plan.router.node))
+        out += launch_lines(plan.router.launch)
     return "\n".join(out) + "\n"
 
 

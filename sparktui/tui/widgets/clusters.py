@@ -13,12 +13,13 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from sparktui.config.models import Cluster
-from sparktui.engine.status import ClusterHealth
+from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import _
+from sparktui.plan.runtime.base import MISSING
 from sparktui.tui.messages import ClusterFocused, NodeChosen
 from sparktui.tui.viewmodel.supervision import supervision_mark
 
-UNKNOWN, UP, DOWN = "○", "●", "✖"
+UNKNOWN, UP, DOWN, ROUTER = "○", "●", "✖", "⇄"
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Ref:
 
     cluster: str
     node: str | None = None
+    router: bool = False  # the cluster's router line or one of its models (selects the cluster)
 
 
 class ClusterTree(Tree[Ref]):
@@ -52,6 +54,7 @@ class ClustersPane(Vertical):
         self.clusters = clusters
         self.focused_cluster = clusters[0].name if clusters else ""
         self.health: dict[str, ClusterHealth] = {}
+        self._routers: dict[str, tuple[str, ...]] = {}  # the models each router line shows
 
     def compose(self) -> ComposeResult:
         tree: ClusterTree = ClusterTree("clusters", id="clusters-tree")
@@ -93,7 +96,37 @@ class ClustersPane(Vertical):
             cluster = by_name[branch.data.cluster]  # type: ignore[union-attr]
             branch.set_label(self._cluster_label(cluster))
             for leaf in branch.children:
-                leaf.set_label(self._node_label(cluster, leaf.data.node))  # type: ignore[union-attr,arg-type]
+                if leaf.data is not None and not leaf.data.router:
+                    leaf.set_label(self._node_label(cluster, leaf.data.node))  # type: ignore[arg-type]
+            health = self.health.get(cluster.name)
+            self._router_lines(branch, health.router if health is not None else None)
+
+    def _router_lines(self, branch: TreeNode[Ref], status: RouterStatus | None) -> None:
+        """The router (when a health check found one) and the models it holds."""
+        cluster = branch.data.cluster  # type: ignore[union-attr]
+        line = next((c for c in branch.children if c.data is not None and c.data.router), None)
+        if status is None:
+            if line is not None:
+                line.remove()
+                self._routers.pop(cluster, None)
+            return
+        host = status.address.removeprefix("http://").removesuffix("/v1")
+        # no container while nothing serves is how it should be (stop removes it): dim
+        style = "green" if status.ready else "dim" if status.state == MISSING else "bold red"
+        label = Text.assemble((ROUTER, style), " ", _("router"), " ")
+        if not status.ready:  # before the address: what a narrow pane must still show
+            label.append(f"{status.state} ", style=style)
+        label.append(host, style="dim")
+        if line is None:
+            line = branch.add(label, data=Ref(cluster, router=True), expand=True)
+        else:
+            line.set_label(label)
+        models = tuple(status.models)
+        if self._routers.get(cluster) != models or (not line.children and models):
+            line.remove_children()
+            for model in models:
+                line.add_leaf(Text(model), data=Ref(cluster, router=True))
+            self._routers[cluster] = models
 
     def _cluster_label(self, cluster: Cluster) -> Text:
         focused = cluster.name == self.focused_cluster

@@ -34,6 +34,7 @@ ROLES = {"head": N_("head"), "worker": N_("worker")}
 
 
 CONTAINER, CONTAINER_MIN = 5, 12  # the container column, and how narrow it may get
+ADDRESSES = (3, 4)  # ssh, fabric: left out first when several recipes share a narrow pane
 ROW_SEP = "\x00"
 """Between a node and a recipe in the key of a node's second and later rows."""
 
@@ -170,16 +171,16 @@ class NodesPane(Vertical):
         lines = self._lines()
         rows = [self._row(node, work, first) for node, work, first in lines]
         headers = _columns(self.order)
-        widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
-                  for i, h in enumerate(headers[:-1])]
-        # the last log line gets what is left, so nothing spills out of the pane
-        room = self.size.width - sum(widths) - 2 * len(headers) - 2
-        short = cell_len(headers[-1]) - room
-        if short > 0 and widths[CONTAINER] > CONTAINER_MIN:  # a long recipe name gives way
-            widths[CONTAINER] = max(CONTAINER_MIN, widths[CONTAINER] - short)
-            for row in rows:
-                row[CONTAINER].truncate(widths[CONTAINER], overflow="ellipsis")
-            room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        widths, room = self._widths_for(headers, rows, CONTAINER)
+        if room < cell_len(headers[-1]) and self.health is not None \
+                and len(self.health.recipes) > 1:
+            # several recipes in a narrow pane: which recipe a row is matters more than
+            # the node's addresses (its details have them)
+            headers = [h for i, h in enumerate(headers) if i not in ADDRESSES]
+            for row, (node, work, _first) in zip(rows, lines, strict=True):
+                row[CONTAINER] = self._state(self._node_health(node.name), work, compact=True)
+            rows = [[c for i, c in enumerate(r) if i not in ADDRESSES] for r in rows]
+            widths, room = self._widths_for(headers, rows, CONTAINER - len(ADDRESSES))
         self._room = max(cell_len(headers[-1]), room)
         widths.append(self._room)
         keys = [_key(node, work, first) for node, work, first in lines]
@@ -287,7 +288,24 @@ class NodesPane(Vertical):
             return None
         return next((n for n in self.health.nodes if n.node == name), None)
 
-    def _state(self, nh: NodeHealth | None, work: Workload | None) -> Text:
+    def _widths_for(self, headers: list[str], rows: list[list[Text]],
+                    container: int) -> tuple[list[int], int]:
+        """Every column's width but the last log line's, and the room left for it."""
+        widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
+                  for i, h in enumerate(headers[:-1])]
+        # the last log line gets what is left, so nothing spills out of the pane
+        room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        short = cell_len(headers[-1]) - room
+        if short > 0 and widths[container] > CONTAINER_MIN:  # a long recipe name gives way
+            widths[container] = max(CONTAINER_MIN, widths[container] - short)
+            for row in rows:
+                row[container].truncate(widths[container], overflow="ellipsis")
+            room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        return widths, room
+
+    def _state(self, nh: NodeHealth | None, work: Workload | None,
+               compact: bool = False) -> Text:
+        """``compact``: a running workload is its recipe's name in green, nothing more."""
         if nh is None:  # the header says why: not connected, or checking
             return Text("-", style="dim")
         if not nh.reachable:
@@ -296,6 +314,8 @@ class NodesPane(Vertical):
             return Text(_("docker down"), style="bold red")
         if work is None:
             return Text(_("none"), style="dim")
+        if compact and work.running:
+            return Text(work.recipe, style="bold green")
         label = work.state
         if work.exit_code not in (None, 0) and not work.running:
             label += f" ({work.exit_code})"

@@ -1,0 +1,128 @@
+"""Keep the cluster's router (sparktui.plan.router) in step with what serves there.
+
+After a serve or a stop, the router's config is made again from what runs (the heads
+found by their labels, the model names their /v1/models give) and the router is started
+afresh with it, or removed when nothing serves. A failure here is a warning naming the
+node: it never fails nor hides the serve or stop it follows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from sparktui.config.models import Node
+from sparktui.engine.api import Step, StepState
+from sparktui.engine.progress import ProgressLog
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.status import ClusterHealth, RouterStatus
+from sparktui.engine.supervise.on_node import write_file_command
+from sparktui.i18n import _
+from sparktui.plan.router import CONTAINER, Backend, RouterPlan, config_text, litellm_config
+from sparktui.plan.runtime.docker import Docker
+
+POLL_SECONDS = 0.5
+_DOCKER = Docker()
+
+
+async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> RouterStatus:
+    """Its container's state, then (running) the models its /v1/models lists."""
+    try:
+        state = _DOCKER.parse_state(await t.run(_DOCKER.state_command(CONTAINER),
+                                                timeout=timeout))
+    except Exception as exc:  # the node did not answer: unknown, never "no router"
+        return RouterStatus(plan.node, plan.address, "unknown",
+                            error=exc.text if isinstance(exc, NodeError) else str(exc))
+    if state.status != "running":
+        return RouterStatus(plan.node, plan.address, state.status)
+    try:
+        answer = await http_get(t, plan.host, plan.port, "/v1/models", timeout)
+        models = [str(m.get("id", "")) for m in json.loads(answer.body).get("data", [])]
+    except Exception as exc:  # refused, timed out, an SSH channel error, not JSON
+        return RouterStatus(plan.node, plan.address, "running",
+                            error=_("not answering on port {port}").format(port=plan.port)
+                            + (f" ({exc})" if str(exc) else ""))
+    ok = answer.status == 200
+    return RouterStatus(plan.node, plan.address, "running", models if ok else [], ok,
+                        None if ok else f"HTTP {answer.status}")
+
+
+def backends(health: ClusterHealth, nodes: dict[str, Node],
+             log: ProgressLog) -> list[Backend]:
+    """Every model a ready head serves; what cannot be seen is said, never dropped
+    silently (a node that did not answer, a head still loading)."""
+    found: list[Backend] = []
+    for row in health.nodes:
+        if not row.known:
+            log(Step.ROUTER, row.node, StepState.WARN,
+                _("its recipes are left out of the router: {error}").format(
+                    error=row.error or row.docker_error or "-"))
+            continue
+        node = nodes.get(row.node)
+        for e in row.engines:
+            if node is None or not e.ready or not e.models:
+                log(Step.ROUTER, row.node, StepState.WARN,
+                    _("{recipe} does not answer /v1/models yet: left out of the router")
+                    .format(recipe=e.recipe or "-"))
+                continue
+            api_base = f"http://{node.ssh_ip}:{e.port}/v1"
+            found += [Backend(m, e.recipe or "", api_base) for m in e.models if m]
+    return found
+
+
+async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
+                         t: Transport, log: ProgressLog, timeout: float) -> None:
+    """Never raises: every failure is a warning on the router's node."""
+    try:
+        await _refresh(plan, health, nodes, t, log, timeout)
+    except Exception as exc:  # a router failure never fails the action
+        log(Step.ROUTER, plan.node, StepState.WARN,
+            _("the router was not updated: {error}").format(
+                error=exc.text if isinstance(exc, NodeError) else (str(exc) or type(exc).__name__)))
+
+
+async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
+                   t: Transport, log: ProgressLog, timeout: float) -> None:
+    found = backends(health, nodes, log)
+    removal = _DOCKER.removal(CONTAINER, 5)
+    if not found:
+        await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
+        log(Step.ROUTER, plan.node, StepState.OK, _("nothing serves: the router is removed"))
+        return
+    log(Step.ROUTER, plan.node, StepState.STARTED, plan.address)
+    wrote = await t.run(write_file_command(plan.config_path),
+                        stdin=config_text(litellm_config(found)), timeout=timeout)
+    if wrote.exit_code != 0:
+        raise RuntimeError(wrote.stderr.strip() or f"exit {wrote.exit_code}")
+    await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
+    started = await t.run(argv_command(plan.launch), timeout=max(timeout, 60.0))
+    if started.exit_code != 0:
+        raise RuntimeError((started.stderr or started.stdout).strip()[-300:]
+                           or f"exit {started.exit_code}")
+    wanted = sorted({b.model for b in found})
+    status = await _ready(plan, t, wanted, timeout)
+    if status.ready and set(wanted) <= set(status.models):
+        log(Step.ROUTER, plan.node, StepState.OK,
+            f"{plan.address}: {', '.join(wanted)}")
+        return
+    last = await t.run(_DOCKER.logs_command(CONTAINER, 5, False), timeout=timeout)
+    tail = " | ".join(line for line in last.stdout.splitlines()[-5:] if line.strip())
+    log(Step.ROUTER, plan.node, StepState.WARN,
+        _("the router did not come up at {address} ({state}): {error}").format(
+            address=plan.address, state=status.state, error=status.error or tail or "-"))
+
+
+async def _ready(plan: RouterPlan, t: Transport, wanted: list[str],
+                 timeout: float) -> RouterStatus:
+    """Until it lists every wanted model, exits, or ``plan.ready_timeout`` passes."""
+    deadline = time.monotonic() + plan.ready_timeout
+    while True:
+        status = await router_status(t, plan, timeout)
+        if status.ready and set(wanted) <= set(status.models):
+            return status
+        if status.state not in ("running", "created", "restarting") or \
+                time.monotonic() >= deadline:
+            return status
+        await asyncio.sleep(POLL_SECONDS)

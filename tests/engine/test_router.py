@@ -1,0 +1,123 @@
+"""The cluster's router on real sshd hosts and dockerd: the real LiteLLM proxy
+(tests/hosts/testimage/router.py) in front of two recipes served side by side, its
+model list remade by serve and stop, streaming passed through to the right engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+
+import pytest
+from hosts.testimage import router as router_image
+from site_support import _prepend_top_level, eventually, toy_recipe
+
+from sparktui.cli import main
+
+ROUTER_PORT = 30470
+ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
+
+
+def _needs_litellm() -> None:
+    if not router_image.available():
+        message = f"LiteLLM's proxy is not installed for the tests: {router_image.INSTALL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def _recipe(port: int, served: str) -> str:
+    return toy_recipe(port=port, nodes=1, extra=(
+        f'args = ["--served-model-name", "{served}", "--gpu-memory-utilization", "0.3"]'))
+
+
+def _models(base: str) -> list[str]:
+    with urllib.request.urlopen(f"{base}/models", timeout=30) as answer:
+        return sorted(m["id"] for m in json.load(answer)["data"])
+
+
+def _served(engine: str) -> float:
+    """Requests the engine has answered (vLLM's request_success_total)."""
+    with urllib.request.urlopen(f"{engine}/metrics", timeout=30) as answer:
+        return sum(float(line.rsplit(" ", 1)[1]) for line in answer.read().decode().splitlines()
+                   if line.startswith("vllm:request_success_total"))
+
+
+def _stream(base: str, model: str) -> list[dict]:
+    body = json.dumps({"model": model, "stream": True, "max_tokens": 4,
+                       "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = urllib.request.Request(f"{base}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    chunks = []
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        assert answer.headers["Content-Type"].startswith("text/event-stream")
+        for raw in answer:
+            line = raw.decode().strip()
+            if line.startswith("data: ") and line != "data: [DONE]":
+                chunks.append(json.loads(line[len("data: "):]))
+    return chunks
+
+
+def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys):
+    _needs_litellm()
+    s = site(1, extra_toml=ROUTER)
+    node = s.hosts.node("node1")
+    # ssh_user's home on the node (the nodes share this machine's file system)
+    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
+    router_image.install(node)
+    s.recipe("alpha", _recipe(30461, "org/alpha"))
+    s.recipe("beta", _recipe(30462, "org/beta"))
+    base = f"http://{s.hosts.node('node1').addr}:{ROUTER_PORT}/v1"
+
+    assert main(s.cli("serve", "alpha")) == 0
+    assert main(s.cli("serve", "beta")) == 0
+    out = capsys.readouterr().out
+    assert f"{base}: org/alpha, org/beta" in out  # the router step, once both serve
+    assert _models(base) == ["org/alpha", "org/beta"]
+    config = s.hosts.ssh("node1", "cat ~/.cache/sparktui/router/test.yaml").stdout
+    routes = {m["model_name"]: m["litellm_params"] for m in json.loads(config)["model_list"]}
+    assert routes["org/beta"]["api_base"].endswith(":30462/v1")
+    assert routes["org/beta"]["model"] == "openai/org/beta"
+
+    engines = {"org/alpha": f"http://{node.addr}:30461", "org/beta": f"http://{node.addr}:30462"}
+    for served in ("org/alpha", "org/beta"):
+        before = {m: _served(url) for m, url in engines.items()}
+        chunks = _stream(base, served)
+        text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks
+                       if c.get("choices"))
+        assert text == "Hello world world world"  # the engine's 4 tokens, as it sent them
+        assert len(chunks) >= 4 and {c["model"] for c in chunks} <= {served, f"openai/{served}"}
+        after = {m: _served(url) for m, url in engines.items()}
+        assert {m: after[m] - before[m] for m in engines} == {
+            m: 1 if m == served else 0 for m in engines}  # that recipe's engine, only it
+
+    assert main(s.cli("health", "--json")) == 0
+    router = json.loads(capsys.readouterr().out)["router"]
+    assert router["ready"] and router["models"] == ["org/alpha", "org/beta"]
+    assert router["address"] == base and router["node"] == "node1"
+
+    assert main(s.cli("stop", "--yes", "--recipe", "alpha")) == 0
+    capsys.readouterr()
+    assert _models(base) == ["org/beta"]
+    assert main(s.cli("health")) == 0
+    assert f"router {base} on node1: running; models org/beta" in capsys.readouterr().out
+
+    assert main(s.cli("stop", "--yes")) == 0
+    assert "nothing serves: the router is removed" in capsys.readouterr().out
+    eventually(lambda: "sparktui--router" not in s.hosts.node("node1").containers(),
+               what="the router removed")
+
+
+def test_a_bad_router_table_is_refused_with_its_line(tmp_path, capsys):
+    config = tmp_path / "config.toml"
+    config.write_text('[[clusters]]\nname = "c"\nnodes = [{ name = "n1", ssh_ip = "10.0.0.1", '
+                      'rank = 0 }]\n\n[clusters.router]\nport = 4000\nbogus = 1\n'
+                      'node = "n9"\n')
+    assert main(["--config", str(config), "health"]) == 2
+    err = capsys.readouterr().err
+    assert f"{config}:7" in err and "bogus" in err
+    assert "Traceback" not in err
+    config.write_text(config.read_text().replace("bogus = 1\n", ""))
+    assert main(["--config", str(config), "health"]) == 2
+    err = capsys.readouterr().err
+    assert f"{config}:7" in err and "no node 'n9'" in err

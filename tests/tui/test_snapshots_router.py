@@ -1,0 +1,64 @@
+"""Snapshots of the cluster's router in the clusters pane: its address and the models
+it holds, and a router that does not answer, at 80x24 and 120x40. Deterministic: the
+example config and a constructed health. Update with:
+python -m pytest -n 0 tests/tui/test_snapshots_router.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.pilot import Pilot
+
+from sparktui.engine.status import ClusterHealth, RouterStatus
+from sparktui.tui.messages import HealthUpdated
+from sparktui.tui.widgets.clusters import ClustersPane
+from tui.support import make_app, serving_health, wait_for
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+ADDRESS = "http://10.0.0.11:4000/v1"
+
+
+def _router(ready: bool = True) -> ClusterHealth:
+    status = (RouterStatus("spark1", ADDRESS, "running", ["qwen3-235b", "org/small"], True)
+              if ready else RouterStatus("spark1", ADDRESS, "exited", error="exited (1)"))
+    return replace(serving_health(), router=status)
+
+
+def _with(*healths: ClusterHealth):
+    async def run_before(pilot: Pilot) -> None:
+        dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: dashboard.is_mounted)
+        for health in healths:
+            dashboard.post_message(HealthUpdated(health))
+            await pilot.pause(0.2)
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_router_and_its_models_in_the_clusters_pane(snap_compare, size: str):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=_with(_router()))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_router_that_does_not_answer(snap_compare, size: str):
+    assert snap_compare(make_app(), terminal_size=SIZES[size],
+                        run_before=_with(_router(), _router(ready=False)))
+
+
+async def test_the_router_lines_follow_the_health_and_leave_with_it():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _with(_router())(pilot)
+        pane: ClustersPane = app.dashboard.clusters_pane  # type: ignore[attr-defined]
+        branch = pane.cluster_tree.root.children[0]
+        line = next(c for c in branch.children if c.data is not None and c.data.router)
+        assert "router 10.0.0.11:4000" in str(line.label)
+        assert [str(c.label) for c in line.children] == ["qwen3-235b", "org/small"]
+        await _with(replace(_router(), router=RouterStatus(
+            "spark1", ADDRESS, "running", ["org/small"], True)))(pilot)
+        line = next(c for c in branch.children if c.data is not None and c.data.router)
+        assert [str(c.label) for c in line.children] == ["org/small"]
+        await _with(serving_health())(pilot)
+        assert not any(c.data is not None and c.data.router for c in branch.children)
