@@ -8,9 +8,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from sparktui.config.bench_result import BenchRun
+from sparktui.plan.bench.aiperf import BenchSettings, level_result
+from sparktui.plan.bench.record import build_run
+
+DATA = Path(__file__).resolve().parent / "plan" / "bench_data"
 
 
 def aiperf() -> str:
@@ -53,3 +60,57 @@ def bench_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def kept_runs(tmp_path: Path) -> list[dict]:
     folder = tmp_path / "data" / "sparktui" / "bench"
     return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+# -- runs built from a real aiperf 0.13 export, for the pure and the TUI tests --------
+
+def export(name: str = "aiperf-0.13-export.json") -> dict:
+    return json.loads((DATA / name).read_text())
+
+
+@dataclass
+class Target:
+    recipe: str = "toy"
+    cluster: str = "test"
+    nodes: list[str] = field(default_factory=lambda: ["node1", "node2"])
+    head: str = "node1"
+    url: str = "http://10.0.0.11:8000"
+    model: str = "org/toy"
+    engine: str = "vllm"
+    engine_version: str | None = "0.33.0"
+    image: str = "vllm/vllm-openai:v0.33.0"
+    image_ids: dict = field(default_factory=lambda: {"node1": "sha256:" + "a" * 64,
+                                                     "node2": "sha256:" + "a" * 64})
+
+
+@dataclass
+class Node:
+    name: str
+    role: str
+    launch: list[str]
+    env: dict[str, str]
+
+
+@dataclass
+class Plan:
+    nodes: list[Node]
+
+
+def plan(seqs: str) -> Plan:
+    argv = ["docker", "run", "-d", "vllm/vllm-openai:v0.33.0", "vllm", "serve", "org/toy",
+            "--max-num-seqs", seqs]
+    env = {"NCCL_DEBUG": "WARN", "HF_TOKEN": "hf_secret_value"}
+    return Plan([Node("node1", "head", argv, env), Node("node2", "worker", argv, env)])
+
+
+def a_run(seqs: str = "64", scale: float = 1.0, run: str = "20261201-120000-toy") -> BenchRun:
+    one = level_result(export(), 1)
+    four = level_result(export(), 4)
+    if scale != 1.0:
+        four = four.model_copy(update={"output_tokens_per_second":
+                                       four.output_tokens_per_second * scale})
+    settings = BenchSettings(concurrency=(1, 4), requests=8, input_tokens=32,
+                             output_tokens=20).as_dict()
+    return build_run(run=run, when=1764590400.0, target=Target(), plan=plan(seqs),
+                     tool="aiperf", tool_version="0.13.0", argv=["aiperf", "profile"],
+                     settings=settings, levels=[one, four], interrupted=False)

@@ -92,9 +92,15 @@ def test_two_levels_report_the_rates_the_engine_was_told(site, bench_env, tmp_pa
 
 def test_failed_requests_are_counted_as_errors(site, bench_env, tmp_path, capsys):
     s = site(2)
+    assert main(s.cli("bench")) == 2  # nothing serves: refused, nothing run
+    assert "nothing serves on cluster 'test'" in capsys.readouterr().err
     # every 4th completion answers 500: 2 of 8
     s.hosts.node("node1").set_engine(ttft=0.02, tpot=0.005, fail_share=0.25)
     _serve(s)
+    assert main(s.cli("bench", "other")) == 2
+    assert "recipe 'other' does not serve on cluster 'test'; serving: toy" in \
+        capsys.readouterr().err
+    assert kept_runs(tmp_path) == []
     assert _bench(s, bench_env, "--concurrency", "2", "--requests", "8") == 0
     [run] = kept_runs(tmp_path)
     [lv] = run["levels"]

@@ -12,13 +12,14 @@ from sparktui.plan.bench.compare import FIGURES, changes, figure, level_pairs, r
 from sparktui.visible import shorten, visible
 
 
-def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    """Columns aligned by display width: the first left, the others right."""
+def _table(rows: list[list[str]], indent: str = "  ", left: int = 1) -> list[str]:
+    """Columns aligned by display width: the first ``left`` (words) to the left, the
+    others (figures) to the right."""
     widths = [max(cell_len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
-        cells = [row[0] + " " * (widths[0] - cell_len(row[0]))]
-        cells += [" " * (w - cell_len(c)) + c for c, w in zip(row[1:], widths[1:], strict=True)]
+        cells = [c + " " * (w - cell_len(c)) if i < left else " " * (w - cell_len(c)) + c
+                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
         lines.append((indent + "  ".join(cells)).rstrip())
     return lines
 
@@ -43,6 +44,12 @@ def level_rows(levels: list[LevelResult]) -> list[list[str]]:
     return rows
 
 
+def _setting(value: object) -> str:
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return "-" if value is None else str(value)
+
+
 def _say(text: str) -> str:
     return shorten(visible(text), 200)
 
@@ -60,7 +67,7 @@ def run_text(run: BenchRun) -> str:
                  or "-")),
              "  " + _say(_("tool {tool} {version}: {settings}").format(
                  tool=run.tool.name, version=run.tool.version,
-                 settings=", ".join(f"{k} {v}" for k, v in run.tool.settings.items())))]
+                 settings=", ".join(f"{k} {_setting(v)}" for k, v in run.tool.settings.items())))]
     if run.levels:
         lines += _table(level_rows(run.levels))
     else:
@@ -84,7 +91,7 @@ def list_text(runs: list[BenchRun]) -> str:
                      _say(f"{run.engine} {run.engine_version or ''}".strip()) or "-",
                      ",".join(str(lv.concurrency) for lv in run.levels) or "-",
                      _num(best), _num(None if ttft is None else ttft * 1000, 0)])
-    return "\n".join(_table(rows, indent="")) + "\n"
+    return "\n".join(_table(rows, indent="", left=4)) + "\n"
 
 
 _FIGURE_LABELS = {"output_tokens_per_second": "tok/s", "request_throughput": "req/s",
@@ -103,7 +110,7 @@ def compare_text(a: BenchRun, b: BenchRun) -> str:
     lines.append("  " + (_("what differs:") if found else _("what was measured is the same")))
     if found:
         lines += _table([[_say(c.what), _say(c.before), "->", _say(c.after)]
-                         for c in found], indent="    ")
+                         for c in found], indent="    ", left=4)
     lines.append("  " + _("figures:"))
     rows = [[_("conc"), _("figure"), "a", "b", _("change")]]
     for c, la, lb in level_pairs(a, b):
@@ -116,5 +123,5 @@ def compare_text(a: BenchRun, b: BenchRun) -> str:
                          _num(None if x is None else x * scale, digits),
                          _num(None if y is None else y * scale, digits),
                          _change(ratio(x, y)) or "-"])
-    lines += _table(rows, indent="    ")
+    lines += _table(rows, indent="    ", left=2)
     return "\n".join(lines) + "\n"
