@@ -105,8 +105,8 @@ def run_bench(args: argparse.Namespace) -> int:
             file=sys.stderr, flush=True)
         when = time.time()
         levels, interrupted, argv = await run_levels(tool, settings, target, ProgressLine())
-        run = build_run(run=run_id(target.recipe, when, run_ids(directory)), when=when, target=target,
-                        plan=plan, tool=TOOL, tool_version=version, argv=argv,
+        run = build_run(run=run_id(target.recipe, when, run_ids(directory)), when=when,
+                        target=target, plan=plan, tool=TOOL, tool_version=version, argv=argv,
                         settings=settings.as_dict(), levels=levels, interrupted=interrupted)
         save(directory, run)
         return run
