@@ -109,7 +109,7 @@ COMMON = {"/health", "KV", "Tmux", "tmux", "exec", "ssh", "swap", "env:", "TTFT 
           "{rate} tok/s", "after_stop",
           # sparktui bench: units and figures' names, the same in every language
           "E2E s p50/p90/p99", "ITL ms p50/p90/p99", "TTFT ms p50/p90/p99", "req/s", "tok/s",
-          "ok"}
+          "ok", "TTFT p50 ms"}
 SAME_AS_ENGLISH = {
     "ru": set(),
     "es": {"4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",

@@ -69,6 +69,8 @@ ENTRIES: list[Entry] = [
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
+    Entry("app", "bench_results", (), N_("Benchmark runs"),
+          N_("the runs sparktui bench kept: tokens/s and TTFT against concurrency")),
     # the logs pane
     Entry("logs", "follow", (), N_("Logs: follow"), N_("scroll with new lines again")),
     Entry("logs", "wrap", (), N_("Logs: wrap long lines"), N_("toggle wrapping")),
