@@ -59,6 +59,8 @@ def test_two_levels_report_the_rates_the_engine_was_told(site, bench_env, tmp_pa
     printed = json.loads(capsys.readouterr().out)
     [run] = kept_runs(tmp_path)
     assert printed == run
+    [path] = (tmp_path / "data" / "sparktui" / "bench").glob("*.json")
+    assert path.stat().st_mode & 0o777 == 0o600
     assert [lv["concurrency"] for lv in run["levels"]] == [1, 4]
     one_request = TTFT + (OUT - 1) * TPOT  # seconds, at best
     for lv in run["levels"]:

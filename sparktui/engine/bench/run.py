@@ -26,6 +26,7 @@ from sparktui.plan.bench.aiperf import (
     profile_argv,
     tool_version,
 )
+from sparktui.visible import visible
 
 TOOL_ENV = "SPARKTUI_AIPERF"
 STOP_GRACE_SECONDS = 30.0
@@ -104,7 +105,8 @@ def _tail(path: Path, lines: int = 6) -> str:
         text = path.read_text(errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.strip().splitlines()[-lines:])
+    # the tool's log is shown on the operator's terminal: no escape sequence of its own
+    return visible("\n".join(text.strip().splitlines()[-lines:]), lines=True)
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
