@@ -69,6 +69,8 @@ ENTRIES: list[Entry] = [
     Entry("app", "progress", (), N_("Progress"), N_("the steps of the last action")),
     Entry("app", "deep_check", (), N_("Deep check"),
           N_("a one-token completion on the head of the cluster in focus")),
+    Entry("app", "bench", (), N_("Benchmark"),
+          N_("load the selected serving recipe's head at 1, 4 and 16 concurrent requests")),
     Entry("app", "bench_results", (), N_("Benchmark runs"),
           N_("the runs sparktui bench kept: tokens/s and TTFT against concurrency")),
     # the logs pane

@@ -32,6 +32,7 @@ from sparktui.tui.messages import (
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogLine
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
 
 LOG_RETRY_SECONDS = 5.0
@@ -168,6 +169,18 @@ async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
         raise
     except Exception as exc:
         result = _crashed("stop", exc)
+    return ActionFinished(run_id, result)
+
+
+async def run_bench(control: ClusterControl, plan: LaunchPlan, settings: BenchSettings,
+                    sink: ProgressSink, run_id: int) -> ActionFinished:
+    """``bench`` of the recipe ``plan`` serves: load on its head, the run kept."""
+    try:
+        result = await control.bench(plan, settings, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        result = _crashed("bench", exc)
     return ActionFinished(run_id, result)
 
 
