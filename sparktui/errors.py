@@ -128,6 +128,14 @@ MESSAGES: dict[str, str] = {
     "service_no_nodes": N_("placement '{node}' matches no node: this recipe runs no engine"),
     "cluster_too_small_services": N_("cluster '{cluster}' has {have} nodes, recipe needs {need} ({breakdown})"),
     "cluster_auto_none_services": N_("no cluster has the {need} nodes the recipe needs ({breakdown}) and, for an engine on several nodes, an [nccl] entry"),
+    # bench (sparktui/cli/bench_cmd.py, sparktui/engine/bench/)
+    "bench_concurrency_invalid": N_("'{value}' is not a list of concurrency levels such as 1,4,16 (whole numbers from 1 to 4096)"),
+    "bench_nothing_serving": N_("nothing serves on cluster '{cluster}' (no head answers /v1/models): serve a recipe first"),
+    "bench_not_serving": N_("recipe '{recipe}' does not serve on cluster '{cluster}'; serving: {known}"),
+    "bench_several_serving": N_("several recipes serve on cluster '{cluster}'; name one: {known}"),
+    "bench_tool_missing": N_("the benchmark tool '{tool}' is not installed: install NVIDIA's aiperf apart from sparktui (it needs another Textual), e.g. pipx install aiperf==0.13.0, or set $SPARKTUI_AIPERF to its program"),
+    "bench_run_unknown": N_("no benchmark run '{name}' in {directory}; runs: {known}"),
+    "bench_run_invalid": N_("is not a sparktui benchmark run: {detail}"),
 }
 
 

@@ -99,6 +99,14 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.OK, N_("every key recorded or unchanged")),
         (ExitCode.FAILED, N_("a key changed (kept, not replaced) or a node did not answer")),
         BAD_INPUT),
+    "bench": (
+        (ExitCode.OK, N_("every level measured (errors counted in the result), or the "
+                         "runs listed or compared")),
+        (ExitCode.FAILED, N_("the cluster could not be checked, or the benchmark tool "
+                             "failed")),
+        (ExitCode.BAD_INPUT, N_("bad input, nothing serving, or the benchmark tool not "
+                                "installed: nothing was run")),
+        (ExitCode.INTERRUPTED, N_("Ctrl+C: the load stopped, what was measured is kept"))),
     "power": (
         (ExitCode.OK, N_("every step done")),
         (ExitCode.FAILED, N_("a step was not done (listed)")),

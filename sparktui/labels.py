@@ -21,6 +21,7 @@ STEPS: dict[Step, str] = {
     Step.HALT: N_("halt"), Step.DELAY: N_("delay"), Step.POWER_OFF: N_("power off"),
     Step.POWER_ON: N_("power on"), Step.BOOT: N_("boot"), Step.SUPERVISE: N_("supervise"),
     Step.ROUTER: N_("router"),
+    Step.BENCH: N_("benchmark"),
 }
 STATES: dict[StepState, str] = {
     StepState.OK: "ok", StepState.FAILED: N_("failed"), StepState.WARN: N_("warn"),

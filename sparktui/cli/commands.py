@@ -251,6 +251,40 @@ def register_power(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(run=_power)
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(
+            _("'{text}' is not a whole number above 0").format(text=text))
+    return int(text)
+
+
+def register_bench(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "bench", _("benchmark the served model; list and compare runs"), _(
+        "Drive NVIDIA's aiperf against the serving head (as health finds it) at each "
+        "concurrency level, keep the result with what was measured (recipe, plan, image "
+        "IDs, engine version, tool and settings) in the data folder, and show it. "
+        "Ctrl+C stops the load and keeps what was measured."))
+    p.add_argument("recipe", nargs="?", help=_("the serving recipe (default: the only one)"))
+    _cluster_option(p)
+    p.add_argument("--concurrency", default="1,4,16", metavar="LIST",
+                   help=_("concurrency levels, comma-separated (default: 1,4,16)"))
+    p.add_argument("--input-tokens", type=_positive, default=128, metavar="N",
+                   help=_("prompt length in tokens (default: 128)"))
+    p.add_argument("--output-tokens", type=_positive, default=128, metavar="N",
+                   help=_("tokens generated per request (default: 128)"))
+    p.add_argument("--requests", type=_positive, metavar="N",
+                   help=_("requests per level (default: 4 x the concurrency, at least 8)"))
+    p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
+                   help=_("the tokenizer aiperf counts tokens with (default: the model's, "
+                          "from Hugging Face)"))
+    p.add_argument("--json", action="store_true", help=_("as JSON"))
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help=_("list the runs kept"))
+    what.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                      help=_("compare two runs (ids, unique prefixes or files)"))
+    p.set_defaults(run=_bench)
+
+
 # -- runners: each imports its command's module only when it runs (test_cli_startup.py) --
 
 def _serve(args: argparse.Namespace) -> int:
@@ -341,3 +375,9 @@ def _power(args: argparse.Namespace) -> int:
     from sparktui.cli import power_cmds
 
     return power_cmds.run_power(args)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from sparktui.cli import bench_cmd
+
+    return bench_cmd.run_bench(args)

@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.register_cluster(sub)
     commands.register_node(sub)
     commands.register_power(sub)
+    commands.register_bench(sub)
     return parser
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
     from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
 
 
@@ -45,6 +46,7 @@ class Step(StrEnum):
     BOOT = "boot"
     SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
     ROUTER = "router"  # the cluster's router made again from what serves (engine/router.py)
+    BENCH = "bench"  # a benchmark level: requests done (sparktui.engine.bench)
 
 
 class StepState(StrEnum):
@@ -162,6 +164,11 @@ class ClusterControl(ClusterView, Protocol):
         ...
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
+
+    async def bench(self, plan: LaunchPlan, settings: BenchSettings,
+                    progress: ProgressSink) -> ActionResult:
+        """Benchmark the serving head of ``plan``'s recipe; the run kept (docs/bench.md)."""
+        ...
 
     async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
 

@@ -49,6 +49,7 @@ from sparktui.engine.workloads.serve import Serve
 from sparktui.engine.workloads.stop import Stop
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.router import RouterPlan, router_plan
@@ -315,6 +316,12 @@ class ClusterEngine:
         return list(await asyncio.gather(*(one(n) for n in self._nodes(cluster, node))))
 
     # -- power (Home Assistant; see sparktui.engine.power.control) ---------------------------
+    async def bench(self, plan: LaunchPlan, settings: BenchSettings,
+                    progress: ProgressSink) -> ActionResult:
+        from sparktui.engine.bench.action import bench_action  # the CLI's bench imports it too
+
+        return await bench_action(self, plan, settings, progress)
+
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult:
         """Shut the nodes down over SSH, then turn off the entities of those that went."""
         from sparktui.engine.power.control import run_power

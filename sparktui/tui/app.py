@@ -51,10 +51,10 @@ if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power",
                                               "power_on", "power_off", "power_switch",
                                               "supervise", "end_supervision",
-                                              "restart", "shell"})
+                                              "restart", "shell", "bench"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
-DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", "inspect",
+DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", "inspect", "bench_results",
                                *MUTATING_ACTIONS})
 """App actions that need the dashboard (not the config error screen)."""
 
@@ -74,6 +74,8 @@ class SparkApp(SafeText, App[int]):
         Binding("p", "power", _("Power"), id="power"),
         Binding("o", "progress", _("Progress"), id="progress"),
         Binding("D", "deep_check", _("Deep check"), show=False, id="deep_check"),
+        Binding("b", "bench_results", _("Benchmark runs"), show=False, id="bench_results"),
+        Binding("B", "bench", _("Benchmark"), show=False, id="bench"),
         Binding("S", "supervise", _("Supervise"), show=False, id="supervise"),
         Binding("X", "end_supervision", _("End supervision"), show=False,
                 id="end_supervision"),
@@ -285,6 +287,18 @@ class SparkApp(SafeText, App[int]):
 
     def action_progress(self) -> None:
         self.flows.show_progress()
+
+    def action_bench(self) -> None:
+        self.flows.bench()
+
+    def action_bench_results(self) -> None:
+        """The benchmark runs kept (read-only: a file read, nothing on a cluster)."""
+        from sparktui.engine.bench.store import bench_dir, load_all
+        from sparktui.tui.screens.bench_results import BenchResultsScreen
+
+        folder = bench_dir()
+        runs, problems = load_all(folder)
+        self.push_screen(BenchResultsScreen(runs, problems, str(folder)))
 
     async def action_quit(self) -> None:
         run = self.flows.run

@@ -81,6 +81,10 @@ ENTRIES: list[Entry] = [
     Entry("nodes", "sort_reverse", (), N_("Nodes: reverse the sort"),
           N_("largest first or smallest first")),
     Entry("nodes", "close_filter", (), N_("Nodes: clear filter"), N_("show every node")),
+    Entry("app", "bench", (), N_("Benchmark"),
+          N_("load the selected serving recipe's head at 1, 4 and 16 concurrent requests")),
+    Entry("app", "bench_results", (), N_("Benchmark runs"),
+          N_("the runs sparktui bench kept: tokens/s and TTFT against concurrency")),
     # the logs pane
     Entry("logs", "follow", (), N_("Logs: follow"), N_("scroll with new lines again")),
     Entry("logs", "wrap", (), N_("Logs: wrap long lines"), N_("toggle wrapping")),

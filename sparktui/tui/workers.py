@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # annotations only: the app imports this before its first fra
     from sparktui.engine.status import ClusterHealth, LogLine
     from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
 
 LOG_RETRY_SECONDS = 5.0
@@ -198,6 +199,18 @@ async def read_inspect(engine: ClusterView, cluster: str, node: str,
     except Exception as exc:  # NodeError: the node or its docker did not answer
         text = getattr(exc, "text", None)
         return f"{node}: {text if isinstance(text, str) else str(exc) or type(exc).__name__}"
+
+
+async def run_bench(control: ClusterControl, plan: LaunchPlan, settings: BenchSettings,
+                    sink: ProgressSink, run_id: int) -> ActionFinished:
+    """``bench`` of the recipe ``plan`` serves: load on its head, the run kept."""
+    try:
+        result = await control.bench(plan, settings, sink)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        result = _crashed("bench", exc)
+    return ActionFinished(run_id, result)
 
 
 async def run_power(control: ClusterControl, action: str, source: str | None,

@@ -27,6 +27,7 @@ from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
+from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.build import build_plan
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
@@ -37,12 +38,26 @@ from sparktui.tui.controllers.host import Host
 from sparktui.tui.controllers.power import PowerFlows
 from sparktui.tui.controllers.supervise import SuperviseFlows
 from sparktui.tui.messages import ActionFinished, ActionProgress
-from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
+from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCheck
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.viewmodel.recipes import plan_preview, render_problems
 from sparktui.tui.viewmodel.runs import ActionRun, running_recipe, shares_seen
+
+
+def bench_request(recipe: str, cluster: str, check: HealthCheck) -> ConfirmRequest:
+    """The confirmation of a bench: load on a live head, so a fresh look at it first;
+    nothing is started or stopped, so no name to type."""
+    return ConfirmRequest(
+        title=_("Benchmark {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
+        verb=_("Benchmark"), cluster=cluster,
+        what=_("Puts load on the head of {recipe} (concurrency 1, 4, 16) with aiperf, "
+               "from this machine, and keeps the result. Nothing is started or stopped. "
+               "Below is what the nodes answer right now.").format(recipe=recipe),
+        check=check, affects=lambda w: False, typed=False,
+        untouched=_("nothing is started or stopped"),
+        stays=_("stays: a benchmark only sends requests"))
 
 
 class ActionFlows:
@@ -52,6 +67,8 @@ class ActionFlows:
         self.view: ProgressScreen | None = None
         self.run_attached: Callable[[list[str]], int] = subprocess.call
         """Runs ``ssh -t ... tmux attach`` while the app is suspended (tests replace it)."""
+        self.bench_settings = BenchSettings()
+        """What ``B`` measures (the CLI's defaults; tests set their own)."""
         self.power = PowerFlows(host, self)
         self.supervision = SuperviseFlows(host, self)
         self.containers = ContainerFlows(host, self)
@@ -196,6 +213,39 @@ class ActionFlows:
         run = self.start("serve", plan.cluster, plan.recipe,
                          url=f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes else "")
         self.launch(workers.run_serve(control, plan, self.sink(run), run.id))
+
+    # -- bench ----------------------------------------------------------------------------
+
+    def bench(self) -> None:
+        """``B``: load the selected recipe's head (it must serve on the cluster in focus),
+        behind the confirmation's fresh health check; the run is kept (docs/bench.md)."""
+        selection, config = self.host.selection, self._loaded()
+        entry, cluster = selection.recipe, selection.cluster
+        control = self.host.control("bench")
+        if control is None or entry is None or not cluster or self.refuse_while_busy():
+            return
+        if entry.loaded is None:
+            self.host.notify(_("pick a recipe whose plan fits this cluster"),
+                             severity="warning")
+            return
+        try:
+            plan = build_plan(config, entry.loaded, cluster)
+        except SparkError as exc:
+            self.host.notify(render_problems(exc.problems), severity="error")
+            return
+        request = bench_request(plan.recipe, cluster,
+                                partial(self.host.fresh_health, cluster))
+        self.host.push_screen(ConfirmScreen(request), partial(self._bench_confirmed, control,
+                                                              plan))
+
+    def _bench_confirmed(self, control: ClusterControl, plan: LaunchPlan,
+                         confirmed: bool | None) -> None:
+        if not confirmed:
+            self.host.notify(_("cancelled; nothing was run"), timeout=3)
+            return
+        run = self.start("bench", plan.cluster, plan.recipe)
+        self.launch(workers.run_bench(control, plan, self.bench_settings, self.sink(run),
+                                      run.id))
 
     # -- the run and its view -------------------------------------------------------------
 

@@ -40,13 +40,15 @@ class ConfirmRequest:
     affects: Callable[[Workload], bool] | None = None  # default: the cluster's workloads
     typed: bool = True  # False: nothing is stopped, so no typed name even when it serves
     untouched: str = ""  # the verdict when nothing is touched (default: nothing runs)
+    stays: str = ""  # why a workload not touched stays (default: its cluster is another)
 
 
 def _figure(value: float | None) -> str:
     return format_optional(value)
 
 
-def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]) -> None:
+def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool],
+               stays: str = "") -> None:
     """A node's line, its workloads (those the action touches marked), its engine."""
     text.append(f"{node.node:<12}", style="bold")
     if not node.reachable:
@@ -66,8 +68,8 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
         text.append(f"  {wl.recipe} · {wl.role} · {wl.status or wl.state}",
                     style="" if hit else "dim")
         if not hit:
-            text.append("\n    " + _("stays: it belongs to cluster {cluster}").format(
-                cluster=wl.cluster), style="dim italic")
+            text.append("\n    " + (stays or _("stays: it belongs to cluster {cluster}").format(
+                cluster=wl.cluster)), style="dim italic")
         text.append("\n")
     for eng in node.engines:
         alive = {True: "ok", False: _("failing"), None: "-"}[eng.health_ok]
@@ -81,10 +83,11 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
             text.append(f"  {eng.error}\n", style="red")
 
 
-def health_text(health: ClusterHealth, affects: Callable[[Workload], bool]) -> Text:
+def health_text(health: ClusterHealth, affects: Callable[[Workload], bool],
+                stays: str = "") -> Text:
     text = Text()
     for node in health.nodes:
-        node_block(text, node, affects)
+        node_block(text, node, affects, stays)
     line = status_line(health.supervision, health.checked_at) if health.supervision else None
     if line:
         text.append("⟳ " + line + "\n", style="cyan")
@@ -183,7 +186,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def show_health(self, health: ClusterHealth) -> None:
         self.health = health
-        self.query_one("#confirm-health-text", Static).update(health_text(health, self.affects))
+        self.query_one("#confirm-health-text", Static).update(health_text(health, self.affects,
+                                                                          self.request.stays))
         self.query_one("#confirm-verdict", Static).update(
             verdict(health, self.affects, self.request.verb, self.request.cluster,
                     typed=self.request.typed, untouched=self.request.untouched))

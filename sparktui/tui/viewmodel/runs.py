@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
                  "exec": N_("exec"), "tmux": N_("tmux"), "supervise": N_("supervise"),
                  "end_supervision": N_("end of supervision"), "restart": N_("restart"),
-                 "shell": N_("shell")}
+                 "shell": N_("shell"), "bench": N_("benchmark")}
 
 
 def action_label(action: str) -> str:
@@ -86,6 +86,9 @@ class ActionRun:
         if self.action == "restart":
             return _("Restart {recipe} on {cluster}").format(recipe=self.recipe,
                                                             cluster=self.cluster)
+        if self.action == "bench":
+            return _("Benchmark {recipe} on {cluster}").format(recipe=self.recipe,
+                                                              cluster=self.cluster)
         return _("Stop {cluster}").format(cluster=self.cluster)
 
     def elapsed(self, now: float) -> float:
@@ -113,6 +116,9 @@ class ActionRun:
                 cluster=self.cluster)
         if self.action == "restart":
             return self._restart_outcome(result)
+        if result.ok and self.action == "bench":
+            return _("benchmark of {recipe} on {cluster} kept as {path}").format(
+                recipe=self.recipe, cluster=self.cluster, path=result.detail)
         restores = [e.node or "-" for e in result.warnings if e.step == Step.AFTER_STOP]
         if result.ok and restores:  # a restore that did not finish is never "stopped" alone
             return _("stopped what {cluster} ran, but after_stop did not finish on {nodes}: "

@@ -7,7 +7,8 @@ Metric names are vLLM 0.33's (``vllm:kv_cache_usage_perc``, ``vllm:inter_token_l
 Values come from $SPARKTUI_NODE_STATE/engine.json, re-read on every request:
   running, waiting, kv (0..1), kv_wave ([amplitude, period s]: kv moves as a sine),
   prompt_tps, gen_tps, rps (requests/s, default 1 when any token rate is set), ttft,
-  tpot (seconds, or a mix [[seconds, share], ...]), max_model_len.
+  tpot (seconds, or a mix [[seconds, share], ...]), max_model_len, fail_share (0..1 of
+  the completions answer 500, every 1/share-th).
 Counters advance at the given rates over real time; every TTFT/TPOT observation is
 exactly ttft/tpot (or one of the mix's values, in proportion to the shares), so
 sum/count (mean) equals the set value and histogram quantiles land in the bucket
@@ -81,6 +82,10 @@ def mixture(value) -> list[tuple[float, float]]:
         return []
 
 
+VLLM_VERSION = "0.33.0"
+SGLANG_VERSION = "0.5.23"
+
+
 class EngineState:
     def __init__(self, model: str, kind: str = "vllm", state_dir: str | None = None,
                  ready_at: float = 0.0, max_model_len: int = 131072,
@@ -94,6 +99,7 @@ class EngineState:
         self.max_model_len = max_model_len
         self.lock = threading.Lock()
         self.prompt = self.gen = self.success = 0.0
+        self.completions = 0
         self.ttft = Histogram(TTFT_BUCKETS)
         self.tpot = Histogram(TPOT_BUCKETS)
         self.values: dict = {}
@@ -129,6 +135,18 @@ class EngineState:
 
     def ready(self) -> bool:
         return time.time() >= self.ready_at
+
+    def should_fail(self) -> bool:
+        """``fail_share`` (0..1) of the completions answer 500, spread evenly (every
+        1/share-th request), so a test knows how many failed."""
+        try:
+            share = min(max(float(self.read_control().get("fail_share", 0)), 0.0), 1.0)
+        except (TypeError, ValueError):
+            share = 0.0
+        with self.lock:
+            before = self.completions
+            self.completions += 1
+        return int((before + 1) * share) > int(before * share)
 
     def hung(self) -> bool:
         """A hung engine (STANDIN_HANG_AFTER): connections are accepted, never answered."""
@@ -262,8 +280,13 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
                         "id": state.model, "object": "model", "created": int(time.time()),
                         "owned_by": owner, "root": state.model, "parent": None,
                         "max_model_len": state.max_model_len}]})
-            elif path == "/version":
-                self._json(200, {"version": "0.10.1.1"})
+            elif path == "/version" and state.kind != "sglang":
+                self._json(200, {"version": VLLM_VERSION})  # vLLM: {"version": VLLM_VERSION}
+            elif path in ("/server_info", "/get_server_info") and state.kind == "sglang":
+                # SGLang 0.5: the server args, the scheduler's info and "version"
+                # (/get_server_info is the deprecated alias of /server_info).
+                self._json(200, {"model_path": state.model, "tp_size": 1,
+                                 "internal_states": [], "version": SGLANG_VERSION})
             else:
                 self._json(404, {"detail": "Not Found"})
 
@@ -280,6 +303,10 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
                 self._json(404, {"detail": "Not Found"})
                 return
             if self._not_ready():
+                return
+            if state.should_fail():
+                self._json(500, {"object": "error", "message": "standin: failed on purpose",
+                                 "type": "InternalServerError", "param": None, "code": 500})
                 return
             chat = path.endswith("chat/completions")
             text = req.get("prompt") if not chat else json.dumps(req.get("messages", ""))

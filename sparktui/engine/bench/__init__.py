@@ -1,0 +1,1 @@
+"""Benchmarks of a served model: find what serves, drive the tool, keep the results."""

@@ -1,0 +1,182 @@
+"""Drive the benchmark tool (aiperf) level by level, on the operator's machine, and
+read what it measured. Ctrl+C (a cancel) stops the load: the tool is sent SIGINT, so it
+writes what it measured so far (``was_cancelled``), and the levels done are kept."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparktui.config.bench_result import LevelResult
+from sparktui.engine.bench.target import BenchTarget
+from sparktui.errors import fail
+from sparktui.plan.bench.aiperf import (
+    EXPORT,
+    RECORDS,
+    BenchSettings,
+    level_result,
+    profile_argv,
+    tool_version,
+)
+from sparktui.visible import visible
+
+TOOL_ENV = "SPARKTUI_AIPERF"
+STOP_GRACE_SECONDS = 30.0
+"""How long the tool has to write its partial export after SIGINT before it is killed
+(its process group: it runs several processes)."""
+POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class BenchProgress:
+    concurrency: int
+    level: int  # 1-based
+    levels: int
+    done: int  # requests finished (the tool's per-request records)
+    total: int
+    state: str  # "started" | "running" | "done" | "stopping"
+
+
+ProgressSink = Callable[[BenchProgress], None]
+
+
+class BenchFailed(Exception):
+    """The tool ended without a result for a level: its last lines say why."""
+
+
+def find_tool(environ: dict[str, str] | None = None) -> str:
+    """$SPARKTUI_AIPERF, else ``aiperf`` on PATH; a clear refusal when neither is."""
+    env = os.environ if environ is None else environ
+    explicit = env.get(TOOL_ENV)
+    if explicit:
+        if shutil.which(explicit) is None:
+            raise fail("bench_tool_missing", tool=explicit)
+        return explicit
+    found = shutil.which("aiperf")
+    if found is None:
+        raise fail("bench_tool_missing", tool="aiperf")
+    return found
+
+
+async def version_of(tool: str) -> str:
+    proc = await asyncio.create_subprocess_exec(
+        tool, "--version", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        return "unknown"
+    return tool_version(out.decode("utf-8", "replace"))
+
+
+def _records(artifacts: Path) -> int:
+    try:
+        with open(artifacts / RECORDS, "rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 16), b""))
+    except OSError:
+        return 0
+
+
+def read_level(artifacts: Path, concurrency: int) -> LevelResult | None:
+    """The level's export read; None when there is none. A figure whose unit is not
+    the one its name implies is a failure, never a number (BenchFailed)."""
+    try:
+        export = json.loads((artifacts / EXPORT).read_text())
+    except (OSError, ValueError):
+        return None
+    try:
+        return level_result(export, concurrency)
+    except ValueError as exc:
+        raise BenchFailed(str(exc)) from None
+
+
+def _tail(path: Path, lines: int = 6) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    # the tool's log is shown on the operator's terminal: no escape sequence of its own
+    return visible("\n".join(text.strip().splitlines()[-lines:]), lines=True)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGINT, the tool's own way to stop and export; its process group killed if it
+    has not ended within the grace period (a SIGINT while it configures is ignored)."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGINT)
+    try:
+        await asyncio.wait_for(proc.wait(), STOP_GRACE_SECONDS)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+
+
+async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str], None]
+                     ) -> int:
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with open(artifacts / "tool.log", "wb") as log:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    try:
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(proc.wait()), POLL_SECONDS)
+            except TimeoutError:
+                say(_records(artifacts), "running")
+    except asyncio.CancelledError:
+        say(_records(artifacts), "stopping")
+        await _stop(proc)
+        raise
+    finally:
+        if proc.returncode is None:  # an error of ours: never leave the load running
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def run_levels(tool: str, settings: BenchSettings, target: BenchTarget,
+                     progress: ProgressSink) -> tuple[list[LevelResult], bool, list[str]]:
+    """(the levels measured, interrupted, the first level's argv). A level the tool
+    gives no result for raises BenchFailed with the tool's last lines."""
+    results: list[LevelResult] = []
+    first_argv: list[str] = []
+    work = Path(tempfile.mkdtemp(prefix="sparktui-bench-"))
+    try:
+        for index, concurrency in enumerate(settings.concurrency, 1):
+            artifacts = work / f"c{concurrency}"
+            argv = profile_argv(tool, settings, url=target.url, model=target.model,
+                                concurrency=concurrency, artifact_dir=str(artifacts))
+            first_argv = first_argv or argv
+            total = settings.requests_at(concurrency)
+
+            def say(done: int, state: str, c: int = concurrency, i: int = index,
+                    n: int = total) -> None:
+                progress(BenchProgress(c, i, len(settings.concurrency), min(done, n), n,
+                                       state))
+            say(0, "started")
+            try:
+                code = await _run_level(argv, artifacts, say)
+            except asyncio.CancelledError:
+                partial = read_level(artifacts, concurrency)
+                if partial is not None:
+                    results.append(partial.model_copy(update={"partial": True}))
+                return results, True, first_argv
+            result = read_level(artifacts, concurrency)
+            if result is None:
+                raise BenchFailed(f"exit {code}: " + _tail(artifacts / "tool.log"))
+            results.append(result)
+            say(result.requests + result.errors, "done")
+        return results, False, first_argv
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

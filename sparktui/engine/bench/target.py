@@ -1,0 +1,121 @@
+"""What a benchmark measures: the recipe serving on a cluster, read from a fresh health
+check (the head's address and port as ``health`` finds them), the engine's version as
+the head reports it, and the image ID on every node."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+from dataclasses import dataclass, field
+
+from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.transport import Transport
+from sparktui.engine.status import ClusterHealth, Workload
+from sparktui.errors import fail
+
+VERSION_PATHS = {
+    # vLLM 0.33, entrypoints/openai/api_server.py: GET /version -> {"version": VLLM_VERSION}
+    "vllm": ("/version",),
+    # SGLang 0.5.23, srt/entrypoints/http_server.py: GET /server_info (and its deprecated
+    # alias /get_server_info) -> {**server_args, **scheduler_info, ..., "version": ...}
+    "sglang": ("/server_info", "/get_server_info"),
+}
+
+
+@dataclass(frozen=True)
+class BenchTarget:
+    recipe: str
+    cluster: str
+    nodes: list[str]
+    head: str
+    host: str
+    port: int
+    model: str
+    engine: str
+    image: str
+    engine_version: str | None = None
+    image_ids: dict[str, str | None] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+def serving(health: ClusterHealth) -> dict[str, tuple[str, int, list[str]]]:
+    """recipe -> (head node, port, models) of every head whose API answers /v1/models."""
+    found: dict[str, tuple[str, int, list[str]]] = {}
+    for row in health.nodes:
+        for e in row.engines:
+            if e.ready and e.port and e.recipe and e.recipe not in found:
+                found[e.recipe] = (row.node, e.port, list(e.models))
+    return found
+
+
+def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list[str]]:
+    """(recipe, head, port, models); a clear refusal when nothing (or not that) serves,
+    or when several serve and none was named."""
+    heads = serving(health)
+    if recipe is not None and recipe not in heads:
+        raise fail("bench_not_serving", recipe=recipe, cluster=health.cluster,
+                   known=sorted(heads) or ["-"])
+    if recipe is None:
+        if not heads:
+            raise fail("bench_nothing_serving", cluster=health.cluster)
+        if len(heads) > 1:
+            raise fail("bench_several_serving", cluster=health.cluster, known=sorted(heads))
+        recipe = next(iter(heads))
+    node, port, models = heads[recipe]
+    return recipe, node, port, models
+
+
+async def engine_version(transport: Transport, host: str, port: int, engine: str,
+                         timeout: float) -> str | None:
+    """The version the head says it runs; None when it does not say (never a guess)."""
+    for path in VERSION_PATHS.get(engine, ("/version",)):
+        with contextlib.suppress(OSError, TimeoutError, ConnectionError, ValueError):
+            answer = await http_get(transport, host, port, path, timeout)
+            if answer.status == 200:
+                data = json.loads(answer.body)
+                if isinstance(data, dict) and isinstance(data.get("version"), str):
+                    return data["version"][:64]
+    return None
+
+
+async def image_id(transport: Transport, workload: Workload, timeout: float) -> str | None:
+    """The ID of the image the workload's container runs (docker only)."""
+    if workload.runtime != "docker":
+        return None
+    command = shlex.join(["docker", "inspect", "--format", "{{.Image}}", workload.name])
+    with contextlib.suppress(OSError, TimeoutError, ConnectionError):
+        out = await transport.run(command, timeout=timeout)
+        if out.ok and out.stdout.strip().startswith("sha256:"):
+            return out.stdout.strip().splitlines()[0][:80]
+    return None
+
+
+async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
+                   kind: str | None) -> BenchTarget:
+    """The target of ``recipe`` (serving, as ``pick`` found it); ``kind`` is the
+    recipe's engine (None: the recipe is not in the recipes folder, both are asked)."""
+    name, head, port, models = pick(health, recipe)
+    nodes = {n.name: n for n in engine.cluster(health.cluster).nodes}
+    timeout = engine.config.health_timeout_seconds
+    members = [w for w in health.workloads if w.recipe == name and not w.is_service]
+    head_workload = next((w for w in members if w.node == head and w.role == "head"), None)
+    transport = engine.transport(nodes[head])
+    version = None
+    for asked in ([kind] if kind else list(VERSION_PATHS)):
+        version = await engine_version(transport, nodes[head].ssh_ip, port, asked, timeout)
+        if version is not None:
+            kind = asked
+            break
+    ids = {w.node: await image_id(engine.transport(nodes[w.node]), w, timeout)
+           for w in members if w.node in nodes}
+    return BenchTarget(
+        recipe=name, cluster=health.cluster, nodes=sorted({w.node for w in members}),
+        head=head, host=nodes[head].ssh_ip, port=port, model=models[0] if models else "",
+        engine=kind or "", image=head_workload.image if head_workload else "",
+        engine_version=version, image_ids=ids)
