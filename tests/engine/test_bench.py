@@ -11,6 +11,7 @@ on a wrong computation (tokens/s off by 2x, a TTFT in ms read as s).
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -115,13 +116,15 @@ def test_ctrl_c_stops_the_load_and_keeps_what_was_measured(site, bench_env, tmp_
     s = site(2)
     s.hosts.node("node1").set_engine(ttft=0.05, tpot=0.02)
     _serve(s)
-    # The tool's work folder is in the system's temp folder (aiperf's ZMQ sockets live
-    # there: a pytest tmp_path is longer than a socket path may be).
-    work = Path(tempfile.gettempdir())
-    before = set(work.glob("sparktui-bench-*"))
+    # The tool's work folder goes in a temp folder of this test's own (other workers'
+    # benches run in parallel), short: aiperf's ZMQ sockets live there, and a pytest
+    # tmp_path is longer than a socket path may be.
+    work = Path(tempfile.mkdtemp(prefix="sb-", dir="/tmp"))
+    before: set[Path] = set()
     proc = sparktui_process(*s.cli("bench", "toy", "--tokenizer", str(bench_env),
                                    "--concurrency", "2,8", "--requests", "300",
-                                   "--output-tokens", "20"))
+                                   "--output-tokens", "20"),
+                            env={**os.environ, "TMPDIR": str(work)})
 
     def ours() -> list[Path]:
         return [p for p in work.glob("sparktui-bench-*") if p not in before]
@@ -143,8 +146,9 @@ def test_ctrl_c_stops_the_load_and_keeps_what_was_measured(site, bench_env, tmp_
     assert 6 <= lv["requests"] < 300 and lv["errors"] == 0, lv
     assert lv["ttft"]["p50"] >= 0.05
     assert not ours(), "the tool's work folder is left"
-    assert _processes_naming(Path(tempfile.gettempdir()) / "sparktui-bench-") == [], \
-        "the tool is still running"
+    assert _processes_naming(work) == [], "the tool is still running"
+    assert not list(work.iterdir()), "the tool left files behind"
+    work.rmdir()
 
 
 def test_compare_shows_the_plan_difference_next_to_the_figures(site, bench_env, tmp_path,

@@ -125,9 +125,17 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str], None]
                      ) -> int:
     artifacts.mkdir(parents=True, exist_ok=True)
+    # aiperf's dataset files and its temp folders (its ZMQ sockets) go under the run's
+    # folder, which is removed after: aiperf leaves them in the system's temp folder
+    # otherwise, a few per level, more when it is interrupted. A short path: a socket's
+    # path must stay under 108 bytes.
+    scratch = artifacts.parent / "t"
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "AIPERF_DATASET_MMAP_BASE_PATH": str(artifacts.parent),
+           "TMPDIR": str(scratch)}
     with open(artifacts / "tool.log", "wb") as log:
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log,
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, env=env,
             stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     try:
         while True:
