@@ -61,6 +61,8 @@ class SparkApp(SafeText, App[int]):
     TITLE = "sparktui"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {SparkCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # app.tcss: 80x24 fits
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("q", "quit", _("Quit"), id="quit"),
         Binding("question_mark", "help", _("Help"), id="help"),

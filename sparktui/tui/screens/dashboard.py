@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
@@ -43,6 +43,7 @@ from sparktui.tui.viewmodel.selection import Selection
 from sparktui.tui.viewmodel.supervision import SupervisionAlerts
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.clusters import ClustersPane
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.tui.widgets.header import HeaderState, StatusHeader
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.nodes import NodesPane
@@ -114,7 +115,7 @@ class DashboardScreen(Screen[None]):
                                        clock=self.clock, id="logs", classes="pane")
                     with TabPane(_("6 Services"), id="tab-services"):
                         yield ServicesPane(id="services", classes="pane")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#clusters").border_title = _("1 Clusters")

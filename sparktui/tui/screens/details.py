@@ -17,6 +17,7 @@ from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.visible import visible
 
 HISTORY_SHOWN = 20
@@ -42,6 +43,7 @@ class DetailsScreen(ModalScreen[None]):
             box.border_subtitle = _("Esc closes")
             with VerticalScroll():
                 yield Static(self.body)
+        yield FittingFooter()
 
 
 def _row(text: Text, label: str, value: object, style: str = "") -> None:

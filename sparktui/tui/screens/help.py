@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sparktui.i18n import _
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.recipes import RecipesPane
 
@@ -91,3 +92,4 @@ class HelpScreen(ModalScreen[None]):
                                         "supervision are not available in --watch mode."),
                                       style="yellow"), id="help-readonly")
                 yield Static(help_table(self.rows))
+        yield FittingFooter()

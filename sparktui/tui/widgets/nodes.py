@@ -31,6 +31,10 @@ ROLES = {"head": N_("head"), "worker": N_("worker")}
 
 
 CONTAINER, CONTAINER_MIN = 5, 12  # the container column, and how narrow it may get
+NARROW_DROPS = (4, 3, 0)
+"""The columns a narrow pane gives up, in turn (fabric, then ssh: the details show them),
+(then rank: the rows are in rank order), so the table never needs a horizontal
+scrollbar."""
 ROW_SEP = "\x00"
 """Between a node and a recipe in the key of a node's second and later rows."""
 
@@ -156,6 +160,14 @@ class NodesPane(Vertical):
             for row in rows:
                 row[CONTAINER].truncate(widths[CONTAINER], overflow="ellipsis")
             room = self.size.width - sum(widths) - 2 * len(headers) - 2
+        kept = list(range(len(headers)))
+        for drop in NARROW_DROPS:
+            if room >= cell_len(headers[-1]):
+                break
+            kept.remove(drop)
+            room += widths[drop] + 2
+        headers, widths = [headers[i] for i in kept], [widths[i] for i in kept[:-1]]
+        rows = [[row[i] for i in kept] for row in rows]
         self._room = max(cell_len(headers[-1]), room)
         widths.append(self._room)
         keys = [_key(node, work, first) for node, work, first in lines]
