@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -52,6 +52,10 @@ MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "
                                               "power_on", "power_off", "power_switch",
                                               "supervise", "end_supervision"})
 """Actions that change a cluster. Never bound in --watch mode."""
+
+WATCH_IDLE_ACTIONS = frozenset({"progress", "edit", "open_editor", "duplicate"})
+"""Not cluster actions, but with nothing to do in --watch (no action runs, the recipes are
+hidden): their keys, like the mutating ones, say "read-only" instead of nothing."""
 
 DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", *MUTATING_ACTIONS})
 """App actions that need the dashboard (not the config error screen)."""
@@ -97,6 +101,7 @@ class SparkApp(SafeText, App[int]):
         self.screen_flow = ScreenFlow(self, self.session, self.readers,
                                       busy=lambda: self._flows is not None and self._flows.busy)
         self._quit_armed = False
+        self._told_read_only = False
         if not self.session.options.animations:
             self.animation_level = "none"
 
@@ -166,6 +171,19 @@ class SparkApp(SafeText, App[int]):
             return False  # nothing to show: not bound, not in the footer
         return not (action in DASHBOARD_ACTIONS and (self.dashboard is None
                                                      or self.dashboard not in self.screen_stack))
+
+    def on_key(self, event: events.Key) -> None:
+        """--watch: the first key of a refused action says why nothing happens."""
+        if not self.session.watch_mode or self._told_read_only:
+            return
+        from sparktui.tui.widgets.recipes import RecipesPane
+
+        actions = {b.key: b.action for b in [*RecipesPane.BINDINGS, *self.BINDINGS]
+                   if isinstance(b, Binding)}
+        if actions.get(event.key) in MUTATING_ACTIONS | WATCH_IDLE_ACTIONS:
+            self._told_read_only = True
+            self.notify(_("Read-only (--watch): serve, stop, exec, tmux, power and recipe "
+                          "edits are off."), timeout=6)
 
     def control(self, action: str) -> ClusterControl | None:
         """Every mutating action passes here; watch mode never gets this far."""
