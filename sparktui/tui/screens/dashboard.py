@@ -36,7 +36,7 @@ from sparktui.tui.messages import (
     RecipeHighlighted,
     TelemetryUpdated,
 )
-from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
+from sparktui.tui.screens.details import DetailsScreen, node_screen, recipe_details
 from sparktui.tui.session import Session
 from sparktui.tui.viewmodel.recipes import PlanPreview, RecipeEntry, plan_preview, scan_recipes
 from sparktui.tui.viewmodel.selection import Selection
@@ -244,13 +244,12 @@ class DashboardScreen(Screen[None]):
         self.logs.cluster = name
         self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=esc(name))
         self._show_telemetry(self.telemetry.get(name))  # paints the header too
-        self._preview()
+        self._fit_recipes()
 
     def reload_recipes(self) -> None:
         entries, problems = scan_recipes(self.recipes_dir)
         self.recipes.set_entries(entries, problems, prefer=self.recipe)
-        self._recipe = self.recipes.selected
-        self._preview()
+        self._fit_recipes()
 
     def selected_entry(self) -> RecipeEntry | None:
         return self.recipes.entry(self.recipe)
@@ -363,15 +362,15 @@ class DashboardScreen(Screen[None]):
     # -- helpers ----------------------------------------------------------------------------
 
     def _node_details(self, cluster_name: str, node_name: str) -> None:
-        cluster = self.cluster_config(cluster_name)
-        node = next((n for n in cluster.nodes if n.name == node_name), None) if cluster else None
-        if node is None:
-            return
-        health = self.health.get(cluster_name)
-        nh = next((n for n in health.nodes if n.node == node_name), None) if health else None
-        body = node_details(self.config.config, cluster_name, node, nh,
-                            health.supervision if health else None, self.clock())
-        self.app.push_screen(DetailsScreen(f"{node_name} · {cluster_name}", body))
+        if screen := node_screen(self.config.config, self.cluster_config(cluster_name),
+                                 node_name, self.health.get(cluster_name), self.clock()):
+            self.app.push_screen(screen)
+
+    def _fit_recipes(self) -> None:
+        """The recipes that fit the cluster in focus first; the others say why not."""
+        self.recipes.fit_to(self.cluster_config(self.cluster), prefer=self.recipe)
+        self._recipe = self.recipes.selected
+        self._preview()
 
     def _show_alerts(self) -> None:
         frame = self.telemetry.get(self.cluster)

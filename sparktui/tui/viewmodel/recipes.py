@@ -11,9 +11,11 @@ from pathlib import Path
 from sparktui.config.discovery import list_recipes
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_recipe
+from sparktui.config.models import Cluster
 from sparktui.errors import Problem, SparkError
 from sparktui.i18n import _, ngettext
-from sparktui.plan.build import build_plan
+from sparktui.plan.build import build_plan, declared_api_port
+from sparktui.plan.cluster import total_nodes_needed
 from sparktui.plan.render import render
 from sparktui.plan.services.placement import extra_nodes
 
@@ -42,7 +44,26 @@ class RecipeEntry:
                 n=nodes)
         nodes = rec.required_nodes or 1
         return f"{rec.engine} · " + ngettext("{n} node", "{n} nodes", nodes).format(n=nodes) + \
-            f" · :{rec.port}"
+            f" · :{declared_api_port(rec)}"
+
+
+def misfit(entry: RecipeEntry, cluster: Cluster | None) -> str | None:
+    """Why the recipe cannot run on ``cluster`` for its size ("needs 2 nodes, cluster has
+    1"), the check ``plan`` makes first; None: it fits (or nothing to say)."""
+    if entry.loaded is None or cluster is None:
+        return None
+    need, have = total_nodes_needed(entry.loaded.recipe, cluster), len(cluster.nodes)
+    if have >= need:
+        return None
+    return _("needs {need_nodes}, cluster has {have}").format(
+        need_nodes=ngettext("{n} node", "{n} nodes", need).format(n=need), have=have)
+
+
+def fit_first(entries: list[RecipeEntry], cluster: Cluster | None
+              ) -> tuple[list[RecipeEntry], dict[str, str]]:
+    """The entries that fit ``cluster`` first (in their order), then the others, with why."""
+    why = {e.name: reason for e in entries if (reason := misfit(e, cluster)) is not None}
+    return sorted(entries, key=lambda e: e.name in why), why
 
 
 @dataclass(frozen=True)
