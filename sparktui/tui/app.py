@@ -20,12 +20,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
@@ -33,7 +33,7 @@ from textual.screen import Screen
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
 from sparktui.i18n import _
-from sparktui.tui.commands import SparkCommands
+from sparktui.tui.commands import SparkCommands, system_commands
 from sparktui.tui.markup import SafeText
 from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused
 from sparktui.tui.options import TuiOptions
@@ -158,6 +158,18 @@ class SparkApp(SafeText, App[int]):
 
     def cluster_names(self) -> list[str]:
         return [c.name for c in self.dashboard.clusters] if self.dashboard else []
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        return system_commands(super().get_system_commands(screen))
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, its placeholder in the user's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not any(isinstance(s, CommandPalette)
+                                                for s in self.screen_stack):
+            self.push_screen(CommandPalette(id="--command-palette",
+                                            placeholder=_("Search for commands…")))
 
     def is_shown(self, screen: Screen[Any]) -> bool:
         return screen in self.screen_stack
