@@ -65,3 +65,21 @@ def test_the_dynamo_recipe_shows_the_frontends_port():
     plan = build_plan(config, dynamo.loaded, "4nodes-switch")
     assert plan.port == 8000 != dynamo.loaded.recipe.port
     assert dynamo.summary().endswith(f" · :{plan.port}")
+
+
+async def test_a_config_without_clusters_says_what_to_add(tmp_path: Path):
+    from sparktui.tui.viewmodel.recipes import CLUSTER_EXAMPLE
+
+    empty = tmp_path / "config.toml"
+    empty.write_text("# no clusters yet\n", encoding="utf-8")
+    app = make_app(config=load_config(empty))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        dashboard = app.dashboard
+        assert "[[clusters]]" in str(dashboard.query_one("#clusters-empty").render())
+        text = str(dashboard.plan.query_one("#plan-text").render())
+        assert str(empty) in text and CLUSTER_EXAMPLE in text
+        assert dashboard.plan.border_title == "glm-4.5-air-mtp"  # not "... on "
+    (tmp_path / "added.toml").write_text(CLUSTER_EXAMPLE + "\n", encoding="utf-8")
+    added = load_config(tmp_path / "added.toml")  # the example is a config that loads
+    assert [n.name for n in added.config.clusters[0].nodes] == ["spark1"]

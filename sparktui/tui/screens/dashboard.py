@@ -393,6 +393,6 @@ class DashboardScreen(Screen[None]):
             self.plan.border_title = _("Plan")
             self.plan.show_note(_("Pick a recipe to see its launch plan."))
         else:
-            self.plan.border_title = _("{recipe} on {cluster}").format(recipe=esc(self.recipe),
-                                                                      cluster=esc(self.cluster))
+            self.plan.border_title = esc(self.recipe) if not self.cluster else _(
+                "{recipe} on {cluster}").format(recipe=esc(self.recipe), cluster=esc(self.cluster))
             self.plan.show(preview)

@@ -13,7 +13,7 @@ from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_recipe
 from sparktui.config.models import Cluster
 from sparktui.errors import Problem, SparkError
-from sparktui.i18n import _, ngettext
+from sparktui.i18n import N_, _, ngettext
 from sparktui.plan.build import build_plan, declared_api_port
 from sparktui.plan.cluster import total_nodes_needed
 from sparktui.plan.render import render
@@ -66,6 +66,25 @@ def fit_first(entries: list[RecipeEntry], cluster: Cluster | None
     return sorted(entries, key=lambda e: e.name in why), why
 
 
+CLUSTER_EXAMPLE = """\
+[[clusters]]
+name = "spark"
+
+[[clusters.nodes]]
+name = "spark1"
+ssh_ip = "10.0.0.11"
+rank = 0"""
+"""What a config without clusters is told to add (a test loads it); narrow, for 80x24."""
+NO_CLUSTERS_SHORT = N_("No [[clusters]] in the config yet: add one (the plan pane shows how).")
+
+
+def no_clusters_text(config: LoadedConfig) -> str:
+    """Say what to add, and where, instead of "glm on " and an empty pane."""
+    where = str(config.source.path) if config.source.path is not None else "config.toml"
+    return _("No [[clusters]] in {path}. Add one, a table per cluster and per node, for "
+             "example:").format(path=where) + "\n\n" + CLUSTER_EXAMPLE
+
+
 @dataclass(frozen=True)
 class PlanPreview:
     text: str
@@ -89,6 +108,8 @@ def scan_recipes(directory: Path) -> tuple[list[RecipeEntry], list[Problem]]:
 
 def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) -> PlanPreview:
     """``render(plan, "text")`` for the recipe on the cluster, or why it cannot run there."""
+    if not config.config.clusters:
+        return PlanPreview(no_clusters_text(config), ok=False)
     if entry.loaded is None:
         return PlanPreview(_("{recipe} does not load:").format(recipe=entry.name) + "\n"
                            + render_problems(entry.problems), ok=False)

@@ -9,13 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Tree
+from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import _
 from sparktui.tui.messages import ClusterFocused, NodeChosen
+from sparktui.tui.viewmodel.recipes import NO_CLUSTERS_SHORT
 from sparktui.tui.viewmodel.supervision import supervision_mark
 
 UNKNOWN, UP, DOWN = "○", "●", "✖"
@@ -59,6 +60,8 @@ class ClustersPane(Vertical):
         tree.guide_depth = 2
         tree.auto_expand = False
         yield tree
+        if not self.clusters:  # say what to add, not an empty pane
+            yield Static(Text(_(NO_CLUSTERS_SHORT)), id="clusters-empty")
 
     def on_mount(self) -> None:
         self._build()
