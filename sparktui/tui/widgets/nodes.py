@@ -31,10 +31,9 @@ ROLES = {"head": N_("head"), "worker": N_("worker")}
 
 
 CONTAINER, CONTAINER_MIN = 5, 12  # the container column, and how narrow it may get
-NARROW_DROPS = (4, 3, 0)
-"""The columns a narrow pane gives up, in turn (fabric, then ssh: the details show them),
-(then rank: the rows are in rank order), so the table never needs a horizontal
-scrollbar."""
+NARROW_DROPS = (4, 3, 0, 6)
+"""The columns a narrow pane gives up, in turn (fabric, then ssh: the details show them;
+rank: the rows are in rank order; uptime), so the table needs no horizontal scrollbar."""
 ROW_SEP = "\x00"
 """Between a node and a recipe in the key of a node's second and later rows."""
 
