@@ -106,7 +106,7 @@ def test_russian_has_three_plural_forms() -> None:
 # reads exactly like its msgid is English left behind. Extend only with real cognates.
 COMMON = {"/health", "KV", "Tmux", "tmux", "exec", "ssh", "swap", "env:", "TTFT p95 ms", "TTFT p95",
           "p50 {t}", "{name} ({type}, {recipe}): {state}", "pool {name}", "{count} pool {name}",
-          "{rate} tok/s", "after_stop"}
+          "{rate} tok/s", "after_stop", "docker"}
 SAME_AS_ENGLISH = {
     "ru": set(),
     "es": {"4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",
@@ -114,7 +114,7 @@ SAME_AS_ENGLISH = {
            "{prog}: error: {message}", "supervisor: {line}"},
     "it": {"  frontend: {frontend}", "Cluster: {name}", "cluster", "cluster {cluster}: {state}",
            "container", "fabric", "file", "kernel", "no", "script", "server {version}",
-           "{node}: kernel: {line}", "rollback"},
+           "{node}: kernel: {line}", "rollback", "Screenshot"},
     "fr": {"  image {image}", "1 Clusters", "4 Plan", "6 Services", "Actions", "Plan", "cluster",
            "clusters", "fabric", "image", "local", "plan", "port", "script", "service",
            "services", "terminal", "hooks", "options", "supervision"},

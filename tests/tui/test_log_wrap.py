@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -17,7 +18,7 @@ WORDS = ["INFO", "loading", "safetensors", "shard", "1/12", "мир", "друж�
 def _check(text: str, room: int) -> None:
     pieces = word_wrap(text, room)
     assert "".join(pieces) == text
-    for piece, after in zip(pieces, pieces[1:], strict=False):
+    for piece, after in itertools.pairwise(pieces):
         assert cell_len(piece) <= room
         # a break inside a word only where the piece has no space to break at
         if not piece.endswith(" ") and not after.startswith(" "):

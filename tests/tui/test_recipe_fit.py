@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sparktui.config.loader import load_config
+from sparktui.errors import SparkError
 from sparktui.plan.build import build_plan
 from sparktui.tui.viewmodel.recipes import fit_first, scan_recipes
 from tui.support import EXAMPLE_CONFIG, RECIPES, make_app
@@ -35,7 +36,7 @@ def test_the_recipes_that_fit_come_first_and_the_others_say_why(tmp_path: Path):
     for entry in ordered:  # what the list says matches what plan decides
         try:
             build_plan(config, entry.loaded, "solo")
-        except Exception:  # noqa: BLE001 - any refusal: the entry is marked
+        except SparkError:  # any refusal: the entry is marked
             assert entry.name in why
         else:
             assert entry.name not in why
@@ -55,7 +56,7 @@ async def test_the_first_recipe_selected_fits_and_a_switch_keeps_the_choice(tmp_
         await pilot.pause()
         assert dashboard.recipe == "glm-4.5-air-mtp"
         assert "glm-4.5-air-mtp" not in dashboard.recipes.misfits
-        assert [e.name for e in dashboard.recipes.entries][0] == "glm-4.5-air-mtp"
+        assert dashboard.recipes.entries[0].name == "glm-4.5-air-mtp"
 
 
 def test_the_dynamo_recipe_shows_the_frontends_port():

@@ -368,7 +368,7 @@ class DashboardScreen(Screen[None]):
 
     def _fit_recipes(self) -> None:
         """The recipes that fit the cluster in focus first; the others say why not."""
-        self.recipes.fit_to(self.cluster_config(self.cluster), prefer=self.recipe)
+        self.recipes.fit_to(self.cluster_config(self.cluster))
         self._recipe = self.recipes.selected
         self._preview()
 

@@ -69,6 +69,8 @@ class RecipesPane(Vertical):
         """Why a recipe does not fit the cluster in focus (those sort last)."""
         self._cluster: Cluster | None = None
         self._scanned: list[RecipeEntry] = []  # in the folder's order
+        self._fitted = False
+        self._preferred = False  # a recipe was asked for (a reload keeps it)
         self.dir_problems: list[Problem] = []
         self.filter_text = ""
         self._cursor_blink = cursor_blink
@@ -90,19 +92,22 @@ class RecipesPane(Vertical):
                     prefer: str | None = None) -> None:
         """Show ``entries``; the cursor stays on its recipe (or goes to ``prefer``)."""
         self._scanned = entries
+        self._preferred = self._preferred or prefer in {e.name for e in entries}
         self.entries, self.misfits = fit_first(entries, self._cluster)
         self.dir_problems = dir_problems
         self._fill(prefer)
 
-    def fit_to(self, cluster: Cluster | None, prefer: str | None) -> None:
-        """Order for ``cluster``: the recipes that fit it first. The cursor goes to
-        ``prefer`` (the recipe chosen so far); without one it stays where it is if that
-        recipe fits, else it goes to the first (one that fits, if any does)."""
-        self._cluster = cluster
+    def fit_to(self, cluster: Cluster | None) -> None:
+        """Order for ``cluster``: the recipes that fit it first. The cursor stays on its
+        recipe, except the first time when nobody chose it and it does not fit: then it
+        goes to the first one (one that fits, if any does)."""
+        if self._fitted and cluster == self._cluster:
+            return  # the same cluster shown again: nothing moves
+        first, self._fitted, self._cluster = not self._fitted, True, cluster
         self.entries, self.misfits = fit_first(self._scanned, cluster)
         here = self.selected
-        self._fill(prefer if prefer is not None else
-                   (None if here in self.misfits else here), force=True)
+        self._fill(None if first and not self._preferred and here in self.misfits else here,
+                   force=True)
 
     def select(self, name: str) -> bool:
         """Put the cursor on recipe ``name`` (clearing a filter that hides it)."""
