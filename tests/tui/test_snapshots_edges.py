@@ -80,10 +80,11 @@ def test_recipes_that_do_not_fit_come_last(snap_compare, size: str, solo: Path) 
                         run_before=run_before)
 
 
-def test_no_clusters(snap_compare, size: str, tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text("# nothing yet\n", encoding="utf-8")
-    app = make_app(config=load_config(path))
+def test_no_clusters(snap_compare, size: str, tmp_path: Path,
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the path the plan names: the same on every run
+    Path("config.toml").write_text("# nothing yet\n", encoding="utf-8")
+    app = make_app(config=load_config(Path("config.toml")))
     assert snap_compare(app, terminal_size=SIZES[size], run_before=_settle)
 
 

@@ -3,7 +3,8 @@ different word (``s Ser▏``), and in another language the labels are longer.
 
 The keys nearest the focus come first (the screen's own, then the app's), Help and Quit
 always stay (Help lists every key), and the command palette keeps its place on the
-right. Narrow terminals get the compact style (one cell less per key). Dialogs compose
+right. Narrow terminals, and keys that would not all fit, get the compact style (one
+cell less per key). Dialogs compose
 one too, so they show their own keys instead of the dashboard's beneath them.
 """
 
@@ -54,15 +55,18 @@ def fitting(keys: list[FooterKey], width: int, *, compact: bool) -> list[FooterK
 class FittingFooter(Footer):
     def compose(self) -> ComposeResult:
         width = self.app.size.width
-        compact = width < COMPACT_BELOW
-        self.set_reactive(Footer.compact, compact)
-        self.set_class(compact, "-compact")
         widgets: list[Widget] = list(super().compose())
         keys = [w for w in widgets if isinstance(w, FooterKey)]
         if len(keys) != len(widgets):  # binding groups: shown as Footer shows them
             yield from widgets
             return
-        yield from fitting(keys, width, compact=compact)
+        shown = fitting(keys, width, compact=False)
+        compact = width < COMPACT_BELOW or len(shown) < len(keys)  # one cell less per key
+        if compact:
+            shown = fitting(keys, width, compact=True)
+        self.set_reactive(Footer.compact, compact)
+        self.set_class(compact, "-compact")
+        yield from shown
 
     _composed_for = 0
 
