@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sparktui.exitcodes import ExitCode
-from sparktui.i18n import N_, _
+from sparktui.i18n import N_, _, ngettext
 from sparktui.visible import shorten, visible
 
 # Exit codes shared by every command: sparktui.exitcodes.ExitCode, and what each command
@@ -72,7 +72,7 @@ MESSAGES: dict[str, str] = {
     "exec_alias_unknown": N_("'{alias}' is not in [exec_aliases] ({known}); run a command with: exec -- COMMAND"),
     "no_home_assistant": N_("power needs a [home_assistant] section (url, token) in the config"),
     "cluster_ambiguous": N_("'{name}' matches several clusters: {candidates}"),
-    "cluster_too_small": N_("cluster '{cluster}' has {have} nodes, recipe needs {need}"),
+    "cluster_too_small": N_("cluster '{cluster}' has {have_nodes}, recipe needs {need}"),
     "cluster_auto_none": N_("no cluster with an [nccl] entry has the {need} nodes the recipe needs"),
     "recipe_unknown": N_("no recipe named '{name}' in {directory}; recipes: {known}"),
     "recipe_dir_missing": N_("recipes folder not found"),
@@ -126,7 +126,7 @@ MESSAGES: dict[str, str] = {
     "service_no_image": N_("service '{name}' needs an 'image' (its type has no default and the recipe no docker_image)"),
     "service_no_command": N_("service '{name}' needs a 'command' to run in tmux"),
     "service_no_nodes": N_("placement '{node}' matches no node: this recipe runs no engine"),
-    "cluster_too_small_services": N_("cluster '{cluster}' has {have} nodes, recipe needs {need} ({breakdown})"),
+    "cluster_too_small_services": N_("cluster '{cluster}' has {have_nodes}, recipe needs {need} ({breakdown})"),
     "cluster_auto_none_services": N_("no cluster has the {need} nodes the recipe needs ({breakdown}) and, for an engine on several nodes, an [nccl] entry"),
     # bench (sparktui/cli/bench_cmd.py, sparktui/engine/bench/)
     "bench_concurrency_invalid": N_("'{value}' is not a list of concurrency levels such as 1,4,16 (whole numbers from 1 to 4096)"),
@@ -137,6 +137,9 @@ MESSAGES: dict[str, str] = {
     "bench_run_unknown": N_("no benchmark run '{name}' in {directory}; runs: {known}"),
     "bench_run_invalid": N_("is not a sparktui benchmark run: {detail}"),
 }
+
+NODE_COUNTS = ("have",)
+"""Params that count nodes, also given to the templates as ``{have_nodes}`` ("1 node")."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,11 @@ class Problem:
         template = MESSAGES.get(self.code)
         if template is None:
             return visible(str(self.params.get("detail", self.code)))
-        return _(template).format(**{k: _show(v) for k, v in self.params.items()})
+        values = {k: _show(v) for k, v in self.params.items()}
+        for key in NODE_COUNTS:  # "1 node", "2 nodes": the language's plural forms
+            if isinstance(count := self.params.get(key), int):
+                values[f"{key}_nodes"] = ngettext("{n} node", "{n} nodes", count).format(n=count)
+        return _(template).format(**values)
 
     def render(self) -> str:
         """One line: untrusted parts (paths, fields, values) have their controls escaped."""

@@ -10,6 +10,7 @@ import shlex
 import sys
 
 from sparktui.cli.context import config_from, with_engine
+from sparktui.cli.doctor_text import doctor_lines
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.doctor import FAIL, doctor, metrics_check
 from sparktui.engine.remote.attach import tmux_attach_argv
@@ -17,10 +18,8 @@ from sparktui.engine.remote.hostkeys import CHANGED, FAILED, init_host_keys, kno
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.workloads.discover import discover
 from sparktui.errors import EXIT_FAILED, EXIT_OK, fail
-from sparktui.i18n import N_, _
+from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
-
-STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -79,10 +78,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([c.as_dict() for c in checks], indent=2))
     else:
-        for c in checks:
-            hint = f"\n{'':>16}{_('hint')}: {c.hint}" if c.hint and c.status != "pass" else ""
-            status = _(STATUS_LABELS.get(c.status, c.status))
-            print(f"{status:<5} {c.node:<10} {c.name:<14} {c.detail}{hint}")
+        for line in doctor_lines(checks):
+            print(line)
     return EXIT_FAILED if any(c.status == FAIL for c in checks) else EXIT_OK
 
 

@@ -91,6 +91,16 @@ def api_port(rec: Recipe, services: list[ServicePlan]) -> int:
     return rec.port
 
 
+def declared_api_port(rec: Recipe) -> int:
+    """:func:`api_port` without a cluster (the recipes list): the Dynamo frontend's
+    ``[frontend] port`` or its default, else the engine's port."""
+    if rec.frontend_type == "dynamo":
+        from sparktui.plan.services.kinds.dynamo import DEFAULT_PORT  # kinds load on use
+
+        return rec.frontend.port or DEFAULT_PORT
+    return rec.port
+
+
 def _services(cfg: Config, cluster: Cluster, rec: Recipe, source: SourceRef,
               nnodes: int) -> tuple[list[ServicePlan], dict[str, str]]:
     """Loads the kinds only for a recipe that has or implies services."""

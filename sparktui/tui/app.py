@@ -20,12 +20,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on
-from textual.app import App
+from textual import events, on
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
@@ -33,7 +33,7 @@ from textual.screen import Screen
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
 from sparktui.i18n import _
-from sparktui.tui.commands import SparkCommands
+from sparktui.tui.commands import SparkCommands, system_commands
 from sparktui.tui.markup import SafeText
 from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused
 from sparktui.tui.options import TuiOptions
@@ -54,6 +54,10 @@ MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "
                                               "restart", "shell", "bench"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
+WATCH_IDLE_ACTIONS = frozenset({"progress", "edit", "open_editor", "duplicate"})
+"""Not cluster actions, but with nothing to do in --watch (no action runs, the recipes are
+hidden): their keys, like the mutating ones, say "read-only" instead of nothing."""
+
 DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", "inspect", "bench_results",
                                *MUTATING_ACTIONS})
 """App actions that need the dashboard (not the config error screen)."""
@@ -63,6 +67,8 @@ class SparkApp(SafeText, App[int]):
     TITLE = "sparktui"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {SparkCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # app.tcss: 80x24 fits
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("q", "quit", _("Quit"), id="quit"),
         Binding("question_mark", "help", _("Help"), id="help"),
@@ -102,6 +108,7 @@ class SparkApp(SafeText, App[int]):
         self.screen_flow = ScreenFlow(self, self.session, self.readers,
                                       busy=lambda: self._flows is not None and self._flows.busy)
         self._quit_armed = False
+        self._told_read_only = False
         if not self.session.options.animations:
             self.animation_level = "none"
 
@@ -159,6 +166,18 @@ class SparkApp(SafeText, App[int]):
     def cluster_names(self) -> list[str]:
         return [c.name for c in self.dashboard.clusters] if self.dashboard else []
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        return system_commands(super().get_system_commands(screen))
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, its placeholder in the user's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not any(isinstance(s, CommandPalette)
+                                                for s in self.screen_stack):
+            self.push_screen(CommandPalette(id="--command-palette",
+                                            placeholder=_("Search for commands…")))
+
     def is_shown(self, screen: Screen[Any]) -> bool:
         return screen in self.screen_stack
 
@@ -171,6 +190,20 @@ class SparkApp(SafeText, App[int]):
             return False  # nothing to show: not bound, not in the footer
         return not (action in DASHBOARD_ACTIONS and (self.dashboard is None
                                                      or self.dashboard not in self.screen_stack))
+
+    def on_key(self, event: events.Key) -> None:
+        """--watch: the first key of a refused action says why nothing happens."""
+        if not self.session.watch_mode or self._told_read_only:
+            return
+        from sparktui.tui.widgets.recipes import RecipesPane
+
+        actions = {b.key: b.action for b in [*RecipesPane.BINDINGS, *self.BINDINGS]
+                   if isinstance(b, Binding)}
+        if actions.get(event.key) in MUTATING_ACTIONS | WATCH_IDLE_ACTIONS:
+            self._told_read_only = True
+            self.notify(_("Read-only (--watch): serve, stop, restart, exec, shell, tmux, "
+                          "power, supervision, benchmarks and recipe edits are off."),
+                        timeout=6)
 
     def control(self, action: str) -> ClusterControl | None:
         """Every mutating action passes here; watch mode never gets this far."""

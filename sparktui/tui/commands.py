@@ -10,10 +10,11 @@ of the app, the screen and the panes has an entry here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
@@ -30,10 +31,12 @@ class Entry(NamedTuple):
     params: tuple[object, ...]
     title: str  # N_: translated when shown
     help: str
+    watch_help: str = ""  # in --watch, where the recipes are hidden (default: help)
 
 
 ENTRIES: list[Entry] = [
-    Entry("app", "refresh", (), N_("Refresh"), N_("check health now and reload the recipes")),
+    Entry("app", "refresh", (), N_("Refresh"), N_("check health now and reload the recipes"),
+          N_("check health now")),
     Entry("app", "help", (), N_("Help: keys"), N_("list every key")),
     Entry("screen", "focus_pane", ("clusters",), N_("Go to clusters"), N_("the cluster tree")),
     Entry("screen", "focus_pane", ("recipes",), N_("Go to recipes"), N_("the recipe list")),
@@ -46,9 +49,10 @@ ENTRIES: list[Entry] = [
     Entry("screen", "focus_pane", ("services",), N_("Go to services"),
           N_("services next to the engine")),
     Entry("screen", "filter", (), N_("Filter / search"),
-          N_("filter the recipes or search the log lines")),
+          N_("filter the recipes or search the log lines"), N_("search the log lines")),
     Entry("screen", "details", (), N_("Details"),
-          N_("details of the node, recipe or cluster under the cursor")),
+          N_("details of the node, recipe or cluster under the cursor"),
+          N_("details of the node under the cursor")),
     # cluster actions (mutating: never in --watch)
     Entry("app", "serve", (), N_("Serve"), N_("serve the selected recipe on the cluster in focus")),
     Entry("app", "stop", (), N_("Stop"), N_("stop what the cluster in focus serves")),
@@ -111,6 +115,25 @@ ENTRIES: list[Entry] = [
     Entry("recipes", "close_filter", (), N_("Recipes: clear filter"), N_("list every recipe")),
 ]
 
+TEXTUAL_WORDS = (
+    N_("Theme"), N_("Change the current theme"), N_("Quit"),
+    N_("Quit the application as soon as possible"), N_("Keys"),
+    N_("Hide the keys and widget help panel"),
+    N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
+    N_("Maximize the focused widget"), N_("Screenshot"),
+    N_("Save an SVG 'screenshot' of the current screen"), N_("Search for commands…"),
+)
+"""Textual's own palette words (textual 8.2, app.py and command.py): translated when shown,
+so the palette reads in one language. A word a later Textual changes shows as it is."""
+
+
+def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's palette entries (theme, quit, keys, screenshot...) in the user's language."""
+    for command in commands:
+        yield command._replace(title=_(command.title), help=_(command.help))
+
+
 SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}
 """Bindings whose action another entry already offers."""
 
@@ -170,7 +193,9 @@ class SparkCommands(Provider):
                 continue
             if target is app and not offers(app, entry.action):  # e.g. tmux without a session
                 continue
-            yield _(entry.title), _(entry.help), self._runner(entry, target)
+            watch = app.session.watch_mode and entry.watch_help
+            yield (_(entry.title), _(entry.watch_help if watch else entry.help),
+                   self._runner(entry, target))
         for name in app.cluster_names():
             yield (_("Cluster: {name}").format(name=esc(name)), _("show this cluster"),
                    partial(app.focus_cluster, name))

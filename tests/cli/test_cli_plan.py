@@ -218,7 +218,7 @@ def test_subprocess_too_small_cluster(tmp_path: Path) -> None:
     home.mkdir()
     proc = run_module(["plan", "qwen3-235b-2node"], cwd=tmp_path, HOME=str(home))
     assert proc.returncode == 2
-    assert proc.stderr == "cluster 'local' has 1 nodes, recipe needs 2\n"
+    assert proc.stderr == "cluster 'local' has 1 node, recipe needs 2\n"
 
 
 def test_main_module_uses_sys_argv(tmp_path: Path) -> None:

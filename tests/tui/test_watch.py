@@ -191,3 +191,23 @@ async def test_a_cycle_while_the_dashboard_is_taken_down_paints_nothing():
         app.focus_cluster("2nodes-b")
         await pilot.pause()
         assert app._exception is None and app.dashboard.cluster == "2nodes-b"
+
+
+async def test_watch_mode_says_read_only_once():
+    """A refused key is not silent: the first one says read-only, the next ones nothing
+    more (a notification per press would pile up on a wall screen)."""
+    app = make_app(watch=True, engine=RecordingEngine())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("r", "5", "w")  # keys that work say nothing
+        assert not [n for n in app._notifications if "Read-only" in n.message]
+        for key in ("s", "x", "p", "e", "t", "o", "m"):
+            await pilot.press(key)
+        await pilot.pause()
+        told = [n for n in app._notifications if "Read-only" in n.message]
+        assert len(told) == 1
+        assert engine_calls_are_reads(app)
+
+
+def engine_calls_are_reads(app: SparkApp) -> bool:
+    return not set(app.action_log) & MUTATING_ACTIONS

@@ -15,6 +15,7 @@ from textual_plotext import PlotextPlot
 from sparktui.config.bench_result import BenchRun
 from sparktui.i18n import _
 from sparktui.plan.bench.render import list_text
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.visible import shorten, visible
 
 SHOWN = 6
@@ -78,6 +79,7 @@ class BenchResultsScreen(ModalScreen[None]):
                 text.append("\n" + shorten(visible(problem), 200), style="yellow")
             with VerticalScroll(id="bench-list"):
                 yield Static(text, id="bench-list-text")
+        yield FittingFooter()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -26,6 +26,7 @@ from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import cluster_workloads, needs_typed_name
+from sparktui.tui.widgets.footer import FittingFooter
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
 
@@ -147,12 +148,14 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(Text(self.request.what), id="confirm-what")
             with VerticalScroll(id="confirm-health"):
                 yield Static(id="confirm-health-text")
-            yield Static(id="confirm-verdict")
-            yield Input(placeholder=self.request.cluster, id="confirm-name")
-            with Horizontal(classes="modal-buttons"):
-                yield Button(_("Cancel"), id="confirm-cancel")
-                yield Button(self.request.verb, id="confirm-ok", variant="error",
-                             disabled=True)
+            with Vertical(id="confirm-bottom"):  # docked: a short terminal clips the check
+                yield Static(id="confirm-verdict")
+                yield Input(placeholder=self.request.cluster, id="confirm-name")
+                with Horizontal(classes="modal-buttons"):
+                    yield Button(_("Cancel"), id="confirm-cancel")
+                    yield Button(self.request.verb, id="confirm-ok", variant="error",
+                                 disabled=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#confirm-name", Input).display = False

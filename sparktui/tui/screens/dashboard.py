@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
@@ -36,13 +36,14 @@ from sparktui.tui.messages import (
     RecipeHighlighted,
     TelemetryUpdated,
 )
-from sparktui.tui.screens.details import DetailsScreen, node_details, recipe_details
+from sparktui.tui.screens.details import DetailsScreen, node_screen, recipe_details
 from sparktui.tui.session import Session
 from sparktui.tui.viewmodel.recipes import PlanPreview, RecipeEntry, plan_preview, scan_recipes
 from sparktui.tui.viewmodel.selection import Selection
 from sparktui.tui.viewmodel.supervision import SupervisionAlerts
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.clusters import ClustersPane
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.tui.widgets.header import HeaderState, StatusHeader
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.nodes import NodesPane
@@ -114,7 +115,7 @@ class DashboardScreen(Screen[None]):
                                        clock=self.clock, id="logs", classes="pane")
                     with TabPane(_("6 Services"), id="tab-services"):
                         yield ServicesPane(id="services", classes="pane")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#clusters").border_title = _("1 Clusters")
@@ -243,13 +244,12 @@ class DashboardScreen(Screen[None]):
         self.logs.cluster = name
         self.query_one("#logs").border_title = _("Logs of {cluster}").format(cluster=esc(name))
         self._show_telemetry(self.telemetry.get(name))  # paints the header too
-        self._preview()
+        self._fit_recipes()
 
     def reload_recipes(self) -> None:
         entries, problems = scan_recipes(self.recipes_dir)
         self.recipes.set_entries(entries, problems, prefer=self.recipe)
-        self._recipe = self.recipes.selected
-        self._preview()
+        self._fit_recipes()
 
     def selected_entry(self) -> RecipeEntry | None:
         return self.recipes.entry(self.recipe)
@@ -363,15 +363,15 @@ class DashboardScreen(Screen[None]):
     # -- helpers ----------------------------------------------------------------------------
 
     def _node_details(self, cluster_name: str, node_name: str) -> None:
-        cluster = self.cluster_config(cluster_name)
-        node = next((n for n in cluster.nodes if n.name == node_name), None) if cluster else None
-        if node is None:
-            return
-        health = self.health.get(cluster_name)
-        nh = next((n for n in health.nodes if n.node == node_name), None) if health else None
-        body = node_details(self.config.config, cluster_name, node, nh,
-                            health.supervision if health else None, self.clock())
-        self.app.push_screen(DetailsScreen(f"{node_name} · {cluster_name}", body))
+        if screen := node_screen(self.config.config, self.cluster_config(cluster_name),
+                                 node_name, self.health.get(cluster_name), self.clock()):
+            self.app.push_screen(screen)
+
+    def _fit_recipes(self) -> None:
+        """The recipes that fit the cluster in focus first; the others say why not."""
+        self.recipes.fit_to(self.cluster_config(self.cluster))
+        self._recipe = self.recipes.selected
+        self._preview()
 
     def _show_alerts(self) -> None:
         frame = self.telemetry.get(self.cluster)
@@ -394,6 +394,6 @@ class DashboardScreen(Screen[None]):
             self.plan.border_title = _("Plan")
             self.plan.show_note(_("Pick a recipe to see its launch plan."))
         else:
-            self.plan.border_title = _("{recipe} on {cluster}").format(recipe=esc(self.recipe),
-                                                                      cluster=esc(self.cluster))
+            self.plan.border_title = esc(self.recipe) if not self.cluster else _(
+                "{recipe} on {cluster}").format(recipe=esc(self.recipe), cluster=esc(self.cluster))
             self.plan.show(preview)

@@ -9,14 +9,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sparktui.config.models import Config, Node
-from sparktui.engine.status import NodeHealth
+from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine.status import ClusterHealth, NodeHealth
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.engine.supervise.words import restart_line, status_line
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.visible import visible
 
 HISTORY_SHOWN = 20
@@ -42,11 +43,24 @@ class DetailsScreen(ModalScreen[None]):
             box.border_subtitle = _("Esc closes")
             with VerticalScroll():
                 yield Static(self.body)
+        yield FittingFooter()
 
 
 def _row(text: Text, label: str, value: object, style: str = "") -> None:
     text.append(f"{label:<12}", style="dim")
     text.append(f"{value}\n", style=style)
+
+
+def node_screen(config: Config, cluster: Cluster | None, node_name: str,
+                health: ClusterHealth | None, now: float) -> DetailsScreen | None:
+    """The details of ``node_name`` of ``cluster`` (None: the cluster has no such node)."""
+    node = next((n for n in cluster.nodes if n.name == node_name), None) if cluster else None
+    if cluster is None or node is None:
+        return None
+    nh = next((n for n in health.nodes if n.node == node_name), None) if health else None
+    body = node_details(config, cluster.name, node, nh, health.supervision if health else None,
+                        now)
+    return DetailsScreen(f"{node_name} · {cluster.name}", body)
 
 
 def node_details(config: Config, cluster: str, node: Node, health: NodeHealth | None,

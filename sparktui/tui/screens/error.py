@@ -9,10 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sparktui.errors import Problem
 from sparktui.i18n import _
+from sparktui.tui.widgets.footer import FittingFooter
 
 
 class ConfigErrorScreen(Screen[None]):
@@ -32,7 +33,7 @@ class ConfigErrorScreen(Screen[None]):
             hint = _("Fix the file, then press r to reload or q to quit.") if self._reload \
                 else _("Fix the file and start sparktui again; q quits.")
             yield Static(Text(hint, style="dim"), id="error-hint")
-        yield Footer()
+        yield FittingFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reload":

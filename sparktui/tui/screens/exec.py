@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from sparktui.engine.api import ExecResult
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
+from sparktui.tui.widgets.footer import FittingFooter
 
 ExecRun = Callable[[str], Awaitable[list[ExecResult]]]
 
@@ -74,6 +75,7 @@ class ExecScreen(ModalScreen[None]):
             with VerticalScroll(id="exec-output"):
                 yield Static(Text(_("Pick an alias or type a command."), style="dim"),
                              id="exec-output-text")
+        yield FittingFooter()
 
     @staticmethod
     def _option(name: str, command: str) -> Option:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sparktui.i18n import _
+from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.nodes import NodesPane
 from sparktui.tui.widgets.recipes import RecipesPane
@@ -89,7 +90,8 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll():
                 if self.read_only:
                     yield Static(Text(_("Read-only: serve, stop, restart, exec, shell, tmux, "
-                                        "power and supervision are not available in --watch "
-                                        "mode."),
+                                        "power, supervision and benchmarks are not available "
+                                        "in --watch mode."),
                                       style="yellow"), id="help-readonly")
                 yield Static(help_table(self.rows))
+        yield FittingFooter()

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import power_title
+from sparktui.tui.widgets.footer import FittingFooter
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class PowerMenuScreen(ModalScreen[PowerChoice | None]):
             yield OptionList(*(Option(Text(label), id=str(i))
                                for i, (_choice, label) in enumerate(self.choices)),
                              id="power-menu-list")
+        yield FittingFooter()
 
     @on(OptionList.OptionSelected, "#power-menu-list")
     def _on_chosen(self, event: OptionList.OptionSelected) -> None:

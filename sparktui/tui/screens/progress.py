@@ -23,6 +23,7 @@ from sparktui.labels import outcome_line, state_label, step_label
 from sparktui.scrub import scrub
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import ActionRun, ProgressRow, short_detail
+from sparktui.tui.widgets.footer import FittingFooter
 
 MARKS = {"ok": ("✓", "green"), "warn": ("!", "bold yellow"), "failed": ("✗", "bold red"),
          "started": ("…", "cyan"), "waiting": ("◷", "cyan")}
@@ -123,6 +124,7 @@ class ProgressScreen(ModalScreen[None]):
                 yield Static(id="progress-table")
             with VerticalScroll(id="progress-failure"):
                 yield Static(id="progress-failure-text")
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.refresh_run()

@@ -31,6 +31,7 @@ from sparktui.errors import Problem
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import short_problem
+from sparktui.tui.widgets.footer import FittingFooter
 
 LABELS = {
     "docker_image": "docker_image", "model": "model", "port": "port",
@@ -147,6 +148,7 @@ class RecipeFormScreen(ModalScreen[bool]):
             with Horizontal(id="form-buttons"):
                 yield Button(_("Cancel"), id="form-cancel", compact=True)
                 yield Button(_("Save"), id="form-save", variant="primary", compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         for widget in self.query(Input):
@@ -239,6 +241,7 @@ class RecipeNameScreen(ModalScreen[str | None]):
             with Horizontal(id="name-buttons"):
                 yield Button(_("Cancel"), id="name-cancel", compact=True)
                 yield Button(_("Create"), id="name-create", variant="primary", compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#name-error").display = False

@@ -12,6 +12,7 @@ from textual.widgets import Button, Static
 
 from sparktui.i18n import _
 from sparktui.tui.markup import esc
+from sparktui.tui.widgets.footer import FittingFooter
 
 
 class ServePlanScreen(ModalScreen[bool]):
@@ -46,6 +47,7 @@ class ServePlanScreen(ModalScreen[bool]):
             with Horizontal(classes="modal-buttons"):
                 yield Button(_("Cancel"), id="serve-cancel")
                 yield Button(_("Serve"), id="serve-ok", variant="success")
+        yield FittingFooter()
 
     @on(Button.Pressed, "#serve-ok")
     def _on_serve(self, event: Button.Pressed) -> None:

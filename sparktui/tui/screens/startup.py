@@ -11,10 +11,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sparktui.i18n import _, ngettext
 from sparktui.tui.startup import Clusters
+from sparktui.tui.widgets.footer import FittingFooter
 
 
 class StartupScreen(Screen[None]):
@@ -45,7 +46,7 @@ class StartupScreen(Screen[None]):
                 yield Static(Text("\n".join(nodes)) if nodes else _("loading…"), id="nodes",
                              classes="pane startup-note")
                 yield Static(_("loading the config…"), id="tabs", classes="pane startup-note")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#clusters").border_title = _("1 Clusters")

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len, get_character_cell_size
 
 from sparktui.config.files import atomic_write_text
 from sparktui.engine.status import LogLine
@@ -91,11 +91,35 @@ def format_line(line: LogLine, prefix: str, cont: str, wrap_width: int) -> list[
     if not wrap_width:
         return [prefix + text]
     room = max(8, wrap_width - cell_len(prefix))
-    if text.isascii():  # one cell per character: slicing is exact and much faster
-        chunks = [text[i:i + room] for i in range(0, len(text), room)] or [""]
-    else:
-        chunks = chop_cells(text, room) if cell_len(text) > room else [text]
+    chunks = word_wrap(text, room)
     return [prefix + chunks[0], *(cont + c for c in chunks[1:])]
+
+
+def word_wrap(text: str, room: int) -> list[str]:
+    """``text`` in pieces of at most ``room`` cells, each broken after its last space (a
+    word longer than the room is cut where the room ends). One pass over the text: a
+    megabyte line costs what its length costs."""
+    if text.isascii():  # one cell per character: slicing is exact and much faster
+        pieces, start = [], 0
+        while len(text) - start > room:
+            cut = text.rfind(" ", start, start + room) + 1
+            cut = cut if cut > start else start + room
+            pieces.append(text[start:cut])
+            start = cut
+        return [*pieces, text[start:]]
+    if cell_len(text) <= room:
+        return [text]
+    pieces, start, width, after_space = [], 0, 0, -1
+    for i, char in enumerate(text):
+        cells = get_character_cell_size(char)
+        while width + cells > room and width:
+            cut = after_space if after_space > start else i
+            pieces.append(text[start:cut])
+            width, start, after_space = cell_len(text[cut:i]), cut, -1  # under room cells
+        if char == " ":
+            after_space = i + 1
+        width += cells
+    return [*pieces, text[start:]]
 
 
 def pick_match(matches: Sequence[tuple[int, int, int]], index: int | None, step: int,

@@ -11,9 +11,11 @@ from pathlib import Path
 from sparktui.config.discovery import list_recipes
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_recipe
+from sparktui.config.models import Cluster
 from sparktui.errors import Problem, SparkError
-from sparktui.i18n import _, ngettext
-from sparktui.plan.build import build_plan
+from sparktui.i18n import N_, _, ngettext
+from sparktui.plan.build import build_plan, declared_api_port
+from sparktui.plan.cluster import total_nodes_needed
 from sparktui.plan.render import render
 from sparktui.plan.services.placement import extra_nodes
 
@@ -42,7 +44,45 @@ class RecipeEntry:
                 n=nodes)
         nodes = rec.required_nodes or 1
         return f"{rec.engine} · " + ngettext("{n} node", "{n} nodes", nodes).format(n=nodes) + \
-            f" · :{rec.port}"
+            f" · :{declared_api_port(rec)}"
+
+
+def misfit(entry: RecipeEntry, cluster: Cluster | None) -> str | None:
+    """Why the recipe cannot run on ``cluster`` for its size ("needs 2 nodes, cluster has
+    1"), the check ``plan`` makes first; None: it fits (or nothing to say)."""
+    if entry.loaded is None or cluster is None:
+        return None
+    need, have = total_nodes_needed(entry.loaded.recipe, cluster), len(cluster.nodes)
+    if have >= need:
+        return None
+    return _("needs {need_nodes}, cluster has {have}").format(
+        need_nodes=ngettext("{n} node", "{n} nodes", need).format(n=need), have=have)
+
+
+def fit_first(entries: list[RecipeEntry], cluster: Cluster | None
+              ) -> tuple[list[RecipeEntry], dict[str, str]]:
+    """The entries that fit ``cluster`` first (in their order), then the others, with why."""
+    why = {e.name: reason for e in entries if (reason := misfit(e, cluster)) is not None}
+    return sorted(entries, key=lambda e: e.name in why), why
+
+
+CLUSTER_EXAMPLE = """\
+[[clusters]]
+name = "spark"
+
+[[clusters.nodes]]
+name = "spark1"
+ssh_ip = "10.0.0.11"
+rank = 0"""
+"""What a config without clusters is told to add (a test loads it); narrow, for 80x24."""
+NO_CLUSTERS_SHORT = N_("No [[clusters]] in the config yet: add one (the plan pane shows how).")
+
+
+def no_clusters_text(config: LoadedConfig) -> str:
+    """Say what to add, and where, instead of "glm on " and an empty pane."""
+    where = str(config.source.path) if config.source.path is not None else "config.toml"
+    return _("No [[clusters]] in {path}. Add one, a table per cluster and per node, for "
+             "example:").format(path=where) + "\n\n" + CLUSTER_EXAMPLE
 
 
 @dataclass(frozen=True)
@@ -68,6 +108,8 @@ def scan_recipes(directory: Path) -> tuple[list[RecipeEntry], list[Problem]]:
 
 def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) -> PlanPreview:
     """``render(plan, "text")`` for the recipe on the cluster, or why it cannot run there."""
+    if not config.config.clusters:
+        return PlanPreview(no_clusters_text(config), ok=False)
     if entry.loaded is None:
         return PlanPreview(_("{recipe} does not load:").format(recipe=entry.name) + "\n"
                            + render_problems(entry.problems), ok=False)

@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Tree
+from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from sparktui.config.models import Cluster
@@ -17,6 +17,7 @@ from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import _
 from sparktui.plan.runtime.base import MISSING
 from sparktui.tui.messages import ClusterFocused, NodeChosen
+from sparktui.tui.viewmodel.recipes import NO_CLUSTERS_SHORT
 from sparktui.tui.viewmodel.supervision import supervision_mark
 
 UNKNOWN, UP, DOWN, ROUTER = "○", "●", "✖", "⇄"
@@ -62,6 +63,8 @@ class ClustersPane(Vertical):
         tree.guide_depth = 2
         tree.auto_expand = False
         yield tree
+        if not self.clusters:  # say what to add, not an empty pane
+            yield Static(Text(_(NO_CLUSTERS_SHORT)), id="clusters-empty")
 
     def on_mount(self) -> None:
         self._build()

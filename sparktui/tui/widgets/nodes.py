@@ -34,7 +34,9 @@ ROLES = {"head": N_("head"), "worker": N_("worker")}
 
 
 CONTAINER, CONTAINER_MIN = 5, 12  # the container column, and how narrow it may get
-ADDRESSES = (3, 4)  # ssh, fabric: left out first when several recipes share a narrow pane
+NARROW_DROPS = (4, 3, 0, 6)
+"""The columns a narrow pane gives up, in turn (fabric, then ssh: the details show them;
+rank: the rows are in rank order; uptime), so the table needs no horizontal scrollbar."""
 ROW_SEP = "\x00"
 """Between a node and a recipe in the key of a node's second and later rows."""
 
@@ -174,13 +176,19 @@ class NodesPane(Vertical):
         widths, room = self._widths_for(headers, rows, CONTAINER)
         if room < cell_len(headers[-1]) and self.health is not None \
                 and len(self.health.recipes) > 1:
-            # several recipes in a narrow pane: which recipe a row is matters more than
-            # the node's addresses (its details have them)
-            headers = [h for i, h in enumerate(headers) if i not in ADDRESSES]
+            # several recipes in a narrow pane: a running row says its recipe's name, which
+            # matters more there than the word "running"
             for row, (node, work, _first) in zip(rows, lines, strict=True):
                 row[CONTAINER] = self._state(self._node_health(node.name), work, compact=True)
-            rows = [[c for i, c in enumerate(r) if i not in ADDRESSES] for r in rows]
-            widths, room = self._widths_for(headers, rows, CONTAINER - len(ADDRESSES))
+            widths, room = self._widths_for(headers, rows, CONTAINER)
+        kept = list(range(len(headers)))
+        for drop in NARROW_DROPS:
+            if room >= cell_len(headers[-1]):
+                break
+            kept.remove(drop)
+            room += widths[drop] + 2
+        headers, widths = [headers[i] for i in kept], [widths[i] for i in kept[:-1]]
+        rows = [[row[i] for i in kept] for row in rows]
         self._room = max(cell_len(headers[-1]), room)
         widths.append(self._room)
         keys = [_key(node, work, first) for node, work, first in lines]

@@ -18,17 +18,26 @@ from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from sparktui.config.models import Cluster
 from sparktui.errors import Problem
 from sparktui.i18n import _
 from sparktui.tui.messages import RecipeChosen, RecipeHighlighted
-from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems, short_problem
+from sparktui.tui.viewmodel.recipes import (
+    RecipeEntry,
+    fit_first,
+    render_problems,
+    short_problem,
+)
 
 
 class RecipeList(OptionList):
     BINDINGS = [Binding("enter", "select", _("Plan"), id="recipes.select")]
 
 
-def _prompt(entry: RecipeEntry) -> Group | Text:
+def _prompt(entry: RecipeEntry, misfit: str | None = None) -> Group | Text:
+    if entry.ok and misfit is not None:  # after the ones that fit, dimmed, with why
+        return Group(Text(entry.name, style="bold dim"), Text(entry.summary(), style="dim"),
+                     Text("✗ " + misfit, style="dim italic"))
     if entry.ok:
         return Group(Text(entry.name, style="bold"), Text(entry.summary(), style="dim"))
     lines = [Text.assemble(("⚠ ", "bold red"), (entry.name, "bold red"))]
@@ -56,6 +65,12 @@ class RecipesPane(Vertical):
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.entries: list[RecipeEntry] = []
+        self.misfits: dict[str, str] = {}
+        """Why a recipe does not fit the cluster in focus (those sort last)."""
+        self._cluster: Cluster | None = None
+        self._scanned: list[RecipeEntry] = []  # in the folder's order
+        self._fitted = False
+        self._preferred = False  # a recipe was asked for (a reload keeps it)
         self.dir_problems: list[Problem] = []
         self.filter_text = ""
         self._cursor_blink = cursor_blink
@@ -76,9 +91,23 @@ class RecipesPane(Vertical):
     def set_entries(self, entries: list[RecipeEntry], dir_problems: list[Problem],
                     prefer: str | None = None) -> None:
         """Show ``entries``; the cursor stays on its recipe (or goes to ``prefer``)."""
-        self.entries = entries
+        self._scanned = entries
+        self._preferred = self._preferred or prefer in {e.name for e in entries}
+        self.entries, self.misfits = fit_first(entries, self._cluster)
         self.dir_problems = dir_problems
         self._fill(prefer)
+
+    def fit_to(self, cluster: Cluster | None) -> None:
+        """Order for ``cluster``: the recipes that fit it first. The cursor stays on its
+        recipe, except the first time when nobody chose it and it does not fit: then it
+        goes to the first one (one that fits, if any does)."""
+        if self._fitted and cluster == self._cluster:
+            return  # the same cluster shown again: nothing moves
+        first, self._fitted, self._cluster = not self._fitted, True, cluster
+        self.entries, self.misfits = fit_first(self._scanned, cluster)
+        here = self.selected
+        self._fill(None if first and not self._preferred and here in self.misfits else here,
+                   force=True)
 
     def select(self, name: str) -> bool:
         """Put the cursor on recipe ``name`` (clearing a filter that hides it)."""
@@ -122,7 +151,8 @@ class RecipesPane(Vertical):
             text = _("no recipe matches") if self.entries else _("no recipes in this folder")
             options.add_option(Option(Text(text, style="dim"), disabled=True))
             return
-        options.add_options(Option(_prompt(e), id=e.name) for e in visible)
+        options.add_options(Option(_prompt(e, self.misfits.get(e.name)), id=e.name)
+                            for e in visible)
         names = [e.name for e in visible]
         options.highlighted = names.index(keep) if keep in names else 0
 
