@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
 MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power",
                                               "power_on", "power_off", "power_switch",
                                               "supervise", "end_supervision",
-                                              "restart", "shell", "bench"})
+                                              "restart", "shell", "bench", "stop_recipe"})
 """Actions that change a cluster. Never bound in --watch mode."""
 
 WATCH_IDLE_ACTIONS = frozenset({"progress", "edit", "open_editor", "duplicate"})
@@ -86,6 +86,7 @@ class SparkApp(SafeText, App[int]):
         Binding("X", "end_supervision", _("End supervision"), show=False,
                 id="end_supervision"),
         Binding("R", "restart", _("Restart recipe"), show=False, id="restart"),
+        Binding("ctrl+x", "stop_recipe", _("Stop recipe"), show=False, id="stop_recipe"),
         Binding("a", "shell", _("Shell in container"), show=False, id="shell"),
         Binding("i", "inspect", _("Inspect container"), show=False, id="inspect"),
         Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
@@ -287,6 +288,9 @@ class SparkApp(SafeText, App[int]):
 
     def action_restart(self) -> None:
         self.flows.restart()
+
+    def action_stop_recipe(self) -> None:
+        self.flows.stop_recipe()
 
     def action_shell(self) -> None:
         self.flows.containers.shell()

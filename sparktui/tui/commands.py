@@ -70,6 +70,9 @@ ENTRIES: list[Entry] = [
           N_("keep the selected recipe's group alive from a supervisor on the head")),
     Entry("app", "end_supervision", (), N_("End supervision"),
           N_("end the supervision of the cluster in focus; the group keeps running")),
+    Entry("app", "stop_recipe", (), N_("Stop the selected recipe"),
+          N_("stop only its group; the cluster's other recipes keep running (health check "
+             "first)")),
     Entry("app", "restart", (), N_("Restart"),
           N_("stop the selected recipe's group and serve it again (health check first)")),
     Entry("app", "shell", (), N_("Shell in the container"),
@@ -150,6 +153,10 @@ def offers(app: SparkApp, action: str) -> bool:
     if action == "tmux":
         health = app.selection.health
         return health is None or any(w.runtime == "tmux" for w in health.workloads)
+    if action == "stop_recipe":
+        health, entry = app.selection.health, app.selection.recipe
+        return entry is not None and (health is None or any(
+            w.recipe == entry.name for w in health.workloads))
     if action in ("shell", "inspect"):
         health = app.selection.health
         return health is None or any(w.runtime == "docker" for w in health.workloads)

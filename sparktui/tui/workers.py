@@ -163,10 +163,12 @@ async def run_serve(control: ClusterControl, plan: LaunchPlan, sink: ProgressSin
 
 
 async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
-                   hooks_for: HooksFor, run_id: int) -> ActionFinished:
-    """``stop`` of every workload of the cluster, then the recipes' after_stop hooks."""
+                   hooks_for: HooksFor, run_id: int, recipe: str | None = None
+                   ) -> ActionFinished:
+    """``stop`` of every workload of the cluster (or of ``recipe`` only), then the
+    recipes' after_stop hooks."""
     try:
-        result = await control.stop(cluster, sink, hooks_for=hooks_for)
+        result = await control.stop(cluster, sink, recipe=recipe, hooks_for=hooks_for)
     except asyncio.CancelledError:
         raise
     except Exception as exc:

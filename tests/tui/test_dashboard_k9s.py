@@ -113,3 +113,48 @@ def test_inspect_masks_the_token_and_shell_runs_in_the_container(site):
             proc.kill()
         os.close(main_fd)
     assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_ctrl_x_stops_only_the_selected_recipe_and_cancel_stops_nothing(site):
+    s = site(2)
+    for name, port, share in (("alpha", 30061, 0.3), ("beta", 30062, 0.4)):
+        s.recipe(name, toy_recipe(port=port, nodes=1,
+                                  extra=f'args = ["--gpu-memory-utilization", "{share}"]'))
+        assert main(s.cli("serve", name)) == 0
+    app = dashboard_app(s)
+
+    def names() -> list[str]:
+        return sorted(s.hosts.ssh("node1", "docker ps --format '{{.Names}}'").stdout.split())
+
+    async def go():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: _serving(app) and len(
+                app.dashboard.health["test"].recipes) == 2)
+            assert app.dashboard.recipes.select("beta")
+            await pilot.press("ctrl+x")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            screen = app.screen
+            assert "beta" in str(screen.request.title) and "alpha" not in screen.request.title
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is app.dashboard)
+            assert app.flows.run is None and names() == ["sparktui-alpha", "sparktui-beta"]
+            await pilot.press("ctrl+x")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            screen = app.screen
+            await wait_until(pilot, lambda: screen.health is not None)
+            affected = [w.recipe for w in screen.health.workloads
+                        if screen.request.affects(w)]
+            assert affected == ["beta"], affected  # what the ✖ marks
+            name = screen.query_one("#confirm-name", Input)
+            name.focus()
+            await wait_until(pilot, lambda: app.focused is name)
+            await pilot.press(*"test", "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+            await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
+            return app.flows.run
+
+    run = asyncio.run(go())
+    assert run.result.ok, run.result
+    assert run.title() == "Stop beta on test" and run.outcome() == "stopped beta on test"
+    assert names() == ["sparktui-alpha"]
+    assert main(s.cli("stop", "--yes")) == 0

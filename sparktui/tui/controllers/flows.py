@@ -121,6 +121,40 @@ class ActionFlows:
         sink = self.sink(run)
         self.launch(workers.run_stop(control, cluster, sink, self._hooks(sink), run.id))
 
+    def stop_recipe(self) -> None:
+        """``ctrl+x``: stop only the recipe selected in the recipes pane (several may serve
+        on the cluster), after the same fresh look as ``x``."""
+        cluster, entry = self.host.selection.cluster, self.host.selection.recipe
+        control = self.host.control("stop_recipe")
+        if control is None or not cluster or self.refuse_while_busy():
+            return
+        if entry is None:
+            self.host.notify(_("pick the recipe to stop in the recipes pane"),
+                             severity="warning")
+            return
+        recipe = entry.name
+        request = ConfirmRequest(
+            title=_("Stop {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
+            verb=_("Stop"), cluster=cluster,
+            what=_("Removes every container and tmux session of {recipe} on {cluster} "
+                   "(heads first), then runs its after_stop hooks; the other recipes keep "
+                   "running. Below is what the nodes answer right now; ✖ marks what will be "
+                   "removed.").format(recipe=recipe, cluster=cluster),
+            check=partial(self.host.fresh_health, cluster),
+            affects=lambda w: w.cluster == cluster and w.recipe == recipe)
+        self.host.push_screen(ConfirmScreen(request),
+                              partial(self._stop_recipe_confirmed, control, cluster, recipe))
+
+    def _stop_recipe_confirmed(self, control: ClusterControl, cluster: str, recipe: str,
+                               confirmed: bool | None) -> None:
+        if not confirmed:
+            self.host.notify(_("cancelled; nothing was stopped"), timeout=3)
+            return
+        run = self.start("stop", cluster, recipe)
+        sink = self.sink(run)
+        self.launch(workers.run_stop(control, cluster, sink, self._hooks(sink), run.id,
+                                     recipe=recipe))
+
     def _hooks(self, sink: Callable[[Progress], None]) -> HooksFor:
         def skipped(recipe: str, exc: SparkError) -> None:
             sink(Progress(Step.AFTER_STOP, None, StepState.WARN, _(

@@ -31,6 +31,14 @@ ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
                  "end_supervision": N_("end of supervision"), "restart": N_("restart"),
                  "shell": N_("shell"), "bench": N_("benchmark")}
 
+TITLES = {"serve": N_("Serve {recipe} on {cluster}"),
+          "supervise": N_("Supervise {recipe} on {cluster}"),
+          "end_supervision": N_("End supervision of {cluster}"),
+          "restart": N_("Restart {recipe} on {cluster}"),
+          "bench": N_("Benchmark {recipe} on {cluster}"),
+          "stop": N_("Stop {cluster}")}
+"""An action's progress view title (power has its own: the plan it set out to do)."""
+
 
 def action_label(action: str) -> str:
     """An action's code ("serve") as the operator reads it in the active language."""
@@ -75,21 +83,11 @@ class ActionRun:
     def title(self) -> str:
         if self.power is not None:
             return power_title(self.power)
-        if self.action == "serve":
-            return _("Serve {recipe} on {cluster}").format(recipe=self.recipe,
-                                                          cluster=self.cluster)
-        if self.action == "supervise":
-            return _("Supervise {recipe} on {cluster}").format(recipe=self.recipe,
-                                                              cluster=self.cluster)
-        if self.action == "end_supervision":
-            return _("End supervision of {cluster}").format(cluster=self.cluster)
-        if self.action == "restart":
-            return _("Restart {recipe} on {cluster}").format(recipe=self.recipe,
-                                                            cluster=self.cluster)
-        if self.action == "bench":
-            return _("Benchmark {recipe} on {cluster}").format(recipe=self.recipe,
-                                                              cluster=self.cluster)
-        return _("Stop {cluster}").format(cluster=self.cluster)
+        if self.action == "stop" and self.recipe:
+            return _("Stop {recipe} on {cluster}").format(recipe=self.recipe,
+                                                         cluster=self.cluster)
+        return _(TITLES.get(self.action, TITLES["stop"])).format(recipe=self.recipe,
+                                                                cluster=self.cluster)
 
     def elapsed(self, now: float) -> float:
         return max(0.0, (self.finished_at if self.finished_at is not None else now)
@@ -124,6 +122,9 @@ class ActionRun:
             return _("stopped what {cluster} ran, but after_stop did not finish on {nodes}: "
                      "restore them by hand").format(cluster=self.cluster,
                                                     nodes=", ".join(dict.fromkeys(restores)))
+        if result.ok and self.recipe:
+            return _("stopped {recipe} on {cluster}").format(recipe=self.recipe,
+                                                            cluster=self.cluster)
         if result.ok:
             return _("stopped what {cluster} ran").format(cluster=self.cluster)
         return _("{action} failed on {node} at {step}").format(
