@@ -13,3 +13,10 @@ def data_dir(name: str) -> Path:
     if bundled.is_dir():
         return bundled
     return _PACKAGE.parent / name
+
+
+def shipped_recipes() -> Path | None:
+    """The example recipes inside an installed wheel (replaced on every upgrade); None in a
+    source checkout, where the examples are the developer's own files."""
+    bundled = _PACKAGE / "_data" / "recipes"
+    return bundled if bundled.is_dir() else None

@@ -45,11 +45,15 @@ def recipe_dirs(explicit: Path | None, environ: Mapping[str, str] | None = None,
     env = os.environ if environ is None else environ
     if env.get("SPARKTUI_RECIPES"):
         return Path(env["SPARKTUI_RECIPES"]).expanduser()
-    for path in ((cwd or Path.cwd()) / "recipes",
-                 (home or Path.home()) / ".config" / "sparktui" / "recipes"):
+    for path in ((cwd or Path.cwd()) / "recipes", user_recipes_dir(home)):
         if path.is_dir():
             return path
     return data_dir("recipes")
+
+
+def user_recipes_dir(home: Path | None = None) -> Path:
+    """Where the user's own recipes live (and copies of the shipped examples go)."""
+    return (home or Path.home()) / ".config" / "sparktui" / "recipes"
 
 
 def list_recipes(directory: Path) -> dict[str, Path]:

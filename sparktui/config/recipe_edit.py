@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,6 +244,19 @@ def duplicate_recipe(directory: Path, source: Path, name: str) -> Path:
     target = folder / "recipe.toml"
     atomic_write_text(target, text)
     return target
+
+
+def copy_recipes(source: Path, target: Path) -> list[str]:
+    """Every recipe folder of ``source`` that ``target`` does not have yet, copied there
+    (nothing of the user's is overwritten); the names copied."""
+    target.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for recipe in sorted(source.glob("*/recipe.toml")):
+        folder = target / recipe.parent.name
+        if not folder.exists():
+            shutil.copytree(recipe.parent, folder)
+            copied.append(folder.name)
+    return copied
 
 
 def editor_command(environ: Mapping[str, str]) -> list[str]:

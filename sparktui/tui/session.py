@@ -67,6 +67,7 @@ class Session:
                  engine_factory: EngineFactory | None = None) -> None:
         self.config: ConfigState = config
         self.recipes_dir = recipes_dir
+        self.copy_offered = False  # m/d on a shipped example: asked once, copied on the next
         self.watch_mode = watch_mode
         self.options = options
         self._reload_config = reload_config
@@ -78,6 +79,11 @@ class Session:
         self._hold(engine)
         self.file_watch = FileWatch(config.path if isinstance(config, PendingConfig)
                                     else config_path(config), recipes_dir)
+
+    def use_recipes(self, directory: Path) -> None:
+        """Read (and watch) the recipes in ``directory`` from now on."""
+        self.recipes_dir = self.file_watch.recipes_dir = directory
+        self.file_watch.seen()
 
     # -- the config's state -----------------------------------------------------------------
 

@@ -8,26 +8,64 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 from textual.app import SuspendNotSupported
 
+from sparktui.config.discovery import user_recipes_dir
 from sparktui.config.recipe_edit import (
     apply_form,
+    copy_recipes,
     duplicate_recipe,
     editor_command,
     form_values,
 )
 from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
+from sparktui.resources import shipped_recipes
 from sparktui.tui.controllers.host import Host, RecipeShelf
 from sparktui.tui.screens.recipe_form import RecipeFormScreen, RecipeNameScreen
 from sparktui.tui.viewmodel.recipes import RecipeEntry, short_problem
 
 
 def run(host: Host, shelf: RecipeShelf, entry: RecipeEntry, how: str) -> None:
+    shipped = shipped_recipes()
+    if shipped is not None and entry.path.resolve().is_relative_to(shipped.resolve()):
+        copy = _copied(host, shelf, entry, shipped)
+        if copy is None:
+            return
+        entry = copy
     {"form": edit_in_form, "editor": edit_in_editor, "duplicate": duplicate}[how](
         host, shelf, entry)
+
+
+def _copied(host: Host, shelf: RecipeShelf, entry: RecipeEntry,
+            shipped: Path) -> RecipeEntry | None:
+    """A shipped example is inside the installed package, replaced on every upgrade: the
+    first key says so, the second copies the examples into the user's recipes folder and
+    goes on with the copy (the others come along, so none leaves the list)."""
+    target = user_recipes_dir()
+    if not host.session.copy_offered:
+        host.session.copy_offered = True
+        host.notify(_("{recipe} is a shipped example inside the installed package: edits "
+                      "would be lost on upgrade. Press the key again to copy the examples "
+                      "into {folder} and edit the copy.").format(recipe=entry.name,
+                                                                 folder=target),
+                    severity="warning", timeout=10)
+        return None
+    try:
+        copied = copy_recipes(shipped, target)
+    except OSError as exc:
+        host.notify(_("could not copy the examples into {folder}: {error}").format(
+            folder=target, error=exc), severity="error")
+        return None
+    host.session.use_recipes(target)
+    shelf.reload_recipes()
+    shelf.select_recipe(entry.name)
+    host.notify(ngettext("copied {n} example into {folder}", "copied {n} examples into {folder}",
+                         len(copied)).format(n=len(copied), folder=target), timeout=6)
+    return shelf.recipe_entry(entry.name)
 
 
 def edit_in_form(host: Host, shelf: RecipeShelf, entry: RecipeEntry) -> None:

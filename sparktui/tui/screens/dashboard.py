@@ -79,7 +79,6 @@ class DashboardScreen(Screen[None]):
         options = session.options
         self.host = host
         self.config = config
-        self.recipes_dir = session.recipes_dir
         self.watch_mode = session.watch_mode
         self.connected = session.engine is not None
         self.clock = options.clock
@@ -247,7 +246,7 @@ class DashboardScreen(Screen[None]):
         self._fit_recipes()
 
     def reload_recipes(self) -> None:
-        entries, problems = scan_recipes(self.recipes_dir)
+        entries, problems = scan_recipes(self.host.session.recipes_dir)
         self.recipes.set_entries(entries, problems, prefer=self.recipe)
         self._fit_recipes()
 
