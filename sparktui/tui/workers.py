@@ -10,7 +10,7 @@ mutating method to call.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from sparktui.engine.api import (
@@ -150,16 +150,21 @@ def _crashed(step: str, exc: Exception) -> ActionResult:
     return ActionResult(False, None, step, str(exc) or type(exc).__name__)
 
 
-async def run_serve(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
-                    run_id: int) -> ActionFinished:
-    """``serve`` with every step sent to ``sink``; an engine bug is a failed result."""
+async def _finished(run_id: int, step: str, work: Awaitable[ActionResult]) -> ActionFinished:
+    """The action's result; an engine bug is a failed result at ``step``, not a crash."""
     try:
-        result = await control.serve(plan, sink)
+        result = await work
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        result = _crashed("serve", exc)
+        result = _crashed(step, exc)
     return ActionFinished(run_id, result)
+
+
+async def run_serve(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
+                    run_id: int) -> ActionFinished:
+    """``serve`` with every step sent to ``sink``; an engine bug is a failed result."""
+    return await _finished(run_id, "serve", control.serve(plan, sink))
 
 
 async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
@@ -167,13 +172,8 @@ async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
                    ) -> ActionFinished:
     """``stop`` of every workload of the cluster (or of ``recipe`` only), then the
     recipes' after_stop hooks."""
-    try:
-        result = await control.stop(cluster, sink, recipe=recipe, hooks_for=hooks_for)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        result = _crashed("stop", exc)
-    return ActionFinished(run_id, result)
+    return await _finished(run_id, "stop", control.stop(cluster, sink, recipe=recipe,
+                                                        hooks_for=hooks_for))
 
 
 async def run_restart(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
@@ -206,13 +206,7 @@ async def read_inspect(engine: ClusterView, cluster: str, node: str,
 async def run_bench(control: ClusterControl, plan: LaunchPlan, settings: BenchSettings,
                     sink: ProgressSink, run_id: int) -> ActionFinished:
     """``bench`` of the recipe ``plan`` serves: load on its head, the run kept."""
-    try:
-        result = await control.bench(plan, settings, sink)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        result = _crashed("bench", exc)
-    return ActionFinished(run_id, result)
+    return await _finished(run_id, "bench", control.bench(plan, settings, sink))
 
 
 async def run_power(control: ClusterControl, action: str, source: str | None,

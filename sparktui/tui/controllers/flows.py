@@ -42,7 +42,7 @@ from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCh
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
-from sparktui.tui.viewmodel.recipes import plan_preview, render_problems
+from sparktui.tui.viewmodel.recipes import RecipeEntry, plan_preview, render_problems
 from sparktui.tui.viewmodel.runs import ActionRun, running_recipe, shares_seen
 
 
@@ -92,6 +92,18 @@ class ActionFlows:
         loaded = self.host.session.loaded
         assert loaded is not None  # the dashboard (and its keys) only run on a loaded config
         return loaded
+
+    def _plan_of(self, entry: RecipeEntry | None, cluster: str) -> LaunchPlan | None:
+        """The plan of the selected recipe on ``cluster``; None, and why told, if none."""
+        if entry is None or entry.loaded is None:
+            self.host.notify(_("pick a recipe whose plan fits this cluster"),
+                             severity="warning")
+            return None
+        try:
+            return build_plan(self._loaded(), entry.loaded, cluster)
+        except SparkError as exc:
+            self.host.notify(render_problems(exc.problems), severity="error")
+            return None
 
     # -- stop -----------------------------------------------------------------------------
 
@@ -178,10 +190,8 @@ class ActionFlows:
             self.host.notify(_("pick a recipe whose plan fits this cluster"),
                              severity="warning")
             return
-        try:
-            plan = build_plan(config, entry.loaded, cluster)
-        except SparkError as exc:
-            self.host.notify(render_problems(exc.problems), severity="error")
+        plan = self._plan_of(entry, cluster)
+        if plan is None:
             return
         recipe = plan.recipe
         request = ConfirmRequest(
@@ -220,14 +230,8 @@ class ActionFlows:
         control = self.host.control("serve")
         if control is None or entry is None or self.refuse_while_busy():
             return
-        if entry.loaded is None:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return
-        try:
-            plan = build_plan(config, entry.loaded, cluster)
-        except SparkError as exc:
-            self.host.notify(render_problems(exc.problems), severity="error")
+        plan = self._plan_of(entry, cluster)
+        if plan is None:
             return
         seen = running_recipe(selection.health, plan.recipe)
         warning = _("The last health check saw {recipe} on {nodes}: preflight will refuse "
@@ -253,19 +257,13 @@ class ActionFlows:
     def bench(self) -> None:
         """``B``: load the selected recipe's head (it must serve on the cluster in focus),
         behind the confirmation's fresh health check; the run is kept (docs/bench.md)."""
-        selection, config = self.host.selection, self._loaded()
+        selection = self.host.selection
         entry, cluster = selection.recipe, selection.cluster
         control = self.host.control("bench")
         if control is None or entry is None or not cluster or self.refuse_while_busy():
             return
-        if entry.loaded is None:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return
-        try:
-            plan = build_plan(config, entry.loaded, cluster)
-        except SparkError as exc:
-            self.host.notify(render_problems(exc.problems), severity="error")
+        plan = self._plan_of(entry, cluster)
+        if plan is None:
             return
         request = bench_request(plan.recipe, cluster,
                                 partial(self.host.fresh_health, cluster))
