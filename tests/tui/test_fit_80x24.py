@@ -1,7 +1,8 @@
 """Every screen fits 80x24 in every language: no label cut.
 
-The dashboard with each pane in focus, the help, the serve plan, the stop confirmation,
-the power menu, the exec dialog and the command palette, in each of the six languages,
+The dashboard with each pane in focus, the help, the serve plan, the stop and restart
+confirmations, the power menu, the exec dialog, the benchmark runs (two kept) and the
+command palette, in each of the six languages,
 at 80x24. A label is cut when its whole text is not on the screen: a footer key
 (``s Ser▏``), a button, a pane's or a dialog's title, a tab. The screen's text is read
 from what the compositor paints, row by row (the terminal's cells).
@@ -17,6 +18,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from tui.support import wait_for
+from tui.test_snapshots_bench import kept  # noqa: F401  (the fixture: two kept runs)
 from tui.test_snapshots_i18n import language
 
 SIZE = (80, 24)
@@ -74,6 +76,7 @@ def _kind(app: App) -> str:
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.usefixtures("kept")
 async def test_every_screen_fits_80x24(code: str) -> None:
     with language(code) as support:
         app = support.make_app(engine=support.RecordingEngine())
@@ -93,8 +96,9 @@ async def test_every_screen_fits_80x24(code: str) -> None:
                 problems += await cut(pilot, f"pane {pane}")
             await pilot.press("2")
             for key, dialog in [("question_mark", "HelpScreen"), ("s", "ServePlanScreen"),
-                                ("x", "ConfirmScreen"), ("p", "PowerMenuScreen"),
-                                ("e", "ExecScreen"), ("ctrl+p", "CommandPalette")]:
+                                ("x", "ConfirmScreen"), ("R", "ConfirmScreen"),
+                                ("p", "PowerMenuScreen"), ("e", "ExecScreen"),
+                                ("b", "BenchResultsScreen"), ("ctrl+p", "CommandPalette")]:
                 await pilot.press(key)
                 await support.wait_for(pilot, lambda d=dialog: _kind(app) == d)
                 if dialog == "ConfirmScreen":  # its fresh health check, then its verdict
