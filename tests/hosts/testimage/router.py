@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import io
 import os
+import platform
 import sysconfig
 import tarfile
 from pathlib import Path
 
 from . import build
 
-LITELLM_SITE = Path(os.environ.get("SPARKTUI_TEST_LITELLM", "/var/tmp/sparktui-litellm/site"))
+# One folder per interpreter: the containers run the tests' own Python, and a --target
+# install for another (3.11.7 vs 3.11.2) leaves out what its markers skip (redis wants
+# async_timeout before 3.11.3).
+LITELLM_SITE = Path(os.environ.get(
+    "SPARKTUI_TEST_LITELLM",
+    f"/var/tmp/sparktui-litellm/py{platform.python_version()}/site"))
 IN_CONTAINER = "/opt/litellm-site"
 IMAGE = "sparktest/litellm:latest"
 REF = "ghcr.io/berriai/litellm:main-stable"
