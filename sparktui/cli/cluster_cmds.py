@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_progress, yes_no
@@ -121,6 +121,18 @@ def _hooks_for(args: argparse.Namespace) -> HooksFor:
     return after_stop_loader(recipes_dir_from(args), skipped)
 
 
+def confirmed(ask: Callable[[], bool], refusing: str, cancelled: str) -> bool:
+    """A change to a live cluster goes on only when a person said so: refused without a
+    terminal (``refusing``), else ``ask`` (``cancelled`` when the answer is no)."""
+    if not sys.stdin.isatty():
+        print(refusing, file=sys.stderr)
+        return False
+    if not ask():
+        print(cancelled, file=sys.stderr)
+        return False
+    return True
+
+
 def confirm_typed(cluster: str, serving: bool) -> bool:
     prompt = (_("The cluster is SERVING. Type the cluster name '{cluster}' to stop it: ")
               if serving else _("Type the cluster name '{cluster}' to stop it: "))
@@ -141,14 +153,11 @@ def run_stop(args: argparse.Namespace) -> int:
             print(_("nothing runs on {where}: nothing to stop").format(
                 where=_where(cluster.name, args.recipe)))
             return EXIT_OK
-        if not args.yes:
-            if not sys.stdin.isatty():
-                print(_("refusing to stop without confirmation: pass --yes or run on a "
-                        "terminal"), file=sys.stderr)
-                return EXIT_REFUSED
-            if not confirm_typed(cluster.name, health.serving):
-                print(_("cancelled; nothing was stopped"), file=sys.stderr)
-                return EXIT_REFUSED
+        if not args.yes and not confirmed(
+                lambda: confirm_typed(cluster.name, health.serving),
+                _("refusing to stop without confirmation: pass --yes or run on a terminal"),
+                _("cancelled; nothing was stopped")):
+            return EXIT_REFUSED
         result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
                                    hooks_for=_hooks_for(args))
         print_stopped(cluster.name, result)

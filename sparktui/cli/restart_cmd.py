@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sparktui.cli.cluster_cmds import _hooks_for, nothing_runs, print_health, print_stopped
+from sparktui.cli.cluster_cmds import (
+    _hooks_for,
+    confirmed,
+    nothing_runs,
+    print_health,
+    print_stopped,
+)
 from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.cli.output import print_progress
 from sparktui.cli.service_output import served_line
@@ -38,14 +44,11 @@ def run_restart(args: argparse.Namespace) -> int:
             print(_("nothing of {recipe} runs on {cluster}: nothing to restart (serve starts "
                     "it)").format(recipe=plan.recipe, cluster=plan.cluster))
             return EXIT_OK
-        if not args.yes:
-            if not sys.stdin.isatty():
-                print(_("refusing to restart without confirmation: pass --yes or run on a "
-                        "terminal"), file=sys.stderr)
-                return EXIT_REFUSED
-            if not confirm_restart(plan.cluster, plan.recipe):
-                print(_("cancelled; nothing was restarted"), file=sys.stderr)
-                return EXIT_REFUSED
+        if not args.yes and not confirmed(
+                lambda: confirm_restart(plan.cluster, plan.recipe),
+                _("refusing to restart without confirmation: pass --yes or run on a terminal"),
+                _("cancelled; nothing was restarted")):
+            return EXIT_REFUSED
         done = await restart(engine, plan, print_progress, hooks_for=_hooks_for(args))
         if not done.stopped.ok:
             print_stopped(plan.cluster, done.stopped)
