@@ -33,6 +33,18 @@ def _serving(app) -> bool:
     return health is not None and health.serving
 
 
+async def _type_the_name_and_run(pilot, app, screen: ConfirmScreen):
+    """The serving cluster's name typed into its confirmation, then the run to its end."""
+    await wait_until(pilot, lambda: screen.health is not None)
+    name = screen.query_one("#confirm-name", Input)
+    name.focus()
+    await wait_until(pilot, lambda: app.focused is name)
+    await pilot.press(*"test", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+    await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
+    return app.flows.run
+
+
 def test_restart_cancelled_changes_nothing_and_confirmed_replaces_the_group(site):
     s = site(2)
     s.recipe("toy", toy_recipe())
@@ -51,16 +63,8 @@ def test_restart_cancelled_changes_nothing_and_confirmed_replaces_the_group(site
             assert app.screen is app.dashboard and app.flows.run is None
             assert _ids(s) == before
             await pilot.press("R")
-            screen = app.screen
-            assert isinstance(screen, ConfirmScreen)
-            await wait_until(pilot, lambda: screen.health is not None)
-            name = screen.query_one("#confirm-name", Input)
-            name.focus()
-            await wait_until(pilot, lambda: app.focused is name)
-            await pilot.press(*"test", "enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-            await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
-            return app.flows.run
+            assert isinstance(app.screen, ConfirmScreen)
+            return await _type_the_name_and_run(pilot, app, app.screen)
 
     run = asyncio.run(go())
     assert run.result.ok, run.result
@@ -145,13 +149,7 @@ def test_ctrl_x_stops_only_the_selected_recipe_and_cancel_stops_nothing(site):
             affected = [w.recipe for w in screen.health.workloads
                         if screen.request.affects(w)]
             assert affected == ["beta"], affected  # what the ✖ marks
-            name = screen.query_one("#confirm-name", Input)
-            name.focus()
-            await wait_until(pilot, lambda: app.focused is name)
-            await pilot.press(*"test", "enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-            await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
-            return app.flows.run
+            return await _type_the_name_and_run(pilot, app, screen)
 
     run = asyncio.run(go())
     assert run.result.ok, run.result
