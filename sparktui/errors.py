@@ -132,6 +132,8 @@ MESSAGES: dict[str, str] = {
     "bench_concurrency_invalid": N_("'{value}' is not a list of concurrency levels such as 1,4,16 (whole numbers from 1 to 4096)"),
     "bench_nothing_serving": N_("nothing serves on cluster '{cluster}' (no head answers /v1/models): serve a recipe first"),
     "bench_not_serving": N_("recipe '{recipe}' does not serve on cluster '{cluster}'; serving: {known}"),
+    "bench_no_router": N_("cluster '{cluster}' has no router ([clusters.router]): benchmark the head, without --via router"),
+    "bench_router_lacks": N_("the router of cluster '{cluster}' at {address} does not hold {model} ({detail}): benchmark the head with --via head, or wait for the router"),
     "bench_several_serving": N_("several recipes serve on cluster '{cluster}'; name one: {known}"),
     "bench_tool_missing": N_("the benchmark tool '{tool}' is not installed: install NVIDIA's aiperf apart from sparktui (it needs another Textual), e.g. pipx install aiperf==0.13.0, or set $SPARKTUI_AIPERF to its program"),
     "bench_run_unknown": N_("no benchmark run '{name}' in {directory}; runs: {known}"),

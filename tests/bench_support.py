@@ -78,6 +78,7 @@ class Target:
     model: str = "org/toy"
     engine: str = "vllm"
     engine_version: str | None = "0.33.0"
+    via: str = "head"
     image: str = "vllm/vllm-openai:v0.33.0"
     image_ids: dict = field(default_factory=lambda: {"node1": "sha256:" + "a" * 64,
                                                      "node2": "sha256:" + "a" * 64})

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +153,13 @@ def interrupt(proc: subprocess.Popen[str], seconds: float = 60.0) -> tuple[int, 
             _, err = proc.communicate()
         raise AssertionError(f"still running {seconds:g} s after Ctrl+C:\n{err}") from None
     return code, proc.stderr.read() if proc.stderr is not None else ""
+
+
+def requests_served(engine: str) -> float:
+    """Requests the test engine at ``engine`` has answered (vLLM's request_success_total)."""
+    with urllib.request.urlopen(f"{engine}/metrics", timeout=30) as answer:
+        return sum(float(line.rsplit(" ", 1)[1]) for line in answer.read().decode().splitlines()
+                   if line.startswith("vllm:request_success_total"))
 
 
 def _prepend_top_level(path: Path, text: str) -> None:

@@ -18,7 +18,7 @@ from sparktui.engine.bench.run import (
     version_of,
 )
 from sparktui.engine.bench.store import bench_dir, find, load, load_all, run_ids, save
-from sparktui.engine.bench.target import describe, pick
+from sparktui.engine.bench.target import describe, pick, starting
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.exitcodes import ExitCode
@@ -98,11 +98,12 @@ def run_bench(args: argparse.Namespace) -> int:
         health = await engine.health(cluster.name)
         recipe = pick(health, args.recipe)[0]
         plan = _plan_of(args, recipe, cluster.name)
-        target = await describe(engine, health, recipe, plan.engine if plan else None)
+        target = await describe(engine, health, recipe, plan.engine if plan else None,
+                                args.via)
         version = await version_of(tool)
-        print(_("benchmarking {recipe} at {url} with {tool} {version}").format(
-            recipe=target.recipe, url=target.url, tool=TOOL, version=version),
-            file=sys.stderr, flush=True)
+        if target.note:
+            print(scrub(target.note), file=sys.stderr)
+        print(scrub(starting(target, TOOL, version)), file=sys.stderr, flush=True)
         when = time.time()
         levels, interrupted, argv = await run_levels(tool, settings, target, ProgressLine())
         run = build_run(run=run_id(target.recipe, when, run_ids(directory)), when=when,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from sparktui import exitcodes
 from sparktui.i18n import _
+from sparktui.plan.bench import VIAS
 
 
 def seconds_at_least(minimum: float) -> Callable[[str], float]:
@@ -260,9 +261,10 @@ def _positive(text: str) -> int:
 
 def register_bench(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "bench", _("benchmark the served model; list and compare runs"), _(
-        "Drive NVIDIA's aiperf against the serving head (as health finds it) at each "
-        "concurrency level, keep the result with what was measured (recipe, plan, image "
-        "IDs, engine version, tool and settings) in the data folder, and show it. "
+        "Drive NVIDIA's aiperf against the serving head (as health finds it), or the "
+        "cluster's router when it holds the model, at each concurrency level, keep the "
+        "result with what was measured (recipe, plan, image IDs, engine version, tool "
+        "and settings) in the data folder, and show it. "
         "Ctrl+C stops the load and keeps what was measured."))
     p.add_argument("recipe", nargs="?", help=_("the serving recipe (default: the only one)"))
     _cluster_option(p)
@@ -277,6 +279,9 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
                    help=_("the tokenizer aiperf counts tokens with (default: the model's, "
                           "from Hugging Face)"))
+    p.add_argument("--via", choices=VIAS, default="auto", help=_(
+        "where the load goes: the cluster's router when it holds the model, else the "
+        "head (auto, the default); or insist on head or router"))
     p.add_argument("--json", action="store_true", help=_("as JSON"))
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help=_("list the runs kept"))

@@ -76,7 +76,8 @@ class BenchRun(Model):
     cluster = field(text())
     nodes = field(array(text()), factory=list)
     head = field(text())
-    url = field(text())
+    url = field(text())  # where the load went: the head's API, or the router's
+    via = field(literal("head", "router"), "head")
     model = field(text())
     engine = field(text())
     engine_version = field(nullable(text()), None)

@@ -103,6 +103,8 @@ def test_failed_requests_are_counted_as_errors(site, bench_env, tmp_path, capsys
     assert main(s.cli("bench", "other")) == 2
     assert "recipe 'other' does not serve on cluster 'test'; serving: toy" in \
         capsys.readouterr().err
+    assert main(s.cli("bench", "--via", "router")) == 2  # no [clusters.router]
+    assert "cluster 'test' has no router" in capsys.readouterr().err
     assert kept_runs(tmp_path) == []
     assert _bench(s, bench_env, "--concurrency", "2", "--requests", "8") == 0
     [run] = kept_runs(tmp_path)

@@ -5,25 +5,15 @@ model list remade by serve and stop, streaming passed through to the right engin
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 
-import pytest
 from hosts.testimage import router as router_image
-from site_support import _prepend_top_level, eventually, toy_recipe
+from site_support import _prepend_top_level, eventually, requests_served, toy_recipe
 
 from sparktui.cli import main
 
 ROUTER_PORT = 30470
 ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
-
-
-def _needs_litellm() -> None:
-    if not router_image.available():
-        message = f"LiteLLM's proxy is not installed for the tests: {router_image.INSTALL}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def _recipe(port: int, served: str) -> str:
@@ -34,13 +24,6 @@ def _recipe(port: int, served: str) -> str:
 def _models(base: str) -> list[str]:
     with urllib.request.urlopen(f"{base}/models", timeout=30) as answer:
         return sorted(m["id"] for m in json.load(answer)["data"])
-
-
-def _served(engine: str) -> float:
-    """Requests the engine has answered (vLLM's request_success_total)."""
-    with urllib.request.urlopen(f"{engine}/metrics", timeout=30) as answer:
-        return sum(float(line.rsplit(" ", 1)[1]) for line in answer.read().decode().splitlines()
-                   if line.startswith("vllm:request_success_total"))
 
 
 def _stream(base: str, model: str) -> list[dict]:
@@ -59,7 +42,7 @@ def _stream(base: str, model: str) -> list[dict]:
 
 
 def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys):
-    _needs_litellm()
+    router_image.required()
     s = site(1, extra_toml=ROUTER)
     node = s.hosts.node("node1")
     # ssh_user's home on the node (the nodes share this machine's file system)
@@ -81,13 +64,13 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
 
     engines = {"org/alpha": f"http://{node.addr}:30461", "org/beta": f"http://{node.addr}:30462"}
     for served in ("org/alpha", "org/beta"):
-        before = {m: _served(url) for m, url in engines.items()}
+        before = {m: requests_served(url) for m, url in engines.items()}
         chunks = _stream(base, served)
         text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks
                        if c.get("choices"))
         assert text == "Hello world world world"  # the engine's 4 tokens, as it sent them
         assert len(chunks) >= 4 and {c["model"] for c in chunks} <= {served, f"openai/{served}"}
-        after = {m: _served(url) for m, url in engines.items()}
+        after = {m: requests_served(url) for m, url in engines.items()}
         assert {m: after[m] - before[m] for m in engines} == {
             m: 1 if m == served else 0 for m in engines}  # that recipe's engine, only it
 

@@ -104,6 +104,16 @@ def test_run_text_and_json_golden():
     golden("run.json", json.dumps(run.model_dump(), indent=2) + "\n")
 
 
+def test_a_run_through_the_router_says_so_and_an_older_file_was_the_head():
+    run = a_run().model_copy(update={"via": "router", "url": "http://10.0.0.11:4000"})
+    assert ("engine vllm 0.33.0 through the router at http://10.0.0.11:4000 (head node1), "
+            "model org/toy") in run_text(run)
+    older = {k: v for k, v in a_run().model_dump().items() if k != "via"}  # before `via`
+    assert BenchRun.model_validate(older).via == "head"
+    with pytest.raises(ValueError, match="via"):
+        BenchRun.model_validate({**a_run().model_dump(), "via": "elsewhere"})
+
+
 def test_list_golden():
     golden("list.txt", list_text([a_run(), a_run("128", 1.4, "20261201-130000-toy")]))
 

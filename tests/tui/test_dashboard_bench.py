@@ -56,6 +56,8 @@ def test_bench_from_the_dashboard_is_confirmed_watched_and_kept(site, tmp_path, 
 
     run = asyncio.run(go())
     assert run.result.ok, run.result
+    head = f"http://{s.hosts.node('node1').addr}:30011"
+    assert f"benchmarking toy at {head} with aiperf 0.13.0" in seen  # no router: the head
     assert any("concurrency 1, 8/8 requests" in d for d in seen), seen
     assert any("concurrency 2, 0/8 requests" in d for d in seen), seen
     [kept] = kept_runs(tmp_path)

@@ -8,7 +8,7 @@ import time
 from sparktui.engine.api import ActionResult, Progress, ProgressSink, Step, StepState
 from sparktui.engine.bench.run import BenchFailed, BenchProgress, find_tool, run_levels, version_of
 from sparktui.engine.bench.store import bench_dir, run_ids, save
-from sparktui.engine.bench.target import describe
+from sparktui.engine.bench.target import describe, starting
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.errors import SparkError
 from sparktui.i18n import _
@@ -37,6 +37,10 @@ async def bench_action(engine: ClusterEngine, plan: LaunchPlan, settings: BenchS
     except SparkError as exc:
         return failed(None, exc.render())
     version = await version_of(tool)
+    if target.note:
+        say(Progress(Step.BENCH, target.head, StepState.WARN, target.note))
+    say(Progress(Step.BENCH, target.head, StepState.STARTED,
+                 starting(target, TOOL, version)))
     seen: dict[int, int] = {}
 
     def on_level(p: BenchProgress) -> None:

@@ -1,6 +1,7 @@
 """What a benchmark measures: the recipe serving on a cluster, read from a fresh health
-check (the head's address and port as ``health`` finds them), the engine's version as
-the head reports it, and the image ID on every node."""
+check (the head's address and port as ``health`` finds them, and the cluster's router
+when one runs and holds the recipe's model), the engine's version as the head reports
+it, and the image ID on every node."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import fail
+from sparktui.i18n import _
+from sparktui.plan.router import router_plan
 
 VERSION_PATHS = {
     # vLLM 0.33, entrypoints/openai/api_server.py: GET /version -> {"version": VLLM_VERSION}
@@ -30,13 +33,15 @@ class BenchTarget:
     cluster: str
     nodes: list[str]
     head: str
-    host: str
+    host: str  # where the load goes: the head's address, or the router's
     port: int
     model: str
     engine: str
     image: str
     engine_version: str | None = None
     image_ids: dict[str, str | None] = field(default_factory=dict)
+    via: str = "head"  # "head" or "router"
+    note: str | None = None  # why ``auto`` did not take the router that is configured
 
     @property
     def url(self) -> str:
@@ -71,6 +76,34 @@ def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list
     return recipe, node, port, models
 
 
+def route(health: ClusterHealth, model: str, via: str) -> tuple[str, str | None]:
+    """("head" or "router", a note when ``auto`` passed over a configured router); a
+    clear refusal when ``router`` is asked and the router cannot carry the load."""
+    router = health.router
+    holds = router is not None and router.ready and model in router.models
+    if via == "head" or (via == "auto" and router is None):
+        return "head", None
+    if holds:
+        return "router", None
+    if router is None:
+        raise fail("bench_no_router", cluster=health.cluster)
+    why = (router.error or router.state) if not router.ready else ", ".join(router.models) or "-"
+    if via == "router":
+        raise fail("bench_router_lacks", cluster=health.cluster, model=model,
+                   address=router.address, detail=why)
+    return "head", _("the router at {address} does not hold {model} ({detail}): "
+                     "benchmarking the head").format(address=router.address, model=model,
+                                                     detail=why)
+
+
+def starting(target: BenchTarget, tool: str, version: str) -> str:
+    """The line that says where the load goes, before it goes."""
+    text = (_("benchmarking {recipe} through the router at {url} with {tool} {version}")
+            if target.via == "router" else
+            _("benchmarking {recipe} at {url} with {tool} {version}"))
+    return text.format(recipe=target.recipe, url=target.url, tool=tool, version=version)
+
+
 async def engine_version(transport: Transport, host: str, port: int, engine: str,
                          timeout: float) -> str | None:
     """The version the head says it runs; None when it does not say (never a guess)."""
@@ -97,11 +130,20 @@ async def image_id(transport: Transport, workload: Workload, timeout: float) -> 
 
 
 async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
-                   kind: str | None) -> BenchTarget:
+                   kind: str | None, via: str = "auto") -> BenchTarget:
     """The target of ``recipe`` (serving, as ``pick`` found it); ``kind`` is the
     recipe's engine (None: the recipe is not in the recipes folder, both are asked)."""
     name, head, port, models = pick(health, recipe)
-    nodes = {n.name: n for n in engine.cluster(health.cluster).nodes}
+    model = models[0] if models else ""
+    way, note = route(health, model, via)
+    cluster = engine.cluster(health.cluster)
+    nodes = {n.name: n for n in cluster.nodes}
+    host, load_port = nodes[head].ssh_ip, port
+    router = router_plan(engine.config, cluster) if way == "router" else None
+    if router is not None:
+        host, load_port = router.host, router.port
+    else:
+        way = "head"  # the config was changed since the check: no router to go through
     timeout = engine.config.health_timeout_seconds
     members = [w for w in health.workloads if w.recipe == name and not w.is_service]
     head_workload = next((w for w in members if w.node == head and w.role == "head"), None)
@@ -116,6 +158,6 @@ async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
            for w in members if w.node in nodes}
     return BenchTarget(
         recipe=name, cluster=health.cluster, nodes=sorted({w.node for w in members}),
-        head=head, host=nodes[head].ssh_ip, port=port, model=models[0] if models else "",
+        head=head, host=host, port=load_port, model=model,
         engine=kind or "", image=head_workload.image if head_workload else "",
-        engine_version=version, image_ids=ids)
+        engine_version=version, image_ids=ids, via=way, note=note)

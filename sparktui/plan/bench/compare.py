@@ -41,7 +41,7 @@ def changes(a: BenchRun, b: BenchRun) -> list[Change]:
         if x != y:
             out.append(Change(what, _show(x), _show(y)))
 
-    for key in ("recipe", "cluster", "model", "engine", "engine_version", "image", "url"):
+    for key in ("recipe", "cluster", "model", "engine", "engine_version", "image", "via", "url"):
         same(key, getattr(a, key), getattr(b, key))
     same("nodes", ", ".join(a.nodes), ", ".join(b.nodes))
     for node in sorted(set(a.image_ids) | set(b.image_ids)):

@@ -58,7 +58,10 @@ def run_text(run: BenchRun) -> str:
     lines = [_say(_("run {id}: {recipe} on {cluster} ({nodes}), {when}").format(
                  id=run.id, recipe=run.recipe, cluster=run.cluster,
                  nodes=", ".join(run.nodes) or "-", when=run.created_at)),
-             "  " + _say(_("engine {engine} {version} at {url} (head {head}), model {model}")
+             "  " + _say((_("engine {engine} {version} at {url} (head {head}), model {model}")
+                          if run.via == "head" else
+                          _("engine {engine} {version} through the router at {url} (head "
+                            "{head}), model {model}"))
                          .format(engine=run.engine or "-", version=run.engine_version or "-",
                                  url=run.url, head=run.head, model=run.model or "-")),
              "  " + _say(_("image {image}: {ids}").format(

@@ -57,6 +57,17 @@ def available() -> bool:
     return (LITELLM_SITE / "litellm" / "__init__.py").is_file()
 
 
+def required() -> None:
+    """Skipped without LiteLLM's install, a failure under CI (like the hosts)."""
+    if not available():
+        import pytest
+
+        message = f"LiteLLM's proxy is not installed for the tests: {INSTALL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 def mounts() -> list[list[str]]:
     """``[host, container]`` read-only binds the OCI wrapper adds to every container."""
     return [[str(LITELLM_SITE), IN_CONTAINER]] if available() else []

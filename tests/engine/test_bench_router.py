@@ -1,0 +1,57 @@
+"""sparktui bench through the cluster's router (the real LiteLLM proxy in front of the
+test engine, on real sshd hosts and dockerd, driven by the real aiperf): the load goes
+where the cluster's clients go, the result says so, and ``--via head`` goes around it."""
+
+from __future__ import annotations
+
+import json
+
+from bench_support import bench_setup
+from hosts.testimage import router as router_image
+from site_support import _prepend_top_level, requests_served, toy_recipe
+
+from sparktui.cli import main
+
+ROUTER_PORT, ENGINE_PORT = 30475, 30476
+
+
+def test_bench_goes_through_the_router_when_it_holds_the_model(site, tmp_path, monkeypatch,
+                                                               capsys):
+    router_image.required()
+    tokenizer = bench_setup(tmp_path, monkeypatch)
+    s = site(1, extra_toml=f"[clusters.router]\nport = {ROUTER_PORT}\n"
+                           "ready_timeout_seconds = 600\n")
+    node = s.hosts.node("node1")
+    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
+    router_image.install(node)
+    node.set_engine(ttft=0.02, tpot=0.005)
+    s.recipe("toy", toy_recipe(port=ENGINE_PORT, nodes=1))
+    assert main(s.cli("serve", "toy")) == 0
+    engine, router = f"http://{node.addr}:{ENGINE_PORT}", f"http://{node.addr}:{ROUTER_PORT}"
+
+    def bench(*args: str) -> tuple[dict, str]:
+        capsys.readouterr()
+        assert main(s.cli("bench", "toy", "--tokenizer", str(tokenizer), "--concurrency", "2",
+                          "--requests", "6", "--input-tokens", "8", "--output-tokens", "6",
+                          "--json", *args)) == 0
+        printed = capsys.readouterr()
+        return json.loads(printed.out), printed.err
+
+    before = requests_served(engine)
+    routed, said = bench()  # auto: the router holds org/toy
+    assert (routed["via"], routed["url"]) == ("router", router), routed
+    assert f"benchmarking toy through the router at {router} with aiperf" in said
+    [lv] = routed["levels"]
+    assert (lv["requests"], lv["errors"]) == (6, 0), lv
+    # the router passed every request on to the engine behind it
+    assert requests_served(engine) - before >= 6
+
+    straight, said = bench("--via", "head")
+    assert (straight["via"], straight["url"]) == ("head", engine), straight
+    assert f"benchmarking toy at {engine} with aiperf" in said
+    assert main(s.cli("bench", "--compare", routed["id"], straight["id"])) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()]
+    assert ["via", "router", "->", "head"] in rows, out
+    assert ["url", router, "->", engine] in rows, out
+    assert main(s.cli("stop", "--yes")) == 0
