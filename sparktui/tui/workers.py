@@ -43,6 +43,19 @@ LOG_FLUSH_SECONDS = 0.05
 fast the lines come (a flood must not flood the message queue)."""
 
 
+def _end_if_cancelled() -> None:
+    """Raise the cancellation a loop's await may have lost.
+
+    Python 3.11's ``asyncio.wait_for`` (used all through the engine) swallows a
+    cancellation that lands as its inner await finishes (CPython gh-86296, fixed in 3.12).
+    The task still counts the request (``Task.cancelling``), so a follower checks it each
+    round. Otherwise it would go on reading through an engine that a config reload has
+    retired and closed, and open its connections again."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 async def fetch_health(engine: ClusterView, cluster: str,
                        timeout: float) -> HealthUpdated | HealthFailed:
     """One health check, as the message the dashboard handles."""
@@ -70,13 +83,15 @@ async def follow_telemetry(engine: ClusterView, cluster: str,
     while True:
         started = loop.time()
         try:
-            frame = await asyncio.wait_for(sample(cluster), max(interval * 5, 10.0))
+            async with asyncio.timeout(max(interval * 5, 10.0)):
+                frame = await sample(cluster)
         except asyncio.CancelledError:
             raise
         except NotImplementedError:
             return  # a read-only view over an engine that does not sample
         except Exception:  # a failed sample must not end the dashboard
             frame = None
+        _end_if_cancelled()
         if frame is not None:
             deliver(TelemetryUpdated(frame))
         await asyncio.sleep(max(0.05, interval - (loop.time() - started)))
@@ -122,6 +137,7 @@ async def follow_logs(engine: ClusterView, cluster: str,
         while True:
             try:
                 async for part in engine.log_batches(cluster, tail=tail, follow=True):
+                    _end_if_cancelled()
                     if part.gap:
                         batch.append(LogLine(part.node, part.lines[0] if part.lines else "",
                                              True))
@@ -132,6 +148,7 @@ async def follow_logs(engine: ClusterView, cluster: str,
             except Exception as exc:
                 batch.append(LogLine(node="", text=_("log stream failed: {error}").format(
                     error=str(exc) or type(exc).__name__), gap=True))
+            _end_if_cancelled()
             await asyncio.sleep(retry_seconds)
             tail = 0
     finally:
