@@ -1,6 +1,6 @@
-"""The cluster's router on real sshd hosts and dockerd: the real LiteLLM proxy
+"""The cluster's router on real sshd hosts and dockerd: the real SMG router
 (tests/hosts/testimage/router.py) in front of two recipes served side by side, its
-model list remade by serve and stop, streaming passed through to the right engine."""
+workers remade by serve and stop, streaming passed through to the right engine."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ ROUTER_PORT = 30470
 ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
 
 
-def _needs_litellm() -> None:
+def _needs_smg() -> None:
     if not router_image.available():
-        message = f"LiteLLM's proxy is not installed for the tests: {router_image.INSTALL}"
+        message = f"The SMG router is not installed for the tests: {router_image.INSTALL}"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
@@ -59,7 +59,7 @@ def _stream(base: str, model: str) -> list[dict]:
 
 
 def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys):
-    _needs_litellm()
+    _needs_smg()
     s = site(1, extra_toml=ROUTER)
     node = s.hosts.node("node1")
     # ssh_user's home on the node (the nodes share this machine's file system)
@@ -74,10 +74,9 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
     out = capsys.readouterr().out
     assert f"{base}: org/alpha, org/beta" in out  # the router step, once both serve
     assert _models(base) == ["org/alpha", "org/beta"]
-    config = s.hosts.ssh("node1", "cat ~/.cache/sparktui/router/test.yaml").stdout
-    routes = {m["model_name"]: m["litellm_params"] for m in json.loads(config)["model_list"]}
-    assert routes["org/beta"]["api_base"].endswith(":30462/v1")
-    assert routes["org/beta"]["model"] == "openai/org/beta"
+    args = node.containers()["sparktui--router"]["Args"]
+    workers = args[args.index("--worker-urls") + 1:]
+    assert workers == [f"http://{node.addr}:30461", f"http://{node.addr}:30462"]
 
     engines = {"org/alpha": f"http://{node.addr}:30461", "org/beta": f"http://{node.addr}:30462"}
     for served in ("org/alpha", "org/beta"):
@@ -86,7 +85,7 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
         text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks
                        if c.get("choices"))
         assert text == "Hello world world world"  # the engine's 4 tokens, as it sent them
-        assert len(chunks) >= 4 and {c["model"] for c in chunks} <= {served, f"openai/{served}"}
+        assert len(chunks) >= 4 and {c["model"] for c in chunks} == {served}
         after = {m: _served(url) for m, url in engines.items()}
         assert {m: after[m] - before[m] for m in engines} == {
             m: 1 if m == served else 0 for m in engines}  # that recipe's engine, only it
@@ -99,6 +98,8 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
     assert main(s.cli("stop", "--yes", "--recipe", "alpha")) == 0
     capsys.readouterr()
     assert _models(base) == ["org/beta"]
+    args = node.containers()["sparktui--router"]["Args"]
+    assert args[args.index("--worker-urls") + 1:] == [f"http://{node.addr}:30462"]
     assert main(s.cli("health")) == 0
     assert f"router {base} on node1: running; models org/beta" in capsys.readouterr().out
 
