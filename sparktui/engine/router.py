@@ -97,7 +97,7 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     if started.exit_code != 0:
         raise RuntimeError((started.stderr or started.stdout).strip()[-300:]
                            or f"exit {started.exit_code}")
-    wanted = sorted({b.model for b in found})
+    wanted = _listed(found, plan.node, log)
     status = await _ready(plan, t, wanted, timeout)
     if status.ready and set(wanted) <= set(status.models):
         log(Step.ROUTER, plan.node, StepState.OK,
@@ -108,6 +108,21 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     log(Step.ROUTER, plan.node, StepState.WARN,
         _("the router did not come up at {address} ({state}): {error}").format(
             address=plan.address, state=status.state, error=status.error or tail or "-"))
+
+
+def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
+    """The names the router will list: each head's first (SMG takes a worker's model
+    from the first entry of its /v1/models); the others are said, never waited for."""
+    first: dict[str, str] = {}
+    for b in found:
+        first.setdefault(b.worker, b.model)
+    for b in found:
+        if b.model != first[b.worker]:
+            log(Step.ROUTER, node, StepState.WARN,
+                _("{recipe} also serves {model}: the router routes it by its first name "
+                  "only, {first}").format(recipe=b.recipe or "-", model=b.model,
+                                          first=first[b.worker]))
+    return sorted(set(first.values()))
 
 
 async def _ready(plan: RouterPlan, t: Transport, wanted: list[str],

@@ -13,6 +13,10 @@ from hosts.testimage import router as router_image
 from site_support import _prepend_top_level, eventually, toy_recipe
 
 from sparktui.cli import main
+from sparktui.engine.api import StepState
+from sparktui.engine.progress import ProgressLog
+from sparktui.engine.router import _listed
+from sparktui.plan.router import Backend
 
 ROUTER_PORT = 30470
 ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
@@ -122,3 +126,15 @@ def test_a_bad_router_table_is_refused_with_its_line(tmp_path, capsys):
     assert main(["--config", str(config), "health"]) == 2
     err = capsys.readouterr().err
     assert f"{config}:7" in err and "no node 'n9'" in err
+
+
+def test_a_head_serving_several_names_is_waited_for_by_its_first_and_the_rest_said():
+    """SMG takes a worker's model from the first entry of its /v1/models."""
+    log = ProgressLog(lambda event: None)
+    found = [Backend("org/a", "alpha", "http://10.0.0.1:1"),
+             Backend("org/a-too", "alpha", "http://10.0.0.1:1"),
+             Backend("org/b", "beta", "http://10.0.0.1:2")]
+    assert _listed(found, "n1", log) == ["org/a", "org/b"]
+    assert [(e.node, e.state, e.detail) for e in log.events] == [
+        ("n1", StepState.WARN, "alpha also serves org/a-too: the router routes it by its "
+                               "first name only, org/a")]
