@@ -2,8 +2,8 @@
 
     python benchmarks/bench_router.py [--requests 30] [--tokens 90] [--tpot 0.005]
 
-One recipe serves the test engine on a node; ``[clusters.router]`` puts the real LiteLLM
-proxy (tests/hosts/testimage/router.py; install it first as that module says) in front.
+One recipe serves the test engine on a node; ``[clusters.router]`` puts the real SMG
+router (tests/hosts/testimage/router.py; install it first as that module says) in front.
 Streaming chat completions alternate between the engine's own address and the
 router's, and each gives its time to the first token (first SSE chunk with content)
 and its tokens per second after it.
@@ -74,14 +74,14 @@ def one_stream(host: str, port: int, tokens: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=30)
-    # Under 100: LiteLLM ends a stream that repeats one chunk 100 times in a row
-    # (REPEATED_STREAMING_CHUNK_LIMIT), and the test engine's tokens are all " world".
+    # 90: the figures before the switch from LiteLLM (which ends a stream that repeats one
+    # chunk 100 times in a row, as the test engine's " world" tokens do) used it.
     parser.add_argument("--tokens", type=int, default=90)
     parser.add_argument("--ttft", type=float, default=0.05)
     parser.add_argument("--tpot", type=float, default=0.005)
     args = parser.parse_args()
     if not router_image.available():
-        sys.exit(f"LiteLLM's proxy is not installed: {router_image.INSTALL}")
+        sys.exit(f"The SMG router is not installed: {router_image.INSTALL}")
     with TestCluster(1) as hosts:
         hosts.start()
         node = hosts.nodes[0]

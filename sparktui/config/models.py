@@ -37,12 +37,13 @@ class Node(Model):
         return self.ib_ip or self.ssh_ip
 
 
-ROUTER_IMAGE = "ghcr.io/berriai/litellm:main-stable"
+ROUTER_IMAGE = "lightseekorg/smg:1.13.0"
+"""SMG, the release the tests are proven on (tests/hosts/testimage/router.py)."""
 
 
 class Router(Model):
     """``[clusters.router]``: one OpenAI address in front of every recipe serving on the
-    cluster (LiteLLM's proxy in a container; docs/services.md)."""
+    cluster (the SMG router in a container; docs/services.md)."""
 
     port: int = field(integer(ge=1, le=65535), 4000)
     node: str | None = field(nullable(text(min_length=1)), None)

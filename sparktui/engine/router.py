@@ -1,9 +1,9 @@
 """Keep the cluster's router (sparktui.plan.router) in step with what serves there.
 
-After a serve or a stop, the router's config is made again from what runs (the heads
-found by their labels, the model names their /v1/models give) and the router is started
-afresh with it, or removed when nothing serves. A failure here is a warning naming the
-node: it never fails nor hides the serve or stop it follows.
+After a serve or a stop, the router's workers are made again from what runs (the heads
+found by their labels, ready and giving their model names on /v1/models) and the router
+is started afresh with them, or removed when nothing serves. A failure here is a warning
+naming the node: it never fails nor hides the serve or stop it follows.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.engine.status import ClusterHealth, RouterStatus
-from sparktui.engine.supervise.on_node import write_file_command
 from sparktui.i18n import _
-from sparktui.plan.router import CONTAINER, Backend, RouterPlan, config_text, litellm_config
+from sparktui.plan.router import CONTAINER, Backend, RouterPlan, launch_for
 from sparktui.plan.runtime.docker import Docker
 
 POLL_SECONDS = 0.5
@@ -39,7 +38,8 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> Route
         return RouterStatus(plan.node, plan.address, state.status)
     try:
         answer = await http_get(t, plan.host, plan.port, "/v1/models", timeout)
-        models = [str(m.get("id", "")) for m in json.loads(answer.body).get("data", [])]
+        # sorted: SMG lists its workers' models in no set order
+        models = sorted(str(m.get("id", "")) for m in json.loads(answer.body).get("data", []))
     except Exception as exc:  # refused, timed out, an SSH channel error, not JSON
         return RouterStatus(plan.node, plan.address, "running",
                             error=_("not answering on port {port}").format(port=plan.port)
@@ -67,8 +67,8 @@ def backends(health: ClusterHealth, nodes: dict[str, Node],
                     _("{recipe} does not answer /v1/models yet: left out of the router")
                     .format(recipe=e.recipe or "-"))
                 continue
-            api_base = f"http://{node.ssh_ip}:{e.port}/v1"
-            found += [Backend(m, e.recipe or "", api_base) for m in e.models if m]
+            worker = f"http://{node.ssh_ip}:{e.port}"
+            found += [Backend(m, e.recipe or "", worker) for m in e.models if m]
     return found
 
 
@@ -92,16 +92,12 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
         log(Step.ROUTER, plan.node, StepState.OK, _("nothing serves: the router is removed"))
         return
     log(Step.ROUTER, plan.node, StepState.STARTED, plan.address)
-    wrote = await t.run(write_file_command(plan.config_path),
-                        stdin=config_text(litellm_config(found)), timeout=timeout)
-    if wrote.exit_code != 0:
-        raise RuntimeError(wrote.stderr.strip() or f"exit {wrote.exit_code}")
     await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
-    started = await t.run(argv_command(plan.launch), timeout=max(timeout, 60.0))
+    started = await t.run(argv_command(launch_for(plan, found)), timeout=max(timeout, 60.0))
     if started.exit_code != 0:
         raise RuntimeError((started.stderr or started.stdout).strip()[-300:]
                            or f"exit {started.exit_code}")
-    wanted = sorted({b.model for b in found})
+    wanted = _listed(found, plan.node, log)
     status = await _ready(plan, t, wanted, timeout)
     if status.ready and set(wanted) <= set(status.models):
         log(Step.ROUTER, plan.node, StepState.OK,
@@ -112,6 +108,21 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     log(Step.ROUTER, plan.node, StepState.WARN,
         _("the router did not come up at {address} ({state}): {error}").format(
             address=plan.address, state=status.state, error=status.error or tail or "-"))
+
+
+def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
+    """The names the router will list: each head's first (SMG takes a worker's model
+    from the first entry of its /v1/models); the others are said, never waited for."""
+    first: dict[str, str] = {}
+    for b in found:
+        first.setdefault(b.worker, b.model)
+    for b in found:
+        if b.model != first[b.worker]:
+            log(Step.ROUTER, node, StepState.WARN,
+                _("{recipe} also serves {model}: the router routes it by its first name "
+                  "only, {first}").format(recipe=b.recipe or "-", model=b.model,
+                                          first=first[b.worker]))
+    return sorted(set(first.values()))
 
 
 async def _ready(plan: RouterPlan, t: Transport, wanted: list[str],

@@ -1,6 +1,6 @@
-"""The cluster's router on real sshd hosts and dockerd: the real LiteLLM proxy
+"""The cluster's router on real sshd hosts and dockerd: the real SMG router
 (tests/hosts/testimage/router.py) in front of two recipes served side by side, its
-model list remade by serve and stop, streaming passed through to the right engine."""
+workers remade by serve and stop, streaming passed through to the right engine."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from hosts.testimage import router as router_image
 from site_support import _prepend_top_level, eventually, requests_served, toy_recipe
 
 from sparktui.cli import main
+from sparktui.engine.api import StepState
+from sparktui.engine.progress import ProgressLog
+from sparktui.engine.router import _listed
+from sparktui.plan.router import Backend
 
 ROUTER_PORT = 30470
 ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
@@ -57,10 +61,9 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
     out = capsys.readouterr().out
     assert f"{base}: org/alpha, org/beta" in out  # the router step, once both serve
     assert _models(base) == ["org/alpha", "org/beta"]
-    config = s.hosts.ssh("node1", "cat ~/.cache/sparktui/router/test.yaml").stdout
-    routes = {m["model_name"]: m["litellm_params"] for m in json.loads(config)["model_list"]}
-    assert routes["org/beta"]["api_base"].endswith(":30462/v1")
-    assert routes["org/beta"]["model"] == "openai/org/beta"
+    args = node.containers()["sparktui--router"]["Args"]
+    workers = args[args.index("--worker-urls") + 1:]
+    assert workers == [f"http://{node.addr}:30461", f"http://{node.addr}:30462"]
 
     engines = {"org/alpha": f"http://{node.addr}:30461", "org/beta": f"http://{node.addr}:30462"}
     for served in ("org/alpha", "org/beta"):
@@ -69,7 +72,7 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
         text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks
                        if c.get("choices"))
         assert text == "Hello world world world"  # the engine's 4 tokens, as it sent them
-        assert len(chunks) >= 4 and {c["model"] for c in chunks} <= {served, f"openai/{served}"}
+        assert len(chunks) >= 4 and {c["model"] for c in chunks} == {served}
         after = {m: requests_served(url) for m, url in engines.items()}
         assert {m: after[m] - before[m] for m in engines} == {
             m: 1 if m == served else 0 for m in engines}  # that recipe's engine, only it
@@ -82,6 +85,8 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
     assert main(s.cli("stop", "--yes", "--recipe", "alpha")) == 0
     capsys.readouterr()
     assert _models(base) == ["org/beta"]
+    args = node.containers()["sparktui--router"]["Args"]
+    assert args[args.index("--worker-urls") + 1:] == [f"http://{node.addr}:30462"]
     assert main(s.cli("health")) == 0
     assert f"router {base} on node1: running; models org/beta" in capsys.readouterr().out
 
@@ -104,3 +109,15 @@ def test_a_bad_router_table_is_refused_with_its_line(tmp_path, capsys):
     assert main(["--config", str(config), "health"]) == 2
     err = capsys.readouterr().err
     assert f"{config}:7" in err and "no node 'n9'" in err
+
+
+def test_a_head_serving_several_names_is_waited_for_by_its_first_and_the_rest_said():
+    """SMG takes a worker's model from the first entry of its /v1/models."""
+    log = ProgressLog(lambda event: None)
+    found = [Backend("org/a", "alpha", "http://10.0.0.1:1"),
+             Backend("org/a-too", "alpha", "http://10.0.0.1:1"),
+             Backend("org/b", "beta", "http://10.0.0.1:2")]
+    assert _listed(found, "n1", log) == ["org/a", "org/b"]
+    assert [(e.node, e.state, e.detail) for e in log.events] == [
+        ("n1", StepState.WARN, "alpha also serves org/a-too: the router routes it by its "
+                               "first name only, org/a")]

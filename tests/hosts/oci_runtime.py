@@ -10,7 +10,7 @@ concession, for what separate machines would give for free:
    SPARKTEST_HOST_NETWORK) and the node's state folder is mounted read-only at the same
    path, so the test engine binds its node's address in the shared host network and
    reads the test's knobs (engine.json, gpu.json).
-3. LiteLLM's libraries (testimage/router.py: ~600 MB, installed once on this machine)
+3. SMG's libraries (testimage/router.py: ~130 MB, installed once on this machine)
    are bound read-only at the path the router test image expects, rather than copied
    into an image layer per daemon.
 """

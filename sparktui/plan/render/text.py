@@ -28,7 +28,7 @@ def render_text(plan: LaunchPlan) -> str:
     if plan.frontend != "engine":
         out.append(_("  frontend: {frontend}").format(frontend=plan.frontend))
     if plan.router is not None:
-        out.append(_("  router: {address} on {node} (LiteLLM; its models are made again "
+        out.append(_("  router: {address} on {node} (SMG; its workers are made again "
                      "from what serves, after each serve and stop)").format(
             address=plan.router.address, node=plan.router.node))
     out.append("")

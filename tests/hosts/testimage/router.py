@@ -1,14 +1,14 @@
-"""The router's test image: the real LiteLLM proxy on top of ``sparktest/base``.
+"""The router's test image: the real SMG router on top of ``sparktest/base``.
 
-``ghcr.io/berriai/litellm:main-stable`` cannot be pulled here, so a node is given an
-image that runs the real proxy: the base test image, plus the standard library parts
-and shared libraries it leaves out (ssl, hashlib, ...: LiteLLM needs them) and a
-``litellm`` entrypoint, as the real image's entrypoint runs ``litellm ARGS``.
+``lightseekorg/smg`` cannot be pulled here, so a node is given an image that runs the
+real router: the base test image, plus the system libraries SMG's Rust extension links
+and the standard library parts the base image leaves out, with the entrypoint the real
+image has (``python3 -m smg.launch_router ARGS``).
 
-LiteLLM itself (``litellm[proxy]``, ~600 MB) is installed once with
-``pip install --target`` into ``LITELLM_SITE`` (not into the venv: the proxy extra pins
-``rich<14``, which the dashboard's Textual does not take) and is mounted read-only into
-the containers at ``/opt/litellm-site`` by the OCI runtime wrapper (oci_runtime.py)
+SMG itself (the ``smg`` wheel: the Rust router as a Python extension, ~130 MB with its
+few dependencies) is installed once with ``pip install --target`` into ``SMG_SITE`` (not
+into the venv: the tests need nothing of it but the containers) and is mounted read-only
+into the containers at ``/opt/smg-site`` by the OCI runtime wrapper (oci_runtime.py)
 rather than copied into a layer per daemon. Nothing is fetched at test time.
 """
 
@@ -23,46 +23,47 @@ from pathlib import Path
 
 from . import build
 
+VERSION = "1.13.0"
+"""The SMG release the tests are proven on (pyproject's ``router-test`` extra, .ci/run)."""
 # One folder per interpreter: the containers run the tests' own Python, and a --target
-# install for another (3.11.7 vs 3.11.2) leaves out what its markers skip (redis wants
-# async_timeout before 3.11.3).
-LITELLM_SITE = Path(os.environ.get(
-    "SPARKTUI_TEST_LITELLM",
-    f"/var/tmp/sparktui-litellm/py{platform.python_version()}/site"))
-IN_CONTAINER = "/opt/litellm-site"
-IMAGE = "sparktest/litellm:latest"
-REF = "ghcr.io/berriai/litellm:main-stable"
-INSTALL = f"pip install --target {LITELLM_SITE} 'litellm[proxy]'"
+# install is made for one (its markers and its compiled dependencies).
+SMG_SITE = Path(os.environ.get(
+    "SPARKTUI_TEST_SMG", f"/var/tmp/sparktui-smg/py{platform.python_version()}/site"))
+IN_CONTAINER = "/opt/smg-site"
+IMAGE = "sparktest/smg:latest"
+REF = f"lightseekorg/smg:{VERSION}"
+INSTALL = f"pip install --target {SMG_SITE} 'smg=={VERSION}'"
 
 ENTRYPOINT = f'''#!/usr/bin/python3
-"""litellm ARGS, as the real image's entrypoint runs it. Like the test engine
-(sparktest/node.py), a wildcard --host on the host network binds this node's address."""
+"""python3 -m smg.launch_router ARGS, as the real image's entrypoint runs it. Like the
+test engine (sparktest/node.py), a wildcard --host on the host network binds this
+node's address (its --prometheus-host too)."""
 import os
+import runpy
 import sys
 
 sys.path = [{IN_CONTAINER!r}] + [p for p in sys.path if not p.startswith("/opt/sparktest")]
 args = sys.argv[1:]
-if "--host" in args and os.environ.get("SPARKTEST_HOST_NETWORK", "1") == "1":
-    at = args.index("--host") + 1
-    if at < len(args) and args[at] in ("0.0.0.0", "::"):
-        args[at] = os.environ.get("SPARKTUI_NODE_ADDR", args[at])
-sys.argv = ["litellm", *args]
-from litellm import run_server
-
-run_server()
+for flag in ("--host", "--prometheus-host"):
+    if flag in args and os.environ.get("SPARKTEST_HOST_NETWORK", "1") == "1":
+        at = args.index(flag) + 1
+        if at < len(args) and args[at] in ("0.0.0.0", "::"):
+            args[at] = os.environ.get("SPARKTUI_NODE_ADDR", args[at])
+sys.argv = ["smg.launch_router", *args]
+runpy.run_module("smg.launch_router", run_name="__main__", alter_sys=True)
 '''
 
 
 def available() -> bool:
-    return (LITELLM_SITE / "litellm" / "__init__.py").is_file()
+    return (SMG_SITE / "smg" / "launch_router.py").is_file()
 
 
 def required() -> None:
-    """Skipped without LiteLLM's install, a failure under CI (like the hosts)."""
+    """Skipped without SMG's install, a failure under CI (like the hosts)."""
     if not available():
         import pytest
 
-        message = f"LiteLLM's proxy is not installed for the tests: {INSTALL}"
+        message = f"The SMG router is not installed for the tests: {INSTALL}"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
@@ -70,7 +71,7 @@ def required() -> None:
 
 def mounts() -> list[list[str]]:
     """``[host, container]`` read-only binds the OCI wrapper adds to every container."""
-    return [[str(LITELLM_SITE), IN_CONTAINER]] if available() else []
+    return [[str(SMG_SITE), IN_CONTAINER]] if available() else []
 
 
 SKIP = {"site-packages", "__pycache__", "test", "tests", "idlelib", "tkinter", "turtledemo",
@@ -79,14 +80,14 @@ SKIP = {"site-packages", "__pycache__", "test", "tests", "idlelib", "tkinter", "
 
 def _extra_files() -> list[Path]:
     """What the base image leaves out of the standard library, and the system libraries
-    its extensions and LiteLLM's link (LiteLLM's own are in the mounted folder)."""
+    its extensions and SMG's link (SMG's own are in the mounted folder)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     files = [p for p in stdlib.rglob("*") if p.is_file() and not SKIP & set(p.parts)
              and not any(part.startswith("config-") for part in p.parts)]
     libs: set[Path] = set()
-    for so in [*(p for p in files if p.suffix == ".so"), *LITELLM_SITE.rglob("*.so*")]:
+    for so in [*(p for p in files if p.suffix == ".so"), *SMG_SITE.rglob("*.so*")]:
         libs.update(lib for lib in build.shared_libraries(so)
-                    if LITELLM_SITE not in Path(os.path.realpath(lib)).parents)
+                    if SMG_SITE not in Path(os.path.realpath(lib)).parents)
     base = set(build._host_files())
     return [p for p in files + sorted(libs) if p not in base]
 
@@ -97,10 +98,10 @@ def context() -> bytes:
     with tarfile.open(fileobj=buf, mode="w") as raw:
         t = build._Tar(raw)
         t.file("Dockerfile", (b"FROM sparktest/base:latest\nCOPY root/ /\n"
-                              b'ENTRYPOINT ["/usr/local/bin/litellm"]\nCMD []\n'))
+                              b'ENTRYPOINT ["/usr/local/bin/smg-router"]\nCMD []\n'))
         for path in _extra_files():
             t.copy(path, "root/" + str(path).lstrip("/"))
-        t.file("root/usr/local/bin/litellm", ENTRYPOINT.encode(), 0o755)
+        t.file("root/usr/local/bin/smg-router", ENTRYPOINT.encode(), 0o755)
     return buf.getvalue()
 
 
