@@ -1,4 +1,4 @@
-"""sparktui bench through the cluster's router (the real LiteLLM proxy in front of the
+"""sparktui bench through the cluster's router (the real SMG router in front of the
 test engine, on real sshd hosts and dockerd, driven by the real aiperf): the load goes
 where the cluster's clients go, the result says so, and ``--via head`` goes around it."""
 
