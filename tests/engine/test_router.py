@@ -121,3 +121,27 @@ def test_a_head_serving_several_names_is_waited_for_by_its_first_and_the_rest_sa
     assert [(e.node, e.state, e.detail) for e in log.events] == [
         ("n1", StepState.WARN, "alpha also serves org/a-too: the router routes it by its "
                                "first name only, org/a")]
+
+
+def test_an_sglang_head_is_routed_like_a_vllm_one(site, capsys):
+    """SMG tells the engines apart by their own routes (SGLang 0.5.23's /server_info):
+    an SGLang recipe beside a vLLM one is listed and streamed to the same way."""
+    router_image.required()
+    s = site(1, extra_toml=ROUTER)
+    node = s.hosts.node("node1")
+    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
+    router_image.install(node)
+    s.recipe("alpha", _recipe(30463, "org/alpha"))
+    s.recipe("gamma", toy_recipe(engine="sglang", port=30464, nodes=1, extra=(
+        'args = ["--served-model-name", "org/gamma", "--mem-fraction-static", "0.3"]')))
+    base = f"http://{node.addr}:{ROUTER_PORT}/v1"
+    assert main(s.cli("serve", "alpha")) == 0
+    assert main(s.cli("serve", "gamma")) == 0
+    capsys.readouterr()
+    assert _models(base) == ["org/alpha", "org/gamma"]
+    for served in ("org/alpha", "org/gamma"):
+        chunks = _stream(base, served)
+        text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks
+                       if c.get("choices"))
+        assert text == "Hello world world world" and {c["model"] for c in chunks} == {served}
+    assert main(s.cli("stop", "--yes")) == 0
