@@ -103,6 +103,8 @@ class ScreenFlow:
     def poll_files(self) -> None:
         """Live reload of edits on disk; nothing moves under a modal (seen once it closes)."""
         app = self._app
+        if not app.is_running:  # shutting down: the screens are taken apart (seen under load)
+            return
         if not app.screen_stack or app.screen.is_modal or self._session.pending is not None:
             return
         if self.dashboard is not None and not self.dashboard.is_mounted:

@@ -87,7 +87,11 @@ def test_startup_with_a_broken_config_ends_on_the_error_screen(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, ConfigErrorScreen))
             assert app.engine is None
-            return "\n".join(str(w.render()) for w in app.screen.query(Static))
+
+            def shown() -> str:
+                return "\n".join(str(w.render()) for w in app.screen.query(Static))
+            await wait_until(pilot, lambda: "config.toml" in shown())  # its text is composed
+            return shown()
 
     text = asyncio.run(run())
     assert "config.toml:4" in text and "rank" in text
