@@ -31,9 +31,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     heap holds every imported module (Textual, Rich, asyncssh, pydantic, ...): frozen,
     a collection no longer walks it. A young generation of 50,000 allocations instead of
     700 stops the TUI tests' many short-lived Strips and caches from triggering a
-    collection every few frames. Cycles are still collected, only less often. (A py-spy profile of tests/tui
-    showed allocation sites under collection among the hottest frames; the snapshot
-    tests took about a fifth less CPU with this.)"""
+    collection every few frames. Cycles are still collected, only less often. (A py-spy
+    profile of tests/tui showed allocation sites under collection among the hottest
+    frames; the snapshot tests took about a fifth less CPU with this.)"""
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
