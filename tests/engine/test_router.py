@@ -20,6 +20,17 @@ ROUTER_PORT = 30470
 ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
 
 
+def _router_site(site):
+    """A one-node site whose cluster has the router, its image on the node."""
+    router_image.required()
+    s = site(1, extra_toml=ROUTER)
+    node = s.hosts.node("node1")
+    # ssh_user's home on the node (the nodes share this machine's file system)
+    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
+    router_image.install(node)
+    return s, node
+
+
 def _recipe(port: int, served: str) -> str:
     return toy_recipe(port=port, nodes=1, extra=(
         f'args = ["--served-model-name", "{served}", "--gpu-memory-utilization", "0.3"]'))
@@ -46,12 +57,7 @@ def _stream(base: str, model: str) -> list[dict]:
 
 
 def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys):
-    router_image.required()
-    s = site(1, extra_toml=ROUTER)
-    node = s.hosts.node("node1")
-    # ssh_user's home on the node (the nodes share this machine's file system)
-    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
-    router_image.install(node)
+    s, node = _router_site(site)
     s.recipe("alpha", _recipe(30461, "org/alpha"))
     s.recipe("beta", _recipe(30462, "org/beta"))
     base = f"http://{s.hosts.node('node1').addr}:{ROUTER_PORT}/v1"
@@ -126,11 +132,7 @@ def test_a_head_serving_several_names_is_waited_for_by_its_first_and_the_rest_sa
 def test_an_sglang_head_is_routed_like_a_vllm_one(site, capsys):
     """SMG tells the engines apart by their own routes (SGLang 0.5.23's /server_info):
     an SGLang recipe beside a vLLM one is listed and streamed to the same way."""
-    router_image.required()
-    s = site(1, extra_toml=ROUTER)
-    node = s.hosts.node("node1")
-    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
-    router_image.install(node)
+    s, node = _router_site(site)
     s.recipe("alpha", _recipe(30463, "org/alpha"))
     s.recipe("gamma", toy_recipe(engine="sglang", port=30464, nodes=1, extra=(
         'args = ["--served-model-name", "org/gamma", "--mem-fraction-static", "0.3"]')))
