@@ -14,6 +14,7 @@ from bench_support import a_run
 from textual.pilot import Pilot
 
 from sparktui.engine.api import ActionResult, Progress, Step, StepState
+from sparktui.engine.bench.target import BenchTarget, starting
 from sparktui.tui.controllers.flows import bench_request
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.progress import ProgressScreen
@@ -84,6 +85,19 @@ def test_bench_confirmation(snap_compare, size):
 def test_bench_watched_live(snap_compare, size):
     assert snap_compare(Host(ProgressScreen(_bench_run(False), fixed_clock)),
                         terminal_size=size, run_before=_settle)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_bench_watched_live_through_the_router(snap_compare, size):
+    """The first line says where the load goes (``--via auto`` took the router)."""
+    target = BenchTarget(recipe="qwen3-235b-2node", cluster="2nodes", nodes=["spark1", "spark2"],
+                         head="spark1", host="10.0.0.11", port=4000, model="Qwen/Qwen3-235B",
+                         engine="vllm", image="vllm/vllm-openai:v0.33.0", via="router")
+    run = _bench_run(False)
+    run.events.insert(0, Progress(Step.BENCH, "spark1", StepState.OK,
+                                  starting(target, "aiperf", "0.13.0")))
+    assert snap_compare(Host(ProgressScreen(run, fixed_clock)), terminal_size=size,
+                        run_before=_settle)
 
 
 def test_bench_done(snap_compare):

@@ -39,8 +39,8 @@ async def bench_action(engine: ClusterEngine, plan: LaunchPlan, settings: BenchS
     version = await version_of(tool)
     if target.note:
         say(Progress(Step.BENCH, target.head, StepState.WARN, target.note))
-    say(Progress(Step.BENCH, target.head, StepState.STARTED,
-                 starting(target, TOOL, version)))
+    # closed (OK), so the levels' rows come below it and it stays in view
+    say(Progress(Step.BENCH, target.head, StepState.OK, starting(target, TOOL, version)))
     seen: dict[int, int] = {}
 
     def on_level(p: BenchProgress) -> None:
