@@ -145,17 +145,24 @@ class ActionFlows:
                              severity="warning")
             return
         recipe = entry.name
-        request = ConfirmRequest(
+        request = self._recipe_request(
+            cluster, recipe,
             title=_("Stop {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
-            verb=_("Stop"), cluster=cluster,
+            verb=_("Stop"),
             what=_("Removes every container and tmux session of {recipe} on {cluster} "
                    "(heads first), then runs its after_stop hooks; the other recipes keep "
                    "running. Below is what the nodes answer right now; ✖ marks what will be "
-                   "removed.").format(recipe=recipe, cluster=cluster),
-            check=partial(self.host.fresh_health, cluster),
-            affects=lambda w: w.cluster == cluster and w.recipe == recipe)
+                   "removed.").format(recipe=recipe, cluster=cluster))
         self.host.push_screen(ConfirmScreen(request),
                               partial(self._stop_recipe_confirmed, control, cluster, recipe))
+
+    def _recipe_request(self, cluster: str, recipe: str, *, title: str, verb: str,
+                        what: str) -> ConfirmRequest:
+        """The confirmation of an action on one recipe's workloads (they are marked),
+        after a fresh look at the cluster."""
+        return ConfirmRequest(title=title, verb=verb, cluster=cluster, what=what,
+                              check=partial(self.host.fresh_health, cluster),
+                              affects=lambda w: w.cluster == cluster and w.recipe == recipe)
 
     def _stop_recipe_confirmed(self, control: ClusterControl, cluster: str, recipe: str,
                                confirmed: bool | None) -> None:
@@ -194,15 +201,14 @@ class ActionFlows:
         if plan is None:
             return
         recipe = plan.recipe
-        request = ConfirmRequest(
+        request = self._recipe_request(
+            cluster, recipe,
             title=_("Restart {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
-            verb=_("Restart"), cluster=cluster,
+            verb=_("Restart"),
             what=_("Stops every container and tmux session of {recipe} on {cluster} "
                    "(after_stop hooks run), then serves the same plan again. Below is what "
                    "the nodes answer right now; ✖ marks what will be replaced.").format(
-                recipe=recipe, cluster=cluster),
-            check=partial(self.host.fresh_health, cluster),
-            affects=lambda w: w.cluster == cluster and w.recipe == recipe)
+                recipe=recipe, cluster=cluster))
         self.host.push_screen(ConfirmScreen(request),
                               partial(self._restart_confirmed, control, plan))
 
