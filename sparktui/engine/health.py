@@ -12,7 +12,7 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
 from sparktui.engine.telemetry.metrics import engine_figures
-from sparktui.engine.workloads.discover import DISCOVER, parse_discovery
+from sparktui.engine.workloads.discover import list_node
 from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 
@@ -54,14 +54,13 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     node = transport.node
     started = time.perf_counter()
     try:
-        result = await asyncio.wait_for(transport.run(DISCOVER, timeout=timeout), timeout)
+        workloads, docker_error = await asyncio.wait_for(list_node(transport, timeout), timeout)
     except NodeError as exc:
         return NodeHealth(node.name, reachable=False, error=exc.text)
     except TimeoutError:
         return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
             seconds=format_seconds(timeout)))
     latency = (time.perf_counter() - started) * 1000
-    workloads, docker_error = parse_discovery(node.name, result.stdout)
     heads = serving_heads(workloads)
     engines = await asyncio.gather(*(engine_status(transport, node.ssh_ip, h.port or 0, timeout)
                                      for h in heads))

@@ -18,6 +18,7 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.engine.status import ClusterHealth, RouterStatus
+from sparktui.engine.workloads.runtime import workload_state
 from sparktui.i18n import _
 from sparktui.plan.router import CONTAINER, Backend, RouterPlan, launch_for
 from sparktui.plan.runtime.docker import Docker
@@ -29,8 +30,7 @@ _DOCKER = Docker()
 async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> RouterStatus:
     """Its container's state, then (running) the models its /v1/models lists."""
     try:
-        state = _DOCKER.parse_state(await t.run(_DOCKER.state_command(CONTAINER),
-                                                timeout=timeout))
+        state = await workload_state(t, "docker", CONTAINER, timeout)
     except Exception as exc:  # the node did not answer: unknown, never "no router"
         return RouterStatus(plan.node, plan.address, "unknown",
                             error=exc.text if isinstance(exc, NodeError) else str(exc))

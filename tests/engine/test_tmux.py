@@ -46,9 +46,11 @@ def test_tmux_runtime_serve_health_logs_stop(site, tmp_path, capsys):
     for node in ("node1", "node2"):
         sessions = s.hosts.ssh(node, "tmux ls -F '#{session_name}'").stdout.split()
         assert sessions == ["sparktui-host"]
-        # docker is only asked what other recipes run there (ports, memory shares)
+        # docker is only asked what other recipes run there (ports, memory shares):
+        # through its API, after asking once where its socket is (or through the CLI)
         asked = [a[:2] for a in s.hosts.recorded_docker(node)]
-        assert set(map(tuple, asked)) <= {("docker", "ps"), ("docker", "inspect")}, asked
+        assert set(map(tuple, asked)) <= {("docker", "context"), ("docker", "ps"),
+                                          ("docker", "inspect")}, asked
         env = s.hosts.ssh(node, "tmux show-environment -t sparktui-host VLLM_HOST_IP").stdout
         assert env.strip() == f"VLLM_HOST_IP={s.hosts.node(node).addr}"
 

@@ -62,6 +62,7 @@ class Node(DockerNode, NodeState):
         self.proc: subprocess.Popen | None = None
         self._stopped: list[int] = []
         self._orphans: list[tuple[int, str | None]] = []
+        self.sshd_options: list[str] = []  # more sshd_config lines (``reconfigure``)
         for d in (self.home, self.state_dir / "tmux"):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir / "tmux", 0o700)
@@ -132,6 +133,7 @@ class Node(DockerNode, NodeState):
                     "Subsystem sftp internal-sftp",
                     "LogLevel ERROR",
                     f"SetEnv {setenv}",
+                    *self.sshd_options,
                     "",
                 ]
             )
@@ -243,6 +245,13 @@ class Node(DockerNode, NodeState):
             procs.signal_pids(self._stopped, signal.SIGCONT)
             procs.signal_tree(self.proc.pid, signal.SIGCONT)
         self._stopped = []
+
+    def reconfigure(self, *options: str) -> None:
+        """Restart sshd with these sshd_config lines added (``AllowStreamLocalForwarding
+        no``, say): a fault of the node's own, so its cluster is not lent again."""
+        self.kill()
+        self.sshd_options = list(options)
+        self.start()
 
     def rotate_host_key(self, kind: str = "ed25519") -> None:
         """Restart sshd with a fresh host key of type kind (ssh-keygen -t), its only one."""

@@ -1,11 +1,14 @@
 """A small HTTP/1.0 client (GET; POST for the deep check) over any stream pair, so the
-head's API is reached through the SSH connection (direct-tcpip) exactly as it is locally."""
+head's API is reached through the SSH connection (direct-tcpip) exactly as it is locally,
+and the node's Docker engine through its Unix socket (stream-local forwarding)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sparktui.engine.remote.transport import Transport
 
@@ -27,10 +30,24 @@ async def http_request(transport: Transport, host: str, port: int, method: str, 
                        timeout: float, *, body: bytes = b"",
                        content_type: str = "application/json") -> HttpAnswer:
     """``method path`` with an optional body; the whole answer within ``timeout``."""
+    return await _exchange(lambda: transport.open_tcp(host, port, timeout), f"{host}:{port}",
+                           method, path, timeout, body, content_type)
+
+
+async def unix_get(transport: Transport, socket: str, path: str,
+                   timeout: float) -> HttpAnswer:
+    """``GET path`` of the server on the node's Unix socket ``socket``."""
+    return await _exchange(lambda: transport.open_unix(socket, timeout), "localhost",
+                           "GET", path, timeout)
+
+
+async def _exchange(connect: Callable[[], Awaitable[tuple[Any, Any]]], host: str, method: str,
+                    path: str, timeout: float, body: bytes = b"",
+                    content_type: str = "application/json") -> HttpAnswer:
     async def _request() -> HttpAnswer:
-        reader, writer = await transport.open_tcp(host, port, timeout)
+        reader, writer = await connect()
         try:
-            request = f"{method} {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: */*\r\n"
+            request = f"{method} {path} HTTP/1.0\r\nHost: {host}\r\nAccept: */*\r\n"
             if body:
                 request += (f"Content-Type: {content_type}\r\n"
                             f"Content-Length: {len(body)}\r\n")

@@ -24,6 +24,10 @@ class LocalTransport:
         self.node = node
         self._config = config
 
+    @property
+    def command_timeout(self) -> float:
+        return self._config.command_timeout_seconds
+
     async def run(self, command: str, *, stdin: str | None = None,
                   timeout: float | None = None) -> Completed:
         limit = timeout or self._config.command_timeout_seconds
@@ -52,6 +56,11 @@ class LocalTransport:
     async def open_tcp(self, host: str, port: int, timeout: float | None = None
                        ) -> tuple[Any, Any]:
         return await asyncio.wait_for(asyncio.open_connection(host, port),
+                                      timeout or self._config.command_timeout_seconds)
+
+    async def open_unix(self, path: str, timeout: float | None = None
+                        ) -> tuple[Any, Any]:
+        return await asyncio.wait_for(asyncio.open_unix_connection(path),
                                       timeout or self._config.command_timeout_seconds)
 
     async def close(self) -> None:

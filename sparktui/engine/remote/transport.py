@@ -71,11 +71,18 @@ class Stream(Protocol):
 class Transport(Protocol):
     node: Node
 
+    @property
+    def command_timeout(self) -> float:
+        """How long a command may take when its caller names no timeout."""
+        ...
+
     async def run(self, command: str, *, stdin: str | None = None,
                   timeout: float | None = None) -> Completed: ...
     async def stream(self, command: str) -> Stream: ...
     async def open_tcp(self, host: str, port: int, timeout: float | None = None
                        ) -> tuple[Any, Any]: ...
+    async def open_unix(self, path: str, timeout: float | None = None
+                        ) -> tuple[Any, Any]: ...
     async def close(self) -> None: ...
 
 
@@ -134,6 +141,10 @@ class SshTransport:
         self._conns: list[_Conn] = []
         self._lock = asyncio.Lock()  # guards the pool's bookkeeping
         self._connecting = asyncio.Lock()  # one new connection at a time
+
+    @property
+    def command_timeout(self) -> float:
+        return self._config.command_timeout_seconds
 
     # -- connections -----------------------------------------------------------
     async def _connect(self) -> _Conn:
@@ -244,11 +255,19 @@ class SshTransport:
 
     async def open_tcp(self, host: str, port: int, timeout: float | None = None
                        ) -> tuple[Any, Any]:
+        return await self._open(lambda conn: conn.open_connection(host, port), timeout)
+
+    async def open_unix(self, path: str, timeout: float | None = None
+                        ) -> tuple[Any, Any]:
+        """A stream to the node's Unix socket ``path`` (OpenSSH's stream-local
+        forwarding, on unless ``AllowStreamLocalForwarding no``)."""
+        return await self._open(lambda conn: conn.open_unix_connection(path), timeout)
+
+    async def _open(self, opener: Any, timeout: float | None) -> tuple[Any, Any]:
         holder = await self._acquire()
         try:
             reader, writer = await asyncio.wait_for(
-                holder.conn.open_connection(host, port),
-                timeout or self._config.command_timeout_seconds)
+                opener(holder.conn), timeout or self._config.command_timeout_seconds)
         except BaseException:
             await self._release(holder)
             raise

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, NamedTuple
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
+from sparktui.engine.workloads.docker_api import docker_listing
 from sparktui.plan.fit.settings import argv_share
 from sparktui.plan.fit.shares import HOLDING_STATES, Holder
 from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
-from sparktui.plan.runtime.base import Found
+from sparktui.plan.runtime import RUNTIMES
+from sparktui.plan.runtime.base import Found, Listing
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
 ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
-"""One round trip lists every runtime's workloads."""
+"""One round trip lists every runtime's workloads (docker's through its CLI)."""
+_NOT_DOCKER = tuple(name for name in RUNTIMES if name != "docker")
+_DISCOVER_REST = list_all_command(_NOT_DOCKER)
 
 
 class Discovery(NamedTuple):
@@ -24,9 +29,27 @@ class Discovery(NamedTuple):
 
 
 def parse_discovery(node: str, output: str) -> Discovery:
+    return _discovery(node, parse_list_all(output))
+
+
+async def list_node(t: Transport, timeout: float | None = None) -> Discovery:
+    """Every runtime's workloads on the node: docker's through its API while the other
+    runtimes' listing runs, each about one round trip; when the API cannot answer, every
+    runtime's listing in one shell line, docker's through its CLI (docker_api.py).
+    NodeError when the node does not answer."""
+    docker, rest = await asyncio.gather(docker_listing(t, timeout),
+                                        t.run(_DISCOVER_REST, timeout=timeout))
+    if docker is None:
+        return parse_discovery(t.node.name, (await t.run(DISCOVER, timeout=timeout)).stdout)
+    return _discovery(t.node.name, {"docker": docker,
+                                    **parse_list_all(rest.stdout, _NOT_DOCKER)})
+
+
+def _discovery(node: str, listings: dict[str, Listing]) -> Discovery:
     workloads: list[Workload] = []
     error = None
-    for runtime, listing in parse_list_all(output).items():
+    for runtime in RUNTIMES:
+        listing = listings[runtime]
         workloads += [_workload(node, runtime, found) for found in listing.found]
         error = error or listing.error
     return Discovery(workloads, error)
@@ -34,7 +57,7 @@ def parse_discovery(node: str, output: str) -> Discovery:
 
 async def discover(t: Transport) -> list[Workload]:
     """The node's workloads; NodeError when SSH or the node's docker cannot answer."""
-    found = parse_discovery(t.node.name, (await t.run(DISCOVER)).stdout)
+    found = await list_node(t)
     if found.docker_error is not None:
         raise NodeError(t.node.name, "docker unreachable", found.docker_error)
     return found.workloads

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import Completed, NodeError, Transport
+from sparktui.engine.workloads.docker_api import docker_state
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
@@ -16,9 +17,16 @@ STOP_MARGIN_SECONDS = 15.0
 """How much longer than the runtime's grace period a stop waits before giving up on it."""
 
 
-async def workload_state(t: Transport, runtime: str, name: str) -> State:
+async def workload_state(t: Transport, runtime: str, name: str,
+                         timeout: float | None = None) -> State:
+    """docker's through its API where it answers (docker_api.py), else the runtime's
+    state command."""
+    if runtime == "docker":
+        state = await docker_state(t, name, timeout)
+        if state is not None:
+            return state
     rt = runtime_for(runtime)
-    return rt.parse_state(await t.run(rt.state_command(name)))
+    return rt.parse_state(await t.run(rt.state_command(name), timeout=timeout))
 
 
 async def last_lines(t: Transport, runtime: str, name: str, tail: int | None = None) -> str:

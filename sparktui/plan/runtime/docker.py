@@ -7,6 +7,7 @@ import math
 import shlex
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from sparktui.plan.runtime.base import (
     MISSING,
@@ -32,6 +33,54 @@ _LIST = (
     f'elif [ "$rc" -ne 0 ]; then echo {_ERROR}; printf "%s\\n" "$ids" | head -n 3; '
     'elif [ -n "$ids" ]; then docker inspect $ids 2>/dev/null; else echo "[]"; fi'
 )
+
+
+# The Docker engine API, for the reads of every refresh (engine/workloads/docker_api.py):
+# the socket the node's docker CLI talks to, and the requests that list and inspect.
+# Paths carry no version: the daemon answers in its own (Docker 29 refuses versions
+# below 1.44, Debian 12's Docker 20.10 knows none above 1.41).
+ENDPOINT = "docker context inspect --format '{{.Endpoints.docker.Host}}' 2>/dev/null"
+API_LIST = ("/containers/json?all=1&filters="
+            + quote(json.dumps({"label": [f"{LABEL_PREFIX}recipe"]}), safe=""))
+
+
+def socket_path(endpoint_output: str) -> str | None:
+    """The Unix socket of ``ENDPOINT``'s answer; None for any other kind of endpoint
+    (tcp://, ssh://) or no answer: those are left to the docker CLI."""
+    host = endpoint_output.strip()
+    path = host[len("unix://"):] if host.startswith("unix://") else ""
+    return path if path.startswith("/") else None
+
+
+def api_inspect(name: str) -> str:
+    """The API path of one container's ``docker inspect``."""
+    return f"/containers/{quote(name, safe='')}/json"
+
+
+def api_ids(body: str) -> list[str]:
+    """The container IDs of ``API_LIST``'s answer (ValueError: not such an answer)."""
+    items = json.loads(body)
+    if not isinstance(items, list):
+        raise ValueError("not a list of containers")
+    return [str(item["Id"]) for item in items]
+
+
+def api_state(body: str) -> State:
+    """``state_command``'s meaning from an inspect answer (ValueError: not one)."""
+    state = json.loads(body).get("State") or {}
+    status = state.get("Status")
+    if not isinstance(status, str) or not status:
+        raise ValueError("no State.Status")
+    code = state.get("ExitCode")
+    return State(status, None if status == "running" or not isinstance(code, int) else code)
+
+
+def found_in_inspect(body: str) -> Found:
+    """One container of an inspect answer, as ``parse_list`` reads it."""
+    item = json.loads(body)
+    if not isinstance(item, dict):
+        raise ValueError("not a container")
+    return _found(item)
 
 
 class Docker(Runtime):

@@ -1,10 +1,12 @@
-"""Every runtime's listing in one round trip: one shell line, and its output split back.
+"""Runtimes' listings in one round trip: one shell line, and its output split back.
 
-The first runtime of ``RUNTIMES`` prints first, unmarked; each other one after its marker
-line, so a node that answers with the first's output alone still parses.
+The first runtime named prints first, unmarked; each other one after its marker line, so
+a node that answers with the first's output alone still parses.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from sparktui.plan.runtime import RUNTIMES, runtime_for
 from sparktui.plan.runtime.base import Listing
@@ -14,16 +16,17 @@ def _marker(name: str) -> str:
     return f"@@sparktui-{name}@@"
 
 
-def list_all_command() -> str:
-    first, *rest = RUNTIMES
+def list_all_command(names: Sequence[str] = tuple(RUNTIMES)) -> str:
+    """The listing of the runtimes ``names`` (all of them, in ``RUNTIMES`` order)."""
+    first, *rest = names
     return "".join([runtime_for(first).list_command(),
                     *(f"; echo {_marker(name)}; {runtime_for(name).list_command()}"
                       for name in rest)])
 
 
-def parse_list_all(output: str) -> dict[str, Listing]:
-    """Each runtime's listing, in ``RUNTIMES`` order."""
-    first, *rest = RUNTIMES
+def parse_list_all(output: str, names: Sequence[str] = tuple(RUNTIMES)) -> dict[str, Listing]:
+    """Each runtime's listing, in the order of ``names``."""
+    first, *rest = names
     sections: dict[str, str] = {}
     current = first
     for name in rest:

@@ -1,0 +1,105 @@
+"""The node's Docker engine API, for the reads every refresh makes: the listing of
+sparktui's containers and one container's state.
+
+The API is reached through the SSH connection's stream-local forwarding, at the socket
+the node's docker CLI talks to (``docker context inspect``, asked once per transport). A
+read that way starts no process on the node; through the CLI a listing costs two Go
+client starts (``docker ps``, then ``docker inspect``), about 30 ms of CPU each.
+
+What this path cannot answer (forwarding refused, a daemon that is down, a socket the
+user may not open, an answer it cannot read, an endpoint that is not a Unix socket) is
+asked of the CLI again, whose answers and errors are the ones people know: a failure here
+is never read as nothing there. Only a timeout is an answer: a daemon that hangs would
+hang the CLI too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+from sparktui.engine.remote.http import HttpAnswer, unix_get
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.plan.runtime.base import MISSING, Found, Listing, State
+from sparktui.plan.runtime.docker import (
+    API_LIST,
+    ENDPOINT,
+    api_ids,
+    api_inspect,
+    api_state,
+    found_in_inspect,
+    socket_path,
+)
+
+INSPECTS_AT_ONCE = 3
+"""Inspects in flight per listing, so that a health check (the listing, the tmux
+listing, the heads' three probes) stays within one SSH connection's channels."""
+
+_sockets: weakref.WeakKeyDictionary[Transport, str | None] = weakref.WeakKeyDictionary()
+
+
+class _NoAnswer(Exception):
+    """The API could not answer this read: the CLI is asked."""
+
+
+async def docker_listing(t: Transport, timeout: float | None = None) -> Listing | None:
+    """sparktui's containers on the node; None: ask the CLI (``Docker.list_command``).
+    NodeError when the node does not answer in time."""
+    limit = timeout or t.command_timeout
+    socket = await _socket(t, limit)
+    if socket is None:
+        return None
+    try:
+        ids = api_ids(_ok(await _get(t, socket, API_LIST, limit)).body)
+        gate = asyncio.Semaphore(INSPECTS_AT_ONCE)
+
+        async def inspect(container: str) -> Found | None:
+            async with gate:
+                answer = await _get(t, socket, api_inspect(container), limit)
+            if answer.status == 404:  # removed since the list: as ``docker inspect``
+                return None
+            return found_in_inspect(_ok(answer).body)
+
+        found = await asyncio.gather(*(inspect(i) for i in ids))
+    except (_NoAnswer, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return Listing([f for f in found if f is not None])
+
+
+async def docker_state(t: Transport, name: str, timeout: float | None = None
+                       ) -> State | None:
+    """The container's state (MISSING when the daemon has none of that name); None: ask
+    the CLI (``Docker.state_command``)."""
+    limit = timeout or t.command_timeout
+    socket = await _socket(t, limit)
+    if socket is None:
+        return None
+    try:
+        answer = await _get(t, socket, api_inspect(name), limit)
+        return State(MISSING) if answer.status == 404 else api_state(_ok(answer).body)
+    except (_NoAnswer, ValueError, AttributeError):
+        return None
+
+
+async def _socket(t: Transport, timeout: float) -> str | None:
+    if t in _sockets:
+        return _sockets[t]
+    result = await t.run(ENDPOINT, timeout=timeout)
+    _sockets[t] = path = socket_path(result.stdout) if result.ok else None
+    return path
+
+
+async def _get(t: Transport, socket: str, path: str, timeout: float) -> HttpAnswer:
+    try:
+        return await unix_get(t, socket, path, timeout)
+    except TimeoutError:
+        raise NodeError(t.node.name, "timeout",
+                        f"{timeout:g} s: docker API GET {path[:60]}") from None
+    except Exception as exc:  # refused forwarding, no daemon, no permission: the CLI says
+        raise _NoAnswer(str(exc)) from exc
+
+
+def _ok(answer: HttpAnswer) -> HttpAnswer:
+    if answer.status != 200:
+        raise _NoAnswer(f"HTTP {answer.status}")
+    return answer

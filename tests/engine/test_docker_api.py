@@ -1,0 +1,124 @@
+"""docker's reads through the node's Docker engine API (engine/workloads/docker_api.py),
+on the real sshd and dockerd: the answers the CLI gives, no docker process on the node
+for them, and the CLI again whenever the API cannot answer."""
+
+from __future__ import annotations
+
+import asyncio
+
+from site_support import toy_recipe
+
+from sparktui.cli import main
+from sparktui.engine.workloads.discover import list_node
+from sparktui.engine.workloads.docker_api import docker_listing, docker_state
+from sparktui.plan.runtime.base import MISSING
+from sparktui.plan.runtime.docker import Docker
+
+EXITED = "sparktui-gone-head"
+
+
+def _leave_an_exited_container(s, node: str) -> None:
+    """A labelled container that ended with 3, as a failed serve leaves one."""
+    got = s.hosts.node(node).docker(
+        "run", "-d", "--name", EXITED, "--label", "sparktui.recipe=gone",
+        "--label", "sparktui.role=head", "--entrypoint", "sh", "vllm:test", "-c", "exit 3")
+    assert got.returncode == 0, got.stderr
+    got = s.hosts.node(node).docker("wait", EXITED)
+    assert got.stdout.strip() == "3", got
+
+
+async def _cli_answers(t, names: list[str]):
+    docker = Docker()
+    listing = docker.parse_list((await t.run(docker.list_command())).stdout)
+    states = {}
+    for name in names:
+        out = await t.run(docker.state_command(name))
+        states[name] = docker.parse_state(out)
+    return listing, states
+
+
+def test_the_api_answers_what_the_cli_answers(site):
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    _leave_an_exited_container(s, "node1")
+    names = ["sparktui-toy", EXITED, "sparktui-never-was"]
+
+    async def go():
+        e = s.engine()
+        try:
+            t = e.transport(s.loaded.config.clusters[0].nodes[0])
+            api = await docker_listing(t)
+            states = {name: await docker_state(t, name) for name in names}
+            return api, states, await _cli_answers(t, names)
+        finally:
+            await e.close()
+
+    api, states, (cli, cli_states) = asyncio.run(go())
+    assert api is not None and api.error is None
+    by_name = sorted(api.found, key=lambda f: f.name)
+    assert by_name == sorted(cli.found, key=lambda f: f.name)
+    assert [f.name for f in by_name] == [EXITED, "sparktui-toy"]
+    gone = by_name[0]
+    assert (gone.state, gone.exit_code, gone.status) == ("exited", 3, "exited (3)")
+    assert by_name[1].started_at and by_name[1].argv[:2] == ("vllm", "serve")
+    assert states == cli_states
+    assert states[EXITED].exit_code == 3 and states["sparktui-never-was"].status == MISSING
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_a_health_check_starts_no_docker_process_on_the_node(site, capsys):
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+
+    async def twice():
+        e = s.engine()
+        try:
+            first = await e.health("test")
+            before = {n: len(s.hosts.recorded_docker(n)) for n in ("node1", "node2")}
+            second = await e.health("test")
+            return first, second, before
+        finally:
+            await e.close()
+
+    first, second, before = asyncio.run(twice())
+    assert first.serving and second.serving
+    for node in ("node1", "node2"):
+        # the socket was asked for once, by the first check; the second asked docker's
+        # CLI nothing, and still saw the containers
+        asked = s.hosts.recorded_docker(node)
+        assert ["docker", "context", "inspect", "--format",
+                "{{.Endpoints.docker.Host}}"] in asked[:before[node]]
+        assert asked[before[node]:] == []
+    rows = {n.node: n for n in second.nodes}
+    assert [w.name for w in rows["node1"].workloads] == ["sparktui-toy"]
+    assert rows["node1"].engines and rows["node1"].engines[0].ready
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_a_node_that_refuses_stream_forwarding_is_read_through_the_cli(fresh_site, capsys):
+    s = fresh_site(2)
+    s.hosts.node("node2").reconfigure("AllowStreamLocalForwarding no")
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    before = len(s.hosts.recorded_docker("node2"))
+
+    async def go():
+        e = s.engine()
+        try:
+            t = e.transport(s.loaded.config.clusters[0].nodes[1])
+            return await docker_listing(t), await list_node(t)
+        finally:
+            await e.close()
+
+    api, found = asyncio.run(go())
+    assert api is None  # the API could not answer: the CLI was asked, never "nothing"
+    assert [(w.name, w.role) for w in found.workloads] == [("sparktui-toy", "worker")]
+    asked = [a[:3] for a in s.hosts.recorded_docker("node2")[before:]]
+    assert ["docker", "ps", "-aq"] in asked
+    capsys.readouterr()
+    assert main(s.cli("health")) == 0
+    node2 = [line for line in capsys.readouterr().out.splitlines() if "node2" in line]
+    assert node2 and not any("unreachable" in line for line in node2), node2
+    assert main(s.cli("stop", "--yes")) == 0
