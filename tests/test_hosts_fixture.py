@@ -249,6 +249,18 @@ def _try_scrape(url: str) -> bool:
         return False
 
 
+def test_the_image_compiles_nothing_at_start(test_cluster):
+    # The bytecode in the image is what Python uses: a module compiled again in each new
+    # container cost every engine start a third of a second of CPU (tests/hosts/testimage).
+    node = test_cluster(n=1).nodes[0]
+    r = node.docker("run", "--rm", "--entrypoint", "sh", IMAGE, "-c",
+                    "touch /tmp/mark; sleep 1; python3 -c 'import sparktest.engine, "
+                    "sparktest.services, sparktest.ray_cli'; "
+                    "find / -xdev -name '*.pyc' -newer /tmp/mark")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == []
+
+
 def test_container_exit_after(test_cluster):
     cluster = test_cluster(n=1)
     node = cluster.nodes[0]
