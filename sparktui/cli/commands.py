@@ -253,7 +253,7 @@ def register_power(sub: argparse._SubParsersAction) -> None:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(
             _("'{text}' is not a whole number above 0").format(text=text))
     return int(text)

@@ -38,9 +38,11 @@ def test_a_missing_tool_says_how_to_install_it(env):
     assert "Traceback" not in done.stderr
 
 
-def test_bad_numbers_are_refused_by_the_parser(env):
-    done = bench("--requests", "0", env=env)
+@pytest.mark.parametrize("requests", ["0", "²"])  # '²'.isdigit(), yet no int
+def test_bad_numbers_are_refused_by_the_parser(env, requests):
+    done = bench("--requests", requests, env=env)
     assert done.returncode == 2 and "whole number above 0" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_list_and_compare_of_kept_runs(env, tmp_path):

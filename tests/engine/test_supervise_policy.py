@@ -193,3 +193,21 @@ def test_one_command_per_node_gives_its_workloads_and_its_marks():
     broken = parse_look("n1", "@@sparktui-docker-error@@\nCannot connect\n"
                               f"@@sparktui-tmux@@\n{MARKS_MARKER}\n")
     assert broken.workloads is None and "Cannot connect" in broken.error
+
+
+def test_a_look_whose_docker_listing_came_through_the_api_reads_the_rest_and_the_marks():
+    from sparktui.engine.supervise.checks import MARKS_MARKER, parse_look
+    from sparktui.plan.runtime.base import Found, Listing
+
+    mark = Mark("m1", "stop", "c")
+    head = Found("sparktui-toy", {"recipe": "toy", "role": "head"}, "running", "running",
+                 started_at="2026-12-02T03:00:00Z", restarts=1)
+    tmux = "== sparktui-host\nSPARKTUI_LABEL_RECIPE=host\nSPARKTUI_LABEL_ROLE=worker\n"
+    look = parse_look("n1", f"{tmux}{MARKS_MARKER}\n{mark.line()}", Listing([head]))
+    assert [(w.name, w.runtime, w.role) for w in look.workloads] == [
+        ("sparktui-toy", "docker", "head"), ("sparktui-host", "tmux", "worker")]
+    assert (look.workloads[0].started_at, look.workloads[0].restarts) == (
+        "2026-12-02T03:00:00Z", 1)
+    assert look.marks == [mark] and look.error is None
+    down = parse_look("n1", f"{MARKS_MARKER}\n", Listing([], "Cannot connect"))
+    assert down.workloads is None and "Cannot connect" in down.error

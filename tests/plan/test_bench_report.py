@@ -62,7 +62,7 @@ def test_errors_and_a_cancelled_export():
     assert level_result(cancelled, 1).partial is True
 
 
-@pytest.mark.parametrize("text", ["", "0", "1,x", "-1", "1,,4", "5000", "1.5"])
+@pytest.mark.parametrize("text", ["", "0", "1,x", "-1", "1,,4", "5000", "1.5", "²", "1,4²"])
 def test_bad_concurrency_is_refused(text):
     with pytest.raises(ValueError):
         parse_concurrency(text)

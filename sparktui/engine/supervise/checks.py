@@ -6,9 +6,11 @@
 2. The head's API: ``/health`` and ``/v1/models`` answer 200 within the health timeout.
 3. A stall: requests wait and no token is generated for ``telemetry_stall_seconds``.
 
-Each member node answers one command per check: the runtimes' listing and the node's
-marks (``shell.read_marks``), so a stop that was written there is seen by the same
-round trip that sees its effect.
+Each member node is read once per check: docker's listing through its API
+(``docker_api``), then one command with the other runtimes' listing and the node's marks
+(``shell.read_marks``). The marks are read after the listing, so a stop that was written
+there before its containers went is seen by the check that sees them gone. (Where the API
+cannot answer, the one command lists docker's too, through its CLI, before the marks.)
 """
 
 from __future__ import annotations
@@ -25,12 +27,21 @@ from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.policy import StallWatch
 from sparktui.engine.supervise.record import Failure, Mark
 from sparktui.engine.telemetry import metrics
-from sparktui.engine.workloads.discover import DISCOVER, parse_discovery
+from sparktui.engine.workloads.discover import (
+    DISCOVER,
+    DISCOVER_REST,
+    parse_discovery,
+    parse_rest,
+)
+from sparktui.engine.workloads.docker_api import docker_listing
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan
+from sparktui.plan.runtime.base import Listing
 
 MARKS_MARKER = "@@sparktui-marks@@"
 LOOK = f"{DISCOVER}; echo {MARKS_MARKER}; {shell.read_marks()}"
+LOOK_REST = f"{DISCOVER_REST}; echo {MARKS_MARKER}; {shell.read_marks()}"
+"""``LOOK`` without docker's listing, when that came through its API."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +82,11 @@ def members(plan: LaunchPlan) -> list[Member]:
     return found
 
 
-def parse_look(node: str, output: str) -> NodeLook:
+def parse_look(node: str, output: str, docker: Listing | None = None) -> NodeLook:
+    """``LOOK``'s output; or, with docker's listing from its API, ``LOOK_REST``'s."""
     listing, found, marks = output.partition(MARKS_MARKER)
-    discovered = parse_discovery(node, listing)
+    discovered = (parse_discovery(node, listing) if docker is None
+                  else parse_rest(node, docker, listing))
     if discovered.docker_error is not None:
         return NodeLook(node, None, Mark.parse_lines(marks) if found else None,
                         f"{_('docker unreachable')}: {discovered.docker_error}")
@@ -81,13 +94,18 @@ def parse_look(node: str, output: str) -> NodeLook:
 
 
 async def look(t: Transport, timeout: float) -> NodeLook:
+    async def listing_then_marks() -> tuple[Listing | None, str]:
+        docker = await docker_listing(t, timeout)
+        result = await t.run(LOOK if docker is None else LOOK_REST, timeout=timeout)
+        return docker, result.stdout
+
     try:
-        result = await asyncio.wait_for(t.run(LOOK, timeout=timeout), timeout)
+        docker, output = await asyncio.wait_for(listing_then_marks(), timeout)
     except NodeError as exc:
         return NodeLook(t.node.name, error=exc.text)
     except TimeoutError:
         return NodeLook(t.node.name, error=_("timeout"))
-    return parse_look(t.node.name, result.stdout)
+    return parse_look(t.node.name, output, docker)
 
 
 def started_of(group: list[Member], looks: Mapping[str, NodeLook]) -> Started:

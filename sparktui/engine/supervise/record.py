@@ -151,7 +151,7 @@ class Lease:
     def parse(cls, text: str) -> Lease | None:
         first, _, rest = text.strip().partition("\n")
         parts = first.split()
-        if len(parts) != 2 or not parts[1].isdigit():
+        if len(parts) != 2 or not parts[1].isdecimal():
             return None
         info = _object(rest.strip()) or {}
         return cls(parts[0], int(parts[1]), _str(info.get("holder"), "?"),
@@ -312,7 +312,7 @@ def parse_status(node: str, text: str) -> SupervisionStatus:
     if LEASE_MARKER in sections:
         age_text, body = sections[LEASE_MARKER]
         lease = Lease.parse("\n".join(body))
-        age = float(age_text) if age_text.lstrip("-").isdigit() else None
+        age = float(age_text) if age_text.lstrip("-").isdecimal() else None
         if age is None:
             lease = None
     if STATE_MARKER in sections:

@@ -19,7 +19,8 @@ ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
 """One round trip lists every runtime's workloads (docker's through its CLI)."""
 _NOT_DOCKER = tuple(name for name in RUNTIMES if name != "docker")
-_DISCOVER_REST = list_all_command(_NOT_DOCKER)
+DISCOVER_REST = list_all_command(_NOT_DOCKER)
+"""The other runtimes' listing, when docker's came through its API (``parse_rest``)."""
 
 
 class Discovery(NamedTuple):
@@ -38,11 +39,15 @@ async def list_node(t: Transport, timeout: float | None = None) -> Discovery:
     runtime's listing in one shell line, docker's through its CLI (docker_api.py).
     NodeError when the node does not answer."""
     docker, rest = await asyncio.gather(docker_listing(t, timeout),
-                                        t.run(_DISCOVER_REST, timeout=timeout))
+                                        t.run(DISCOVER_REST, timeout=timeout))
     if docker is None:
         return parse_discovery(t.node.name, (await t.run(DISCOVER, timeout=timeout)).stdout)
-    return _discovery(t.node.name, {"docker": docker,
-                                    **parse_list_all(rest.stdout, _NOT_DOCKER)})
+    return parse_rest(t.node.name, docker, rest.stdout)
+
+
+def parse_rest(node: str, docker: Listing, output: str) -> Discovery:
+    """docker's listing from its API, the others' from ``DISCOVER_REST``'s output."""
+    return _discovery(node, {"docker": docker, **parse_list_all(output, _NOT_DOCKER)})
 
 
 def _discovery(node: str, listings: dict[str, Listing]) -> Discovery:

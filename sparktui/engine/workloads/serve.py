@@ -41,14 +41,18 @@ from sparktui.plan.runtime.base import State
 
 FIRST_POLL_SECONDS = 0.25
 """The readiness wait polls soon after the launch, then backs off to ``poll_seconds``: a
-small model that loads in a second is seen serving then, not at the next 2 s tick."""
+small model that loads in a second is seen serving then, not at the next tick."""
+POLL_SECONDS = 1.0
+"""At most this long between two looks while an engine loads: a look is one GET of the
+head's /v1/models and each member's state, all through the Docker API and the SSH
+connection already open (docker_api.py), so serving is seen within a second of it."""
 
 
 class Serve:
     def __init__(self, plan: LaunchPlan, transports: Mapping[str, Transport],
                  progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
-                 ready_timeout: float, poll_seconds: float = 2.0, keep_on_failure: bool = False,
-                 stop_grace: float = 30.0,
+                 ready_timeout: float, poll_seconds: float = POLL_SECONDS,
+                 keep_on_failure: bool = False, stop_grace: float = 30.0,
                  fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False):
         self.plan = plan
         self.runtime = runtime_for(plan.runtime)

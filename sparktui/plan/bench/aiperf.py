@@ -40,7 +40,7 @@ def parse_concurrency(text: str) -> tuple[int, ...]:
     levels = []
     for word in text.split(","):
         word = word.strip()
-        if not word.isdigit() or not 1 <= int(word) <= 4096:
+        if not word.isdecimal() or not 1 <= int(word) <= 4096:
             raise ValueError(word)
         levels.append(int(word))
     if not levels:

@@ -107,7 +107,7 @@ class Question:
 
 def _mem_total(text: str) -> int | None:
     parts = text.split()
-    if len(parts) >= 2 and parts[0] == "MemTotal:" and parts[1].isdigit():
+    if len(parts) >= 2 and parts[0] == "MemTotal:" and parts[1].isdecimal():
         return int(parts[1]) * 1024  # kB in /proc/meminfo are KiB
     return None
 

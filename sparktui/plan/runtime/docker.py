@@ -115,7 +115,7 @@ class Docker(Runtime):
         parts = out.stdout.split()
         if out.exit_code != 0 or not parts:
             return State(MISSING)
-        code = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdigit() else None
+        code = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdecimal() else None
         return State(parts[0], None if parts[0] == "running" else code)
 
     def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
