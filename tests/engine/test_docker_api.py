@@ -10,7 +10,7 @@ from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.workloads.discover import list_node
-from sparktui.engine.workloads.docker_api import docker_listing, docker_state
+from sparktui.engine.workloads.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.plan.runtime.base import MISSING
 from sparktui.plan.runtime.docker import Docker
 
@@ -50,11 +50,15 @@ def test_the_api_answers_what_the_cli_answers(site):
             t = e.transport(s.loaded.config.clusters[0].nodes[0])
             api = await docker_listing(t)
             states = {name: await docker_state(t, name) for name in names}
-            return api, states, await _cli_answers(t, names)
+            images = [await docker_image_id(t, ref) for ref in ("vllm:test", "no-such:image")]
+            cli_image = (await t.run(Docker().image_id_command("vllm:test"))).stdout.strip()
+            return api, states, images, cli_image, await _cli_answers(t, names)
         finally:
             await e.close()
 
-    api, states, (cli, cli_states) = asyncio.run(go())
+    api, states, images, cli_image, (cli, cli_states) = asyncio.run(go())
+    # an image that is not there is left to the CLI, which says so in its own words
+    assert images == [cli_image, None] and cli_image.startswith("sha256:")
     assert api is not None and api.error is None
     by_name = sorted(api.found, key=lambda f: f.name)
     assert by_name == sorted(cli.found, key=lambda f: f.name)

@@ -1,5 +1,5 @@
 """The node's Docker engine API, for the reads every refresh makes: the listing of
-sparktui's containers and one container's state.
+sparktui's containers and one container's state (and, for each serve, the image's ID).
 
 The API is reached through the SSH connection's stream-local forwarding, at the socket
 the node's docker CLI talks to (``docker context inspect``, asked once per transport). A
@@ -25,6 +25,8 @@ from sparktui.plan.runtime.docker import (
     API_LIST,
     ENDPOINT,
     api_ids,
+    api_image,
+    api_image_id,
     api_inspect,
     api_state,
     found_in_inspect,
@@ -77,6 +79,20 @@ async def docker_state(t: Transport, name: str, timeout: float | None = None
     try:
         answer = await _get(t, socket, api_inspect(name), limit)
         return State(MISSING) if answer.status == 404 else api_state(_ok(answer).body)
+    except (_NoAnswer, ValueError, AttributeError):
+        return None
+
+
+async def docker_image_id(t: Transport, image: str, timeout: float | None = None
+                          ) -> str | None:
+    """The ID of ``image`` on the node; None: ask the CLI (``image_id_command``), which
+    also says in its own words why an image is not there."""
+    limit = timeout or t.command_timeout
+    socket = await _socket(t, limit)
+    if socket is None:
+        return None
+    try:
+        return api_image_id(_ok(await _get(t, socket, api_image(image), limit)).body)
     except (_NoAnswer, ValueError, AttributeError):
         return None
 

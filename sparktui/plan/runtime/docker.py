@@ -57,6 +57,19 @@ def api_inspect(name: str) -> str:
     return f"/containers/{quote(name, safe='')}/json"
 
 
+def api_image(image: str) -> str:
+    """The API path of ``docker image inspect`` (a reference keeps its ``/`` and ``:``)."""
+    return f"/images/{quote(image, safe='/:@')}/json"
+
+
+def api_image_id(body: str) -> str:
+    """``image_id_command``'s answer from an image inspect (ValueError: not one)."""
+    image_id = json.loads(body).get("Id")
+    if not isinstance(image_id, str) or not image_id.startswith("sha256:"):
+        raise ValueError("no image Id")
+    return image_id
+
+
 def api_ids(body: str) -> list[str]:
     """The container IDs of ``API_LIST``'s answer (ValueError: not such an answer)."""
     items = json.loads(body)
