@@ -98,8 +98,10 @@ def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
 
 def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, capsys):
     s = site(2, top=TOP)
-    # healthy at once, then "CUDA out of memory" a few seconds later, every time
-    s.recipe("toy", toy_recipe(env='STANDIN_EXIT_AFTER = "8"'))
+    # healthy, then "CUDA out of memory" a second after the serve saw it ready, every
+    # time (after its ready answer, not after a time: however long a loaded machine
+    # takes to serve it, it has been seen healthy first)
+    s.recipe("toy", toy_recipe(env='STANDIN_EXIT_AFTER_READY = "1"'))
     with SupervisorProcess(s, "toy") as sup:
         assert sup.wait(300) == 1, sup.output()
     out = sup.output()

@@ -10,6 +10,8 @@ Knobs (container env):
   STANDIN_READY_AFTER   seconds to load (default 0.5)
   STANDIN_EXIT_AFTER    exit after N seconds with STANDIN_EXIT_CODE (default 1): a crash
                         while loading when it comes before READY_AFTER
+  STANDIN_EXIT_AFTER_READY  the same, N seconds after its first /v1/models answer (the
+                        serve saw it ready: a crash after a healthy start, whatever the load)
   STANDIN_ON_SIGTERM    exit (default) | slow:SECONDS (shutdown takes that long) | ignore
   STANDIN_HANG_AFTER    seconds, then HTTP connections are accepted and never answered
   STANDIN_LOG_FLOOD     print N lines at once first (-1: forever)
@@ -145,6 +147,10 @@ def run(kind: str, argv: list[str]) -> None:
             model, kind, ready_at=0.0, max_model_len=mml,
             metrics_enabled=kind != "sglang" or "--enable-metrics" in argv,
             hang_at=started + float(hang_after) if hang_after else None)
+        if env.get("STANDIN_EXIT_AFTER_READY"):  # seconds after it was first seen ready
+            after = float(env["STANDIN_EXIT_AFTER_READY"])
+            state.on_first_models = lambda: threading.Thread(
+                target=_exit_later, args=(time.time() + after, env), daemon=True).start()
         try:
             http_engine.serve(host, int(port), state, out)
         except OSError as e:

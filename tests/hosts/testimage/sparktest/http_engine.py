@@ -97,6 +97,7 @@ class EngineState:
         self.control = Path(state_dir or os.environ.get("SPARKTUI_NODE_STATE", ".")) / "engine.json"
         self.ready_at = ready_at
         self.max_model_len = max_model_len
+        self.on_first_models: Callable[[], None] | None = None  # after its first 200
         self.lock = threading.Lock()
         self.prompt = self.gen = self.success = 0.0
         self.completions = 0
@@ -280,6 +281,9 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
                         "id": state.model, "object": "model", "created": int(time.time()),
                         "owned_by": owner, "root": state.model, "parent": None,
                         "max_model_len": state.max_model_len}]})
+                    first, state.on_first_models = state.on_first_models, None
+                    if first is not None:
+                        first()
             elif path == "/version" and state.kind != "sglang":
                 self._json(200, {"version": VLLM_VERSION})  # vLLM: {"version": VLLM_VERSION}
             elif path in ("/server_info", "/get_server_info") and state.kind == "sglang":
