@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 
 from service_support import service, services_only, with_services
@@ -35,8 +34,7 @@ def _serve(s, plan, rec, *, keep: bool = False, health: bool = False):
 
 
 def _docker_log(s, node: str) -> list[dict]:
-    path = s.hosts.node(node).state_dir / "docker-argv.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return s.hosts.node(node).docker_records()
 
 
 def _first_time(s, verb: str) -> float:

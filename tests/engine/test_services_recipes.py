@@ -65,9 +65,7 @@ def _all_names(s, node: str) -> list[str]:
 def _run_times(s, nodes: list[str]) -> list[tuple[float, str]]:
     found = []
     for node in nodes:
-        path = s.hosts.node(node).state_dir / "docker-argv.jsonl"
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
+        for record in s.hosts.node(node).docker_records():
             argv = record["argv"]
             if argv[1:2] == ["run"]:
                 found.append((record["time"], argv[argv.index("--name") + 1]))

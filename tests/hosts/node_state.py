@@ -55,7 +55,28 @@ class NodeState:
 
     def recorded_docker(self) -> list[list[str]]:
         """Every docker invocation on this node, as argv lists starting with "docker"."""
-        return self._jsonl("docker-argv.jsonl")
+        return [record["argv"] for record in self.docker_records()]
+
+    def docker_records(self) -> list[dict[str, Any]]:
+        """``{"argv": [...], "time": t}`` of every docker invocation, in time order (the
+        recorder, standin/docker, leaves a file per call)."""
+        folder = self.state_dir / "docker-argv"
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return []
+        records = []
+        for name in names:
+            stamp, _, pid = name.rpartition("-")
+            try:
+                count, *argv = (folder / name).read_bytes().decode(
+                    "utf-8", "surrogateescape").split("\0")[:-1]
+                when = float(stamp.replace(",", "."))
+            except (OSError, ValueError):
+                continue
+            if argv and len(argv) == int(count):  # else still being written
+                records.append((when, int(pid), argv))
+        return [{"argv": argv, "time": when} for when, _pid, argv in sorted(records)]
 
     def recorded_sudo(self) -> list[list[str]]:
         return self._jsonl("sudo-argv.jsonl")
