@@ -11,13 +11,14 @@ from sparktui.engine.workloads.docker_api import docker_listing
 from sparktui.plan.fit.settings import argv_share
 from sparktui.plan.fit.shares import HOLDING_STATES, Holder
 from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
-from sparktui.plan.runtime import RUNTIMES
+from sparktui.plan.runtime import RUNTIMES, runtime_for
 from sparktui.plan.runtime.base import Found, Listing
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
 ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
 """One round trip lists every runtime's workloads (docker's through its CLI)."""
+_DOCKER = runtime_for("docker")
 _NOT_DOCKER = tuple(name for name in RUNTIMES if name != "docker")
 DISCOVER_REST = list_all_command(_NOT_DOCKER)
 """The other runtimes' listing, when docker's came through its API (``parse_rest``)."""
@@ -35,13 +36,13 @@ def parse_discovery(node: str, output: str) -> Discovery:
 
 async def list_node(t: Transport, timeout: float | None = None) -> Discovery:
     """Every runtime's workloads on the node: docker's through its API while the other
-    runtimes' listing runs, each about one round trip; when the API cannot answer, every
-    runtime's listing in one shell line, docker's through its CLI (docker_api.py).
-    NodeError when the node does not answer."""
+    runtimes' listing runs, each about one round trip; when the API cannot answer,
+    docker's through its CLI (docker_api.py). NodeError when the node does not answer."""
     docker, rest = await asyncio.gather(docker_listing(t, timeout),
                                         t.run(DISCOVER_REST, timeout=timeout))
     if docker is None:
-        return parse_discovery(t.node.name, (await t.run(DISCOVER, timeout=timeout)).stdout)
+        docker = _DOCKER.parse_list((await t.run(_DOCKER.list_command(),
+                                                 timeout=timeout)).stdout)
     return parse_rest(t.node.name, docker, rest.stdout)
 
 
