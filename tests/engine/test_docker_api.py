@@ -5,10 +5,13 @@ for them, and the CLI again whenever the API cannot answer."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 from site_support import toy_recipe
 
 from sparktui.cli import main
+from sparktui.config.loader import load_config
+from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.workloads.discover import list_node
 from sparktui.engine.workloads.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.plan.runtime.base import MISSING
@@ -126,3 +129,33 @@ def test_a_node_that_refuses_stream_forwarding_is_read_through_the_cli(fresh_sit
     node2 = [line for line in capsys.readouterr().out.splitlines() if "node2" in line]
     assert node2 and not any("unreachable" in line for line in node2), node2
     assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_the_local_node_reads_its_docker_through_the_socket_too(test_cluster, tmp_path,
+                                                                monkeypatch):
+    # The built-in local node runs without SSH: the API is its own Unix socket.
+    node = test_cluster(1).nodes[0]  # borrowed for its dockerd only
+    got = node.docker("run", "-d", "--name", "sparktui-here", "--label", "sparktui.recipe=here",
+                      "--label", "sparktui.role=head", "busybox:1", "sleep", "600")
+    assert got.returncode == 0, got.stderr
+    monkeypatch.setenv("DOCKER_HOST", node.daemon.host)
+    monkeypatch.setenv("PATH", f"{node.cluster.bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("SPARKTUI_NODE_STATE", str(node.state_dir))  # the recorder's
+    config = tmp_path / "config.toml"
+    config.write_text('ssh_user = "root"\n\n[[clusters]]\nname = "here"\nnodes = [{ name = '
+                      '"here1", ssh_ip = "127.0.0.1", ib_ip = "127.0.0.1", rank = 0, '
+                      'local = true }]\n')
+    loaded = load_config(config).config
+    t = LocalTransport(loaded.clusters[0].nodes[0], loaded)
+
+    async def go():
+        first = await docker_listing(t)
+        before = len(node.recorded_docker())
+        found = await list_node(t)
+        state = await docker_state(t, "sparktui-here")
+        return first, found, state, node.recorded_docker()[before:]
+
+    first, found, state, asked = asyncio.run(go())
+    assert first is not None and [f.name for f in first.found] == ["sparktui-here"]
+    assert [w.name for w in found.workloads] == ["sparktui-here"] and state.running
+    assert asked == []  # the socket was asked for once; then no docker process at all
