@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 
+from engine.test_logs_local import LOCAL_CONFIG
 from site_support import toy_recipe
 
 from sparktui.cli import main
@@ -142,9 +143,7 @@ def test_the_local_node_reads_its_docker_through_the_socket_too(test_cluster, tm
     monkeypatch.setenv("PATH", f"{node.cluster.bin_dir}:{os.environ['PATH']}")
     monkeypatch.setenv("SPARKTUI_NODE_STATE", str(node.state_dir))  # the recorder's
     config = tmp_path / "config.toml"
-    config.write_text('ssh_user = "root"\n\n[[clusters]]\nname = "here"\nnodes = [{ name = '
-                      '"here1", ssh_ip = "127.0.0.1", ib_ip = "127.0.0.1", rank = 0, '
-                      'local = true }]\n')
+    config.write_text(LOCAL_CONFIG)
     loaded = load_config(config).config
     t = LocalTransport(loaded.clusters[0].nodes[0], loaded)
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from sparktui.engine.remote.http import HttpAnswer, unix_get
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -37,6 +39,7 @@ INSPECTS_AT_ONCE = 3
 """Inspects in flight per listing, so that a health check (the listing, the tmux
 listing, the heads' three probes) stays within one SSH connection's channels."""
 
+_T = TypeVar("_T")
 _sockets: weakref.WeakKeyDictionary[Transport, str | None] = weakref.WeakKeyDictionary()
 
 
@@ -47,11 +50,7 @@ class _NoAnswer(Exception):
 async def docker_listing(t: Transport, timeout: float | None = None) -> Listing | None:
     """sparktui's containers on the node; None: ask the CLI (``Docker.list_command``).
     NodeError when the node does not answer in time."""
-    limit = timeout or t.command_timeout
-    socket = await _socket(t, limit)
-    if socket is None:
-        return None
-    try:
+    async def read(socket: str, limit: float) -> Listing:
         ids = api_ids(_ok(await _get(t, socket, API_LIST, limit)).body)
         gate = asyncio.Semaphore(INSPECTS_AT_ONCE)
 
@@ -63,37 +62,43 @@ async def docker_listing(t: Transport, timeout: float | None = None) -> Listing 
             return found_in_inspect(_ok(answer).body)
 
         found = await asyncio.gather(*(inspect(i) for i in ids))
-    except (_NoAnswer, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    return Listing([f for f in found if f is not None])
+        return Listing([f for f in found if f is not None])
+
+    return await _read(t, timeout, read)
 
 
 async def docker_state(t: Transport, name: str, timeout: float | None = None
                        ) -> State | None:
     """The container's state (MISSING when the daemon has none of that name); None: ask
     the CLI (``Docker.state_command``)."""
-    limit = timeout or t.command_timeout
-    socket = await _socket(t, limit)
-    if socket is None:
-        return None
-    try:
+    async def read(socket: str, limit: float) -> State:
         answer = await _get(t, socket, api_inspect(name), limit)
         return State(MISSING) if answer.status == 404 else api_state(_ok(answer).body)
-    except (_NoAnswer, ValueError, AttributeError):
-        return None
+
+    return await _read(t, timeout, read)
 
 
 async def docker_image_id(t: Transport, image: str, timeout: float | None = None
                           ) -> str | None:
     """The ID of ``image`` on the node; None: ask the CLI (``image_id_command``), which
     also says in its own words why an image is not there."""
+    async def read(socket: str, limit: float) -> str:
+        return api_image_id(_ok(await _get(t, socket, api_image(image), limit)).body)
+
+    return await _read(t, timeout, read)
+
+
+async def _read(t: Transport, timeout: float | None,
+                read: Callable[[str, float], Awaitable[_T]]) -> _T | None:
+    """``read(socket, limit)`` through the node's socket; None where it cannot answer
+    (no socket, or an answer it cannot take: the CLI is asked)."""
     limit = timeout or t.command_timeout
     socket = await _socket(t, limit)
     if socket is None:
         return None
     try:
-        return api_image_id(_ok(await _get(t, socket, api_image(image), limit)).body)
-    except (_NoAnswer, ValueError, AttributeError):
+        return await read(socket, limit)
+    except (_NoAnswer, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import Completed, NodeError, Transport
-from sparktui.engine.workloads.docker_api import docker_state
+from sparktui.engine.workloads.docker_api import docker_image_id, docker_state
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
@@ -27,6 +27,20 @@ async def workload_state(t: Transport, runtime: str, name: str,
             return state
     rt = runtime_for(runtime)
     return rt.parse_state(await t.run(rt.state_command(name), timeout=timeout))
+
+
+async def node_image_id(t: Transport, runtime: str, image: str) -> Completed | None:
+    """The ID of ``image`` on the node as the runtime's image command answers it (its
+    error when the image is not there); None: the runtime runs no images. docker's
+    through its API where it answers (docker_api.py)."""
+    command = runtime_for(runtime).image_id_command(image)
+    if command is None:
+        return None
+    if runtime == "docker":
+        found = await docker_image_id(t, image)
+        if found is not None:
+            return Completed(0, found, "")
+    return await t.run(command)
 
 
 async def last_lines(t: Transport, runtime: str, name: str, tail: int | None = None) -> str:

@@ -26,9 +26,13 @@ from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.discover import discover, share_holders
-from sparktui.engine.workloads.docker_api import docker_image_id
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
-from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
+from sparktui.engine.workloads.runtime import (
+    last_lines,
+    node_image_id,
+    roll_back,
+    workload_state,
+)
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.engines.base import rendezvous
@@ -137,11 +141,8 @@ class Serve:
         t = self.t[node.name]
         self._say(Step.PREFLIGHT, node.name, StepState.STARTED)
         image_id = None
-        command = self.runtime.image_id_command(self.plan.image)
-        if self.plan.runtime == "docker":
-            image_id = await docker_image_id(t, self.plan.image)
-        if command is not None and image_id is None:
-            inspect = await t.run(command)
+        inspect = await node_image_id(t, self.plan.runtime, self.plan.image)
+        if inspect is not None:
             if not inspect.ok:
                 why = _("image {image} not present ({why})").format(
                     image=self.plan.image, why=inspect.stderr.strip()[:200])
