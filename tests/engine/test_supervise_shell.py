@@ -4,6 +4,7 @@ is old; marks are appended and cut; the on-node files are what the head needs.""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import time
@@ -64,6 +65,19 @@ def test_two_supervisors_starting_at_once_cannot_both_take_the_lease(sh):
     outs = [p.communicate(_lease(tok).text(), timeout=30)[0]
             for p, tok in zip(procs, ("t1", "t2", "t3", "t4"), strict=True)]
     assert sum(out == "taken\n" for out in outs) == 1, outs
+
+
+def test_a_lock_not_had_in_time_is_an_error_and_the_lease_is_left_alone(sh, monkeypatch):
+    assert sh(shell.acquire("aaa", 30), _lease("aaa").text()).stdout == "taken\n"
+    monkeypatch.setattr(shell, "LOCK_WAIT", 1)
+    with open(sh.home / "lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another line holds the lock and does not let go
+        busy = sh(shell.acquire("bbb", 30), _lease("bbb").text())
+        mark = sh(shell.append_mark(), Mark("m", "stop", "c").line())
+    assert busy.returncode != 0 and "lock busy" in busy.stderr and "taken" not in busy.stdout
+    assert mark.returncode != 0 and not (sh.home / "marks.jsonl").exists()
+    assert Lease.parse((sh.home / "lease").read_text()) == _lease("aaa")
+    assert sorted(p.name for p in sh.home.iterdir()) == ["lease", "lock"]  # no stdin left
 
 
 def test_state_is_replaced_whole_and_nothing_there_reads_as_none(sh):

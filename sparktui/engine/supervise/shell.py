@@ -19,7 +19,19 @@ MARKS_KEPT = 100
 
 _ENTER = f"d={DIR}; mkdir -p \"$d\" && cd \"$d\" || exit 1; "
 # Best effort where flock is missing: the lease is then only as good as the file system.
-_LOCK = "exec 9>>lock; if command -v flock >/dev/null 2>&1; then flock -w 10 9; fi; "
+# A lock not had in time is an error, never a licence to go on without it; what comes on
+# stdin is read before the lock is asked for, so a slow writer cannot hold the others up.
+LOCK_WAIT = 10
+"""Seconds a line waits for the lock before it gives up with ``lock busy``."""
+
+
+def _lock() -> str:
+    return ("exec 9>>lock; if command -v flock >/dev/null 2>&1; then "
+            f'flock -w {int(LOCK_WAIT)} 9 || '
+            '{ rm -f "$in"; echo "lock busy" >&2; exit 75; }; fi; ')
+
+
+_STDIN = 'in="in.$$"; cat > "$in" || exit 1; '
 _AGE = '$(( $(date +%s) - $(stat -c %Y lease) ))'
 
 
@@ -28,30 +40,30 @@ def acquire(token: str, ttl: int) -> str:
 
     Prints ``taken``, or ``held AGE`` and the holder's lease."""
     mine, limit = shlex.quote(token), shlex.quote(str(int(ttl)))
-    return (_ENTER + _LOCK + "if [ -s lease ]; then read -r tok ttl < lease; "
+    return (_ENTER + _STDIN + _lock() + "if [ -s lease ]; then read -r tok ttl < lease; "
             f"age={_AGE}; "
             f'if [ "$tok" != {mine} ] && [ "$age" -lt "${{ttl:-{limit}}}" ]; then '
-            'echo "held $age"; cat lease; exit 0; fi; fi; '
-            "cat > lease.tmp && mv lease.tmp lease && echo taken")
+            'rm -f "$in"; echo "held $age"; cat lease; exit 0; fi; fi; '
+            'mv "$in" lease && echo taken')
 
 
 def renew(token: str) -> str:
     """The heartbeat: touch the lease if it is still ours; else print ``lost`` and it."""
     mine = shlex.quote(token)
-    return (_ENTER + _LOCK + "tok=; [ -s lease ] && read -r tok _ < lease; "
+    return (_ENTER + _lock() + "tok=; [ -s lease ] && read -r tok _ < lease; "
             f'if [ "$tok" = {mine} ]; then touch lease && echo ok; '
             "else echo lost; cat lease 2>/dev/null; fi")
 
 
 def release(token: str) -> str:
     mine = shlex.quote(token)
-    return (_ENTER + _LOCK + "tok=; [ -s lease ] && read -r tok _ < lease; "
+    return (_ENTER + _lock() + "tok=; [ -s lease ] && read -r tok _ < lease; "
             f'if [ "$tok" = {mine} ]; then rm -f lease; fi; true')
 
 
 def write_state() -> str:
     """Replace ``state.json`` with stdin, atomically (readers see the old or the new)."""
-    return _ENTER + "cat > state.json.tmp && mv state.json.tmp state.json"
+    return _ENTER + 'cat > "state.json.$$" && mv "state.json.$$" state.json'
 
 
 def read_status() -> str:
@@ -64,10 +76,10 @@ def read_status() -> str:
 def append_mark() -> str:
     """Add stdin (one line) to ``marks.jsonl``, cutting the file when it grew long."""
     keep = MARKS_KEPT // 2
-    return (_ENTER + _LOCK + "if [ -f marks.jsonl ] && "
+    return (_ENTER + _STDIN + _lock() + "if [ -f marks.jsonl ] && "
             f'[ "$(wc -l < marks.jsonl)" -gt {MARKS_KEPT} ]; then '
             f"tail -n {keep} marks.jsonl > marks.tmp && mv marks.tmp marks.jsonl; fi; "
-            "cat >> marks.jsonl")
+            'cat "$in" >> marks.jsonl; rm -f "$in"')
 
 
 def read_marks() -> str:
