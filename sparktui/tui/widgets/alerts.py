@@ -11,6 +11,7 @@ from sparktui.engine.telemetry.figures import Alert
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.tui.viewmodel.supervision import SupervisionAlert
+from sparktui.tui.widgets.paint import show
 
 MAX_ACTIVE = 4
 MAX_CLEARED = 2
@@ -56,4 +57,4 @@ class AlertsStrip(Static):
         """``supervision``: the cluster's give-up and recent restarts (always active)."""
         self.display = bool(alerts or supervision)
         self.set_class(bool(supervision) or any(a.active for a in alerts), "-active")
-        self.update(alert_lines(alerts, supervision=supervision))
+        show(self, alert_lines(alerts, supervision=supervision))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.compose import compose
 from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -69,6 +70,29 @@ class FittingFooter(Footer):
         yield from shown
 
     _composed_for = 0
+    _shown: tuple[object, ...] | None = None
+
+    async def recompose(self) -> None:
+        """Footer recomposes on every change of focus or bindings: the keys are
+        removed and mounted again even when they are the ones shown, which cost the
+        dashboard more CPU than any pane. Here only a change of what shows does."""
+        if self.is_attached:
+            shown = self._would_show()
+            if shown is not None and shown == self._shown:
+                return
+            self._shown = shown
+        await super().recompose()
+
+    def _would_show(self) -> tuple[object, ...] | None:
+        """What ``compose`` would show, as a value; None when it is not keys alone."""
+        keys = []
+        for widget in compose(self):
+            if not isinstance(widget, FooterKey) or widget.children:
+                return None
+            keys.append((widget.key, widget.key_display, widget.description, widget.action,
+                         "-disabled" in widget.classes, str(widget.tooltip or ""),
+                         tuple(sorted(widget.classes))))
+        return (self.compact, *keys)
 
     def on_resize(self, event: Resize) -> None:
         if self._bindings_ready and event.size.width != self._composed_for:

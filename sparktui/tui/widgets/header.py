@@ -17,6 +17,7 @@ from sparktui.fmt import format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.viewmodel.health import human_duration, serving_of
 from sparktui.tui.viewmodel.supervision import supervision_mark
+from sparktui.tui.widgets.paint import show_line
 from sparktui.tui.widgets.spark import pct, rate, sparkline
 
 SPARK = 12  # header sparklines: the last 24 s at the default interval
@@ -166,9 +167,9 @@ class StatusHeader(Horizontal):
     def _paint(self) -> None:
         if not self.is_mounted:
             return
-        self.query_one("#header-left", Static).update(describe(self.state))
+        show_line(self.query_one("#header-left", Static), describe(self.state))
         wide = self.size.width >= WIDE
         live = Text() if self.state.watch and not wide else live_figures(self.state, wide)
-        self.query_one("#header-live", Static).update(live)  # narrow --watch: the wall has it
-        self.query_one("#header-right", Static).update(freshness(self.state, self.clock(),
-                                                                 wide))
+        show_line(self.query_one("#header-live", Static), live)  # narrow --watch: the wall has it
+        show_line(self.query_one("#header-right", Static), freshness(self.state, self.clock(),
+                                                                      wide))

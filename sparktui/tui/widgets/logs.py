@@ -45,6 +45,7 @@ from sparktui.tui.viewmodel.logtext import (
 )
 from sparktui.tui.widgets.logfind import LogFinding
 from sparktui.tui.widgets.logview import SEP, SYSTEM_NODE, LogView, TagHighlighter
+from sparktui.tui.widgets.paint import show
 
 DEFAULT_MAX_LINES = 5000
 FLUSH_HZ = 20
@@ -390,7 +391,7 @@ class LogsPane(LogFinding, Vertical):
         badge.display = not self.follow
         if not self.follow:
             count = self.new_while_paused
-            badge.update(Text.assemble(
+            show(badge, Text.assemble(
                 ("⏸ ", "bold"),
                 ngettext("+{n} new line", "+{n} new lines", count).format(n=count)
                 if count else _("paused"),

@@ -25,6 +25,7 @@ from sparktui.i18n import N_, _
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.viewmodel.health import node_workloads, strip_ansi, uptime
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder, ordered
+from sparktui.tui.widgets.paint import show
 from sparktui.tui.widgets.telemetry_table import telemetry_table
 
 LAST_LINE_HZ = 4
@@ -110,7 +111,7 @@ class NodesPane(Vertical):
         box.display = self.telemetry is not None
         if self.telemetry is not None and self.cluster is not None:
             marked = None if self.order.plain else (self.order.column, self.order.marker())
-            box.update(telemetry_table(self.cluster, self.telemetry, self.size.width - 2,
+            show(box, telemetry_table(self.cluster, self.telemetry, self.size.width - 2,
                                        nodes=[n.name for n in self._ordered()], marked=marked))
 
     @property

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from sparktui.tui.viewmodel.recipes import PlanPreview
+from sparktui.tui.widgets.paint import show
 
 
 class PlanPane(VerticalScroll):
@@ -22,7 +23,7 @@ class PlanPane(VerticalScroll):
     def show(self, preview: PlanPreview) -> None:
         self.text = preview.text
         style = "" if preview.ok else "red"
-        self.query_one("#plan-text", Static).update(Text(preview.text, style=style))
+        show(self.query_one("#plan-text", Static), Text(preview.text, style=style))
         self.set_class(not preview.ok, "-error")
         self.scroll_home(animate=False)
 

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from sparktui.engine.status import ClusterHealth, MetricsStatus, ServiceStatus
 from sparktui.i18n import _
+from sparktui.tui.widgets.paint import show
 
 STATE_STYLES = {"ready": "green", "running": "green", "starting": "yellow",
                 "partial": "yellow", "created": "yellow", "restarting": "yellow",
@@ -106,7 +107,7 @@ class ServicesPane(Static):
         """The last health of the cluster in focus (None: nothing known yet)."""
         self.health = health
         if self.is_mounted:
-            self.update(self.render_services())
+            show(self, self.render_services())
 
     def render_services(self) -> RenderableType:
         services = self.health.services if self.health is not None else []

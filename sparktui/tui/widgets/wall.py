@@ -17,6 +17,7 @@ from textual.widgets import Digits, Static
 from sparktui.engine.telemetry.alerts import KV_SHARE, MEMORY_PCT
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
+from sparktui.tui.widgets.paint import show
 from sparktui.tui.widgets.spark import millis, sparkline
 
 TILES = {"gen": N_("out tok/s"), "prompt": N_("in tok/s"), "requests": N_("running"),
@@ -101,4 +102,4 @@ class WallPane(Horizontal):
             lo = 0 if tile.hi is not None or key in ("gen", "prompt", "requests") else None
             line.append(sparkline(tile.series, max(0, width - line.cell_len), lo=lo,
                                   hi=tile.hi), style="red" if tile.hot else "cyan")
-            box.query_one(".tile-spark", Static).update(line)
+            show(box.query_one(".tile-spark", Static), line)
