@@ -84,14 +84,14 @@ class FittingFooter(Footer):
         await super().recompose()
 
     def _would_show(self) -> tuple[object, ...] | None:
-        """What ``compose`` would show, as a value; None when it is not keys alone."""
+        """What ``compose`` would show, as a value (the classes say disabled and
+        grouped); None when it is not keys alone."""
         keys = []
         for widget in compose(self):
             if not isinstance(widget, FooterKey) or widget.children:
                 return None
             keys.append((widget.key, widget.key_display, widget.description, widget.action,
-                         "-disabled" in widget.classes, str(widget.tooltip or ""),
-                         tuple(sorted(widget.classes))))
+                         str(widget.tooltip or ""), tuple(sorted(widget.classes))))
         return (self.compact, *keys)
 
     def on_resize(self, event: Resize) -> None:
