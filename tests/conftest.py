@@ -14,9 +14,17 @@ __all__ = ["fresh_cluster", "fresh_site", "host_pool", "shared_cluster", "site",
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests on the simulated cluster ``hosts`` and hands them out first.
+    They are the long ones (a serve, a grace period, a benchmark: up to a minute each)
+    and mostly wait; the many short ones then fill the workers' last minutes. In
+    collection order, tests/tui's cluster tests came last and one worker ran on alone
+    for a minute while the others had finished."""
+    on_hosts = set()
     for item in items:
         if HOST_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.hosts)
+            on_hosts.add(item)
+    items.sort(key=lambda item: item not in on_hosts)  # stable: in order within each
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,3 +45,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """One full collection, then the heap frozen, before pytest's own clean-up collects
+    five times over it to report unraisable exceptions. The first collection finds the
+    garbage (its finalizers' exceptions still reach pytest's hook and are reported); the
+    other four walked the whole heap of a test process again, which after a few hundred
+    dashboards is large: seconds of CPU per worker, all of it at the end of the run."""
+    gc.collect()
+    gc.freeze()
