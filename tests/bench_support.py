@@ -51,8 +51,11 @@ def word_tokenizer(folder: Path) -> Path:
 
 
 def bench_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """aiperf found, runs kept under tmp_path (XDG_DATA_HOME); the word tokenizer."""
+    """aiperf found, runs kept under tmp_path (XDG_DATA_HOME); the word tokenizer. The
+    machine is set offline for Hugging Face, as an operator's without a way out is: the
+    local tokenizer folder must work all the same (engine/bench/run.py, tool_env)."""
     monkeypatch.setenv("SPARKTUI_AIPERF", aiperf())
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     return word_tokenizer(tmp_path / "tokenizer")
 

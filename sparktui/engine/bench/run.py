@@ -11,7 +11,7 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,8 +122,26 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         await proc.wait()
 
 
-async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str], None]
-                     ) -> int:
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+def tool_env(settings: BenchSettings, environ: Mapping[str, str]) -> dict[str, str]:
+    """The tool's environment: ours, less the Hugging Face offline switches when the
+    tokenizer is a local folder. aiperf 0.13 reads a folder only when it may look at the
+    Hub: with ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set, every level fails at
+    once ("HFValidationError: Repo id must be in the form ..."), which is exactly how an
+    operator without a way out has their machine set. Without them it reads the folder
+    and fetches nothing."""
+    env = dict(environ)
+    tokenizer = settings.tokenizer
+    if tokenizer is not None and Path(tokenizer).expanduser().is_dir():
+        for name in OFFLINE_VARIABLES:
+            env.pop(name, None)
+    return env
+
+
+async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str], None],
+                     tool_environ: dict[str, str]) -> int:
     artifacts.mkdir(parents=True, exist_ok=True)
     # aiperf's dataset files and its temp folders (its ZMQ sockets) go under the run's
     # folder, which is removed after: aiperf leaves them in the system's temp folder
@@ -131,7 +149,7 @@ async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str],
     # path must stay under 108 bytes.
     scratch = artifacts.parent / "t"
     scratch.mkdir(exist_ok=True)
-    env = {**os.environ, "AIPERF_DATASET_MMAP_BASE_PATH": str(artifacts.parent),
+    env = {**tool_environ, "AIPERF_DATASET_MMAP_BASE_PATH": str(artifacts.parent),
            "TMPDIR": str(scratch)}
     with open(artifacts / "tool.log", "wb") as log:
         proc = await asyncio.create_subprocess_exec(
@@ -159,6 +177,7 @@ async def run_levels(tool: str, settings: BenchSettings, target: BenchTarget,
     gives no result for raises BenchFailed with the tool's last lines."""
     results: list[LevelResult] = []
     first_argv: list[str] = []
+    environ = tool_env(settings, os.environ)
     work = Path(tempfile.mkdtemp(prefix="sparktui-bench-"))
     try:
         for index, concurrency in enumerate(settings.concurrency, 1):
@@ -174,7 +193,7 @@ async def run_levels(tool: str, settings: BenchSettings, target: BenchTarget,
                                        state))
             say(0, "started")
             try:
-                code = await _run_level(argv, artifacts, say)
+                code = await _run_level(argv, artifacts, say, environ)
             except asyncio.CancelledError:
                 partial = read_level(artifacts, concurrency)
                 if partial is not None:
