@@ -3,10 +3,13 @@ sparktui site built on them (site_support.py), and marks every test that uses th
 ``hosts`` (``python -m pytest -m "not hosts"`` runs the others)."""
 
 import gc
+from pathlib import Path
 
 import pytest
 from hosts.fixtures import HOST_FIXTURES, fresh_cluster, host_pool, shared_cluster, test_cluster
 from site_support import fresh_site, site
+
+DASHBOARD_TESTS = Path(__file__).resolve().parent / "tui"
 
 __all__ = ["fresh_cluster", "fresh_site", "host_pool", "shared_cluster", "site",
            "test_cluster"]
@@ -14,17 +17,20 @@ __all__ = ["fresh_cluster", "fresh_site", "host_pool", "shared_cluster", "site",
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Marks the tests on the simulated cluster ``hosts`` and hands them out first.
-    They are the long ones (a serve, a grace period, a benchmark: up to a minute each)
-    and mostly wait; the many short ones then fill the workers' last minutes. In
-    collection order, tests/tui's cluster tests came last and one worker ran on alone
-    for a minute while the others had finished."""
-    on_hosts = set()
-    for item in items:
+    """Marks the tests on the simulated cluster ``hosts`` and hands them out first,
+    then the other dashboard tests, then the rest. The longest go first (a serve, a
+    grace period, a benchmark: up to a minute each; a dashboard driven key by key: up
+    to 20 s), so the many short ones fill the workers' last seconds. In collection
+    order tests/tui came last, and a worker ran on alone for a minute while the others
+    had finished."""
+    def rank(item: pytest.Item) -> int:
         if HOST_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.hosts)
-            on_hosts.add(item)
-    items.sort(key=lambda item: item not in on_hosts)  # stable: in order within each
+            return 0
+        return 1 if item.path.is_relative_to(DASHBOARD_TESTS) else 2
+
+    ranks = {item: rank(item) for item in items}
+    items.sort(key=ranks.__getitem__)  # stable: in collection order within each rank
 
 
 def pytest_configure(config: pytest.Config) -> None:

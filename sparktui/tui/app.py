@@ -220,6 +220,14 @@ class SparkApp(SafeText, App[int]):
                         severity="warning")
         return control
 
+    @on(events.DescendantFocus)
+    def _steady_cursor(self, event: events.DescendantFocus) -> None:
+        """``cursor_blink=False`` holds for every text box, the panes' filters and the
+        dialogs' fields too: a blinking cursor made a snapshot show it or not by when
+        it was taken."""
+        if not self.session.options.cursor_blink and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
+
     # -- the cluster in focus and the read workers ---------------------------------------------
 
     @on(ClusterFocused)

@@ -30,7 +30,8 @@ def fixed_clock() -> float:
 def make_app(*, watch: bool = False, config: LoadedConfig | SparkError | None = None,
              recipes_dir: Path = RECIPES, engine=None, **options) -> SparkApp:
     loaded = load_config(EXAMPLE_CONFIG) if config is None else config
-    opts = TuiOptions(clock=fixed_clock, cursor_blink=False, animations=False, **options)
+    opts = TuiOptions(**{"clock": fixed_clock, "cursor_blink": False, "animations": False,
+                         **options})
     return create_app(loaded, recipes_dir, engine, watch, options=opts)
 
 
