@@ -34,6 +34,7 @@ from typing import Any
 
 from . import claims, procs
 from .dockerapi import DockerApi, DockerApiError, normalize_ref
+from .seed import ImageSeed
 from .testimage import build as image_build
 from .testimage import router as router_image
 
@@ -115,7 +116,7 @@ class TestDaemon:
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
-        self.seeded = self.pool.seed(self.root / "data")
+        self.seeded = self.pool.seed.plant(self.root / "data")
         for d in ("data", "exec", "bin"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
         hook = self.root / "bin" / "nvidia-container-runtime-hook"
@@ -195,8 +196,8 @@ class TestDaemon:
             self.proc.send_signal(signal.SIGTERM)
 
     def stop(self) -> None:
+        self.terminate()
         if self.running and self.proc is not None:
-            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
@@ -209,7 +210,7 @@ class TestDaemon:
     def load_images(self) -> None:
         if not self.seeded:
             self.api.load(self.pool.archive())
-            self.pool.keep_seed(self.root / "data")
+            self.pool.seed.keep(self.root / "data")
         self.defaults = {normalize_ref(r): self.api.image_id(self.variant_of(r))
                          for r in DEFAULT_IMAGES}
         self.set_images(None)
@@ -287,7 +288,7 @@ class DaemonPool:
         self.daemons: list[TestDaemon] = []
         self.free: list[TestDaemon] = []
         self._archive: bytes | None = None
-        self._seed = self.root / "seed"
+        self.seed = ImageSeed(self.root / "seed")  # the first load's images (seed.py)
         atexit.register(self.close)
 
     def archive(self) -> bytes:
@@ -296,30 +297,6 @@ class DaemonPool:
         if self._archive is None:
             self._archive = image_build.image_archive().read_bytes()
         return self._archive
-
-    # The images of the first daemon's load, kept to seed the data root of the next
-    # ones: a load unpacks the archive (thousands of files) and costs a daemon about
-    # 1.2 s of CPU, a seeded start about 0.2 s. Only what the images are is kept: the
-    # layers (``overlay2``: hard links, so nothing is copied; a layer is never written
-    # once committed, a container writes to a layer of its own) and the image store
-    # (``image``: copied, dockerd rewrites its files). Containers, networks, volumes and
-    # the daemon's databases are each daemon's own, made at its start.
-    def keep_seed(self, data: Path) -> None:
-        """Called right after the first load, before anything else changes ``data``."""
-        if self._seed.exists():
-            return
-        partial = self._seed.with_name("seed.partial")
-        remove_tree(partial)
-        _copy_images(data, partial)
-        partial.rename(self._seed)
-
-    def seed(self, data: Path) -> bool:
-        """``data`` seeded with the images (a new daemon's data root); False when there
-        is no seed yet, or ``data`` already holds a daemon's files."""
-        if not self._seed.exists() or data.exists():
-            return False
-        _copy_images(self._seed, data)
-        return True
 
     def acquire(self, n: int) -> list[TestDaemon]:
         got = [self.free.pop(0) for _ in range(min(n, len(self.free)))]
@@ -357,14 +334,6 @@ class DaemonPool:
                 daemon.stop()
             procs.kill_env_matching("SPARKTEST_DOCKERD", str(daemon.root))
         remove_tree(self.root)
-
-
-def _copy_images(source: Path, target: Path) -> None:
-    """The image store copied, the layers hard-linked (DaemonPool.keep_seed says why)."""
-    target.mkdir(parents=True)
-    subprocess.run(["cp", "-a", str(source / "image"), str(target / "image")], check=True)
-    subprocess.run(["cp", "-al", str(source / "overlay2"), str(target / "overlay2")],
-                   check=True)
 
 
 _pool: DaemonPool | None = None
