@@ -222,9 +222,9 @@ class SparkApp(SafeText, App[int]):
 
     @on(events.DescendantFocus)
     def _steady_cursor(self, event: events.DescendantFocus) -> None:
-        """``cursor_blink=False`` holds for every text box, the panes' filters and the
-        dialogs' fields too: a blinking cursor made a snapshot show it or not by when
-        it was taken."""
+        """``cursor_blink=False`` for every text box as it takes the focus, in one place
+        (panes, dialogs and forms pass nothing down): a blinking cursor made a snapshot
+        show it or not by when it was taken."""
         if not self.session.options.cursor_blink and hasattr(event.widget, "cursor_blink"):
             event.widget.cursor_blink = False
 

@@ -1,16 +1,17 @@
 """``cursor_blink=False`` (the tests', the screenshots') holds for every text box the
-dashboard makes, not only the recipe form's: a pane's filter blinking on its own made a
-snapshot show its cursor or not, by how late on a loaded machine it was taken."""
+dashboard makes, set by the app as each takes the focus: a pane's filter blinking on its
+own made a snapshot show its cursor or not, by how late on a loaded machine it was
+taken."""
 
 from __future__ import annotations
 
 import pytest
 from textual.widgets import Input
 
-from tui.support import make_app, open_and_type
+from tui.support import make_app, open_and_type, wait_for
 
 BOXES = [("3", "slash", "#nodes-filter"), ("2", "slash", "#recipes-filter"),
-         ("5", "slash", "#logs-search")]
+         ("5", "slash", "#logs-search"), ("5", "ampersand", "#logs-filter")]
 
 
 @pytest.mark.parametrize(("pane", "key", "box"), BOXES)
@@ -26,6 +27,19 @@ async def test_a_filter_box_keeps_a_steady_cursor(pane: str, key: str, box: str)
         assert field.cursor_blink is False
         assert field._cursor_visible  # shown, and no timer left to hide it
         assert field._blink_timer is not None and field._blink_timer._active.is_set() is False
+
+
+async def test_the_recipe_forms_fields_keep_a_steady_cursor() -> None:
+    from sparktui.tui.screens.recipe_form import RecipeFormScreen
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, RecipeFormScreen)
+                       and isinstance(app.focused, Input))
+        await pilot.pause()
+        assert app.focused.cursor_blink is False and app.focused._cursor_visible
 
 
 async def test_the_operators_dashboard_still_blinks() -> None:

@@ -87,8 +87,7 @@ def edit_in_form(host: Host, shelf: RecipeShelf, entry: RecipeEntry) -> None:
             shelf.reload_recipes()
             host.notify(_("saved {path}").format(path=entry.path), timeout=4)
 
-    host.push_screen(RecipeFormScreen(entry.name, entry.path, values, problems,
-                                     cursor_blink=host.session.options.cursor_blink), done)
+    host.push_screen(RecipeFormScreen(entry.name, entry.path, values, problems), done)
 
 
 def edit_in_editor(host: Host, shelf: RecipeShelf, entry: RecipeEntry) -> None:
@@ -130,5 +129,4 @@ def duplicate(host: Host, shelf: RecipeShelf, entry: RecipeEntry) -> None:
         shelf.select_recipe(name)
         host.notify(_("created {path}").format(path=path), timeout=4)
 
-    host.push_screen(RecipeNameScreen(host.session.recipes_dir, entry.name,
-                                     cursor_blink=host.session.options.cursor_blink), done)
+    host.push_screen(RecipeNameScreen(host.session.recipes_dir, entry.name), done)

@@ -92,14 +92,13 @@ class DashboardScreen(Screen[None]):
         self.telemetry: dict[str, TelemetryFrame] = {}
         self.supervision = SupervisionAlerts()
         self._log_lines_per_node = options.log_lines_per_node
-        self._cursor_blink = options.cursor_blink
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(self.clock, id="header")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
                 yield ClustersPane(self.clusters, id="clusters", classes="pane")
-                yield RecipesPane(cursor_blink=self._cursor_blink, id="recipes", classes="pane")
+                yield RecipesPane(id="recipes", classes="pane")
             with Vertical(id="main"):
                 if self.watch_mode:
                     yield WallPane(id="wall")
@@ -110,8 +109,8 @@ class DashboardScreen(Screen[None]):
                     with TabPane(_("4 Plan"), id="tab-plan"):
                         yield PlanPane(id="plan", classes="pane")
                     with TabPane(_("5 Logs"), id="tab-logs"):
-                        yield LogsPane(self._log_lines_per_node, cursor_blink=self._cursor_blink,
-                                       clock=self.clock, id="logs", classes="pane")
+                        yield LogsPane(self._log_lines_per_node, clock=self.clock, id="logs",
+                                       classes="pane")
                     with TabPane(_("6 Services"), id="tab-services"):
                         yield ServicesPane(id="services", classes="pane")
         yield FittingFooter()

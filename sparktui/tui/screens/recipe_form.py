@@ -119,14 +119,13 @@ class RecipeFormScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, name: str, path: Path, values: dict[str, str],
-                 problems: list[Problem] | None = None, *, cursor_blink: bool = True) -> None:
+                 problems: list[Problem] | None = None) -> None:
         super().__init__()
         self.recipe = name
         self.path = path
         self.values = values
         self.initial_problems = problems or []
         self.result: EditResult | None = None
-        self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         with Vertical(id="recipe-form-box", classes="modal-box") as box:
@@ -151,10 +150,6 @@ class RecipeFormScreen(ModalScreen[bool]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        for widget in self.query(Input):
-            widget.cursor_blink = self._cursor_blink
-        for area in self.query(TextArea):
-            area.cursor_blink = self._cursor_blink
         self.show_problems(self.initial_problems)  # what is wrong with the file as it is
         self.query_one("#field-docker_image", Input).focus()
 
@@ -223,20 +218,17 @@ class RecipeNameScreen(ModalScreen[str | None]):
     DEFAULT_CSS = FORM_CSS
     BINDINGS = [Binding("escape", "cancel", _("Cancel"), id="name.cancel")]
 
-    def __init__(self, directory: Path, source: str, *, cursor_blink: bool = True) -> None:
+    def __init__(self, directory: Path, source: str) -> None:
         super().__init__()
         self.directory = directory
         self.source = source
-        self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box", classes="modal-box") as box:
             box.border_title = esc(_("Duplicate {recipe} as").format(recipe=self.source))
             box.border_subtitle = _("Enter creates · Esc cancels")
-            name = Input(f"{self.source}-copy", placeholder=_("new recipe name"),
-                         id="name-input")
-            name.cursor_blink = self._cursor_blink
-            yield name
+            yield Input(f"{self.source}-copy", placeholder=_("new recipe name"),
+                        id="name-input")
             yield Static(id="name-error")
             with Horizontal(id="name-buttons"):
                 yield Button(_("Cancel"), id="name-cancel", compact=True)

@@ -85,7 +85,7 @@ class LogsPane(LogFinding, Vertical):
     """Lowest level shown (0: every line); ``v`` cycles ``LEVEL_CHOICES``."""
     search: reactive[str] = reactive("")
 
-    def __init__(self, max_lines_per_node: int = DEFAULT_MAX_LINES, *, cursor_blink: bool = True,
+    def __init__(self, max_lines_per_node: int = DEFAULT_MAX_LINES, *,
                  clock: Callable[[], float] = time.time, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -104,7 +104,6 @@ class LogsPane(LogFinding, Vertical):
         self._pending: list[Entry] = []
         self._stale = False
         self._seq = 0
-        self._cursor_blink = cursor_blink
         self._highlighter = TagHighlighter()
         self._empty_text = _("No log lines yet.")
 
@@ -124,8 +123,6 @@ class LogsPane(LogFinding, Vertical):
         yield Static(id="logs-badge")
 
     def on_mount(self) -> None:
-        for box in self.query(Input):
-            box.cursor_blink = self._cursor_blink
         self.set_interval(1 / FLUSH_HZ, self.flush)
         self._update_labels()
 

@@ -61,8 +61,7 @@ class RecipesPane(Vertical):
         name: str
         how: str  # form, editor, duplicate
 
-    def __init__(self, *, cursor_blink: bool = True, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.entries: list[RecipeEntry] = []
         self.misfits: dict[str, str] = {}
@@ -73,16 +72,12 @@ class RecipesPane(Vertical):
         self._preferred = False  # a recipe was asked for (a reload keeps it)
         self.dir_problems: list[Problem] = []
         self.filter_text = ""
-        self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         box = Input(placeholder=_("filter recipes"), id="recipes-filter", classes="filter")
         box.display = False
         yield box
         yield RecipeList(id="recipes-list")
-
-    def on_mount(self) -> None:
-        self.query_one("#recipes-filter", Input).cursor_blink = self._cursor_blink
 
     @property
     def option_list(self) -> RecipeList:
