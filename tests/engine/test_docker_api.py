@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
 
+import pytest
 from engine.test_logs_local import LOCAL_CONFIG
 from site_support import toy_recipe
 
@@ -16,7 +19,7 @@ from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.workloads.discover import list_node
 from sparktui.engine.workloads.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.plan.runtime.base import MISSING
-from sparktui.plan.runtime.docker import Docker
+from sparktui.plan.runtime.docker import ENDPOINT, Docker, socket_path
 
 EXITED = "sparktui-gone-head"
 
@@ -83,8 +86,8 @@ def test_a_health_check_starts_no_docker_process_on_the_node(site, capsys):
     async def twice():
         e = s.engine()
         try:
-            first = await e.health("test")
             before = {n: len(s.hosts.recorded_docker(n)) for n in ("node1", "node2")}
+            first = await e.health("test")
             second = await e.health("test")
             return first, second, before
         finally:
@@ -93,12 +96,9 @@ def test_a_health_check_starts_no_docker_process_on_the_node(site, capsys):
     first, second, before = asyncio.run(twice())
     assert first.serving and second.serving
     for node in ("node1", "node2"):
-        # the socket was asked for once, by the first check; the second asked docker's
-        # CLI nothing, and still saw the containers
-        asked = s.hosts.recorded_docker(node)
-        assert ["docker", "context", "inspect", "--format",
-                "{{.Endpoints.docker.Host}}"] in asked[:before[node]]
-        assert asked[before[node]:] == []
+        # neither check started docker's CLI: the socket is the node's $DOCKER_HOST (its
+        # sshd sets it), read by the shell; the containers came from the API
+        assert s.hosts.recorded_docker(node)[before[node]:] == []
     rows = {n.node: n for n in second.nodes}
     assert [w.name for w in rows["node1"].workloads] == ["sparktui-toy"]
     assert rows["node1"].engines and rows["node1"].engines[0].ready
@@ -158,3 +158,50 @@ def test_the_local_node_reads_its_docker_through_the_socket_too(test_cluster, tm
     assert first is not None and [f.name for f in first.found] == ["sparktui-here"]
     assert [w.name for w in found.workloads] == ["sparktui-here"] and state.running
     assert asked == []  # the socket was asked for once; then no docker process at all
+
+
+def _endpoint(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``ENDPOINT`` as a node's shell runs it, with only ``env`` (and this PATH, for
+    the real docker client)."""
+    return subprocess.run(["sh", "-c", ENDPOINT], env={"PATH": os.environ["PATH"], **env},
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_the_socket_is_the_one_the_docker_cli_would_choose(tmp_path):
+    # Each case against what `docker context inspect` (the real client) says.
+    if not shutil.which("docker"):
+        pytest.fail("the docker client is not installed") if os.environ.get("CI") == "true" \
+            else pytest.skip("no docker client")
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "docker-config"
+    made = subprocess.run(["docker", "context", "create", "spk", "--docker",
+                           "host=unix:///tmp/spk-ctx.sock"],
+                          env={"PATH": os.environ["PATH"], "HOME": str(home),
+                               "DOCKER_CONFIG": str(config)},
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert made.returncode == 0, made.stderr
+    cases = [
+        {"HOME": str(home)},  # nothing set: the default socket
+        {"HOME": str(home), "DOCKER_HOST": "unix:///tmp/spk-env.sock"},
+        {"HOME": str(home), "DOCKER_HOST": "tcp://10.0.0.1:2375"},  # not a socket
+        {"HOME": str(home), "DOCKER_CONFIG": str(config), "DOCKER_CONTEXT": "spk"},
+        {"HOME": str(home), "DOCKER_CONFIG": str(config), "DOCKER_CONTEXT": "default",
+         "DOCKER_HOST": "unix:///tmp/spk-env.sock"},
+    ]
+    for env in cases:
+        cli = subprocess.run(["docker", "context", "inspect", "--format",
+                              "{{.Endpoints.docker.Host}}"],
+                             env={"PATH": os.environ["PATH"], **env},
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert cli.returncode == 0, (env, cli.stderr)
+        assert _endpoint(env).stdout == cli.stdout, env
+    # a context chosen with `docker context use` (config.json): the CLI says
+    used = {"PATH": os.environ["PATH"], "HOME": str(home), "DOCKER_CONFIG": str(config)}
+    assert subprocess.run(["docker", "context", "use", "spk"], env=used,
+                          capture_output=True, timeout=60, check=False).returncode == 0
+    assert _endpoint(used).stdout.strip() == "unix:///tmp/spk-ctx.sock"
+    assert socket_path(_endpoint(used).stdout) == "/tmp/spk-ctx.sock"
+    # a context that does not exist: no answer, so the reads go to the CLI, which says why
+    broken = _endpoint({"HOME": str(home), "DOCKER_CONTEXT": "gone"})
+    assert broken.returncode != 0 and socket_path(broken.stdout) is None

@@ -2,7 +2,7 @@
 sparktui's containers and one container's state (and, for each serve, the image's ID).
 
 The API is reached through the SSH connection's stream-local forwarding, at the socket
-the node's docker CLI talks to (``docker context inspect``, asked once per transport). A
+the node's docker CLI talks to (``ENDPOINT``, asked once per transport). A
 read that way starts no process on the node; through the CLI a listing costs two Go
 client starts (``docker ps``, then ``docker inspect``), about 30 ms of CPU each.
 

@@ -14,6 +14,7 @@ Two images share the one layer: ``sparktest/base`` (no entrypoint) and ``sparkte
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import io
@@ -61,13 +62,20 @@ def interpreter() -> Path:
 
 def shared_libraries(binary: Path) -> list[Path]:
     """What the dynamic loader maps for ``binary`` (ldd's resolved paths)."""
+    return list(_ldd(binary, os.stat(binary).st_mtime_ns))
+
+
+@functools.cache
+def _ldd(binary: Path, mtime_ns: int) -> tuple[Path, ...]:
+    """Asked once per file and process: each image fingerprint, router context and
+    supervisor image asks for dozens of files (3,000 ldd runs a suite before)."""
     got = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
     found = []
     for line in got.stdout.splitlines():
         m = re.search(r"(/\S+)\s+\(0x", line)
         if m:
             found.append(Path(m.group(1)))
-    return found
+    return tuple(found)
 
 
 def _stdlib_files(stdlib: Path) -> list[Path]:
