@@ -31,9 +31,10 @@ async def wait_until(pilot, predicate, seconds: float = 60.0) -> None:
 
     These waits are long (a serve, a stop, a benchmark on the real cluster): between
     looks the app runs on its own in a plain sleep. ``pilot.pause`` at every look first
-    waited for each of the dashboard's hundreds of widgets to drain its queue and then
-    forced a screen update, ten times a second for as long as the serve took. Once the
-    predicate holds, one full pause: what follows sees a settled screen, as before."""
+    waited for each of the dashboard's widgets (54, with the footer keys) to drain its
+    queue and then forced a screen update, ten times a second for as long as the serve
+    took. Once the predicate holds, one full pause: what follows sees a settled screen,
+    as before."""
     deadline = time.monotonic() + seconds
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
