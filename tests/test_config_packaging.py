@@ -22,14 +22,23 @@ from plan_support import EXAMPLE_RECIPES, REPO, subprocess_env
 
 from sparktui.i18n import LANGUAGES
 
-# hatchling comes with the test extra; without it (a bare laptop) skip, in CI fail.
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("hatchling") is None and os.environ.get("CI") != "true",
-    reason="hatchling is needed to build the wheel offline")
+pytestmark = [
+    # hatchling comes with the test extra; without it (a bare laptop) skip, in CI fail.
+    pytest.mark.skipif(
+        importlib.util.find_spec("hatchling") is None and os.environ.get("CI") != "true",
+        reason="hatchling is needed to build the wheel offline"),
+    # One worker builds the wheel once for the module's tests (its fixtures are per
+    # module, and per worker).
+    pytest.mark.xdist_group("wheel"),
+]
 
 
 def _pip(*args: str, cwd: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pip", *args, "-q", "--disable-pip-version-check"],
+    # No pip cache: pip 23.0 keeps a wheel built from a folder in the user's cache,
+    # keyed by the folder, and two builds at once (two workers) read each other's
+    # half-written origin.json ("JSONDecodeError" in CI).
+    proc = subprocess.run([sys.executable, "-m", "pip", *args, "-q", "--no-cache-dir",
+                           "--disable-pip-version-check"],
                           cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
