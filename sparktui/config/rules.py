@@ -7,6 +7,10 @@ docker's. Each kind of string has one grammar here, checked at load so that a ba
 value is a located problem (file:line), never a flag, a second line or markup.
 Free text (commands, args, env values, descriptions) may hold anything printable
 plus tab and newline: ``control_char`` finds what no string may hold.
+
+Every grammar is ASCII (explicit classes, compiled with ``re.ASCII``): Python's ``\\w``
+and ``\\d`` are Unicode, so ``[\\w]`` took ``vllm:ｌatest`` (a full-width letter that reads
+as ``latest``) and ``\\d`` takes Arabic-Indic digits.
 """
 
 from __future__ import annotations
@@ -14,33 +18,37 @@ from __future__ import annotations
 import re
 
 NAME_MAX = 64
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
 """Clusters, nodes, recipes (their folders), services, pools, aliases, metrics."""
-USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}")
+USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,31}", re.ASCII)
 """A POSIX user name (``ssh_user``): never an ssh option."""
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-HOST = re.compile(rf"{_LABEL}(?:\.{_LABEL})*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
+HOST = re.compile(rf"{_LABEL}(?:\.{_LABEL})*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*", re.ASCII)
 """A host name, an IPv4 address (a host name as far as the grammar goes) or IPv6."""
-ENTITY = re.compile(r"[a-z0-9_]+\.[a-z0-9_]+")
+ENTITY = re.compile(r"[a-z0-9_]+\.[a-z0-9_]+", re.ASCII)
 """A Home Assistant entity id, ``domain.object_id``."""
-ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-NCCL_VALUE = re.compile(r"[A-Za-z0-9_.:,=^-]*")
+ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}", re.ASCII)
+NCCL_VALUE = re.compile(r"[A-Za-z0-9_.:,=^-]*", re.ASCII)
 """NCCL_IB_HCA / NCCL_SOCKET_IFNAME: device lists, ``^`` to exclude, ``=`` exact."""
-SIZE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,6})?(?:[kKmMgGtTpP][iI]?)?[bB]?")
+SIZE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,6})?(?:[kKmMgGtTpP][iI]?)?[bB]?", re.ASCII)
 """docker's sizes (``--shm-size``): ``16g``, ``64gb``, ``1024m``, ``1.5GiB``."""
-TOKEN = re.compile(r"[\x21-\x7e]+")
+TOKEN = re.compile(r"[\x21-\x7e]+", re.ASCII)
 """A secret sent in an HTTP header: printable ASCII, no spaces."""
-URL = re.compile(r"https?://[\x21-\x7e]+")
-URL_PATH = re.compile(r"/[\x21-\x7e]*")
-HF_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
+TOKEN_MIN_LENGTH = 16
+"""Home Assistant's long-lived tokens are ~180 characters; a short one is a mistake, and
+one that short could not be scrubbed from messages without scrubbing ordinary words."""
+URL = re.compile(r"https?://[\x21-\x7e]+", re.ASCII)
+URL_PATH = re.compile(r"/[\x21-\x7e]*", re.ASCII)
+HF_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*", re.ASCII)
 
 # distribution/reference's grammar: [domain[:port]/]path[:tag][@digest].
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _DOMAIN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*" \
           r"[A-Za-z0-9])?)*|\[[0-9A-Fa-f:]+\])(?::[0-9]+)?"
 IMAGE = re.compile(rf"(?:{_DOMAIN}/)?{_COMPONENT}(?:/{_COMPONENT})*"
-                   r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*"
-                   r":[0-9a-fA-F]{32,})?")
+                   r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+                   r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*"
+                   r":[0-9a-fA-F]{32,})?", re.ASCII)
 IMAGE_MAX = 255
 
 # C0 and C1 controls but tab and newline; line/paragraph separators; bidi controls
