@@ -90,6 +90,7 @@ MESSAGES: dict[str, str] = {
     "nccl_value_invalid": N_("'{value}' is not a device list (letters, digits and . _ : , = ^ -)"),
     "ha_url_invalid": N_("'{value}' is not an http:// or https:// URL without spaces"),
     "token_invalid": N_("the token must be printable ASCII without spaces: it is sent in an HTTP header"),
+    "token_short": N_("the token is shorter than {limit} characters: a Home Assistant long-lived access token is far longer (your HA profile > Security)"),
     "image_invalid": N_("'{value}' is not a docker image reference ([registry/]name[:tag][@digest], the name in lowercase)"),
     "model_invalid": N_("'{value}' cannot start with '-': it would be read as an option"),
     "size_invalid": N_("'{value}' is not a size such as 16g, 64gb or 1024m"),

@@ -18,6 +18,7 @@ from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem
+from sparktui.scrub import redact_url
 
 Loc = tuple[str | int, ...]
 
@@ -121,9 +122,13 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
         check.path(host, ("mount_aliases", key))
     ha = config.home_assistant
     if ha is not None:
-        check.match(rules.URL, ha.url, ("home_assistant", "url"), "ha_url_invalid")
-        if rules.TOKEN.fullmatch(ha.token.get_secret_value()) is None:
+        if rules.URL.fullmatch(ha.url) is None:  # shown without its credentials
+            check.add("ha_url_invalid", ("home_assistant", "url"), value=redact_url(ha.url))
+        token = ha.token.get_secret_value()
+        if rules.TOKEN.fullmatch(token) is None:
             check.add("token_invalid", ("home_assistant", "token"))
+        elif len(token) < rules.TOKEN_MIN_LENGTH:
+            check.add("token_short", ("home_assistant", "token"), limit=rules.TOKEN_MIN_LENGTH)
     return check.problems
 
 

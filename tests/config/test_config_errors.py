@@ -48,7 +48,8 @@ CONFIG_CASES = [
     Case("unknown-top-level", f'ssh_user = "ops"\nssh_usr = "typo"\n[[clusters]]\nname = "c"\n'
          f"nodes = [{NODE_A}]\n", "ssh_usr", "ssh_usr", "unknown key"),
     Case("unknown-nested-table", f'[[clusters]]\nname = "c"\nnodes = [{NODE_A}]\n'
-         '[home_assistant]\nurl = "http://h"\ntoken = "t"\nshutdown_delay = 3\n',
+         '[home_assistant]\nurl = "http://h"\ntoken = "t-long-lived-token"\n'
+         'shutdown_delay = 3\n',
          "shutdown_delay", "home_assistant.shutdown_delay", "unknown key"),
     Case("unknown-in-inline-node", '[[clusters]]\nname = "c"\nnodes = [\n'
          f'  {NODE_A},\n  {{ name = "b", ssh_ip = "10.0.0.2", rank = 1, sshport = 22 }},\n]\n',

@@ -42,7 +42,7 @@ ib_disable = 1
 
 [home_assistant]
 url = "http://ha.example:8123"
-token = "abc"
+token = "abc-long-lived-token"
 shutdown_delay_seconds = 45
 timeout_seconds = 3.5
 
@@ -87,7 +87,7 @@ def test_every_field_is_read(tmp_path: Path) -> None:
     ha = cfg.home_assistant
     assert ha is not None
     assert (ha.url, ha.token.get_secret_value(), ha.shutdown_delay_seconds) == (
-        "http://ha.example:8123", "abc", 45)
+        "http://ha.example:8123", "abc-long-lived-token", 45)
     assert ha.timeout_seconds == 3.5
     assert cfg.exec_aliases == {"gpu": "nvidia-smi", "mem": "free -g"}
     assert cfg.mount_aliases == {"hf_cache": "/mnt/nas/hf", "jit": "/mnt/nas/jit"}
@@ -149,7 +149,8 @@ def test_home_dir_follows_ssh_user(tmp_path: Path, user: str, home: str) -> None
 
 
 def test_home_assistant_defaults(tmp_path: Path) -> None:
-    cfg = load_cfg(tmp_path, MINIMAL + '[home_assistant]\nurl = "http://h"\ntoken = "t"\n')
+    cfg = load_cfg(tmp_path, MINIMAL + '[home_assistant]\nurl = "http://h"\n'
+                   'token = "t-long-lived-token"\n')
     ha = cfg.config.home_assistant
     assert ha is not None
     assert (ha.shutdown_delay_seconds, ha.timeout_seconds) == (30, 10.0)

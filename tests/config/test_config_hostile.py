@@ -95,6 +95,17 @@ def test_home_assistant_token_must_be_header_safe(tmp_path, capsys) -> None:
     assert token not in err
 
 
+@pytest.mark.parametrize("token", ["abc", "x", "fifteen-chars-x"])
+def test_a_token_under_16_characters_is_refused_where_it_is(tmp_path, capsys, token) -> None:
+    text = (DUO + '\n[home_assistant]\nurl = "http://ha.local:8123"\n'
+            f'token = "{token}"\n')
+    err, where = _config_case(tmp_path, capsys, text, "token = ")
+    assert err == (f"{where}home_assistant.token: the token is shorter than 16 characters: a "
+                   "Home Assistant long-lived access token is far longer (your HA profile > "
+                   "Security)\n")
+    assert f'"{token}"' not in err
+
+
 def test_a_non_ascii_token_is_a_problem_not_a_traceback(tmp_path, capsys) -> None:
     text = DUO + '\n[home_assistant]\nurl = "http://ha.local:8123"\ntoken = "tökenvalue"\n'
     err, where = _config_case(tmp_path, capsys, text, "token = ")

@@ -56,6 +56,41 @@ def test_inspect_masks_secrets_in_every_form_and_shows_the_rest(site, capsys):
         assert main(s.cli("stop", "--yes")) == ExitCode.OK
 
 
+ODD_ENV = ('HF_TOKEN = "null"\nVLLM_API_KEY = "ab"\nOPENAI_APIKEY = "sk-openai-value-1"\n'
+           'AWS_SESSION_TOKEN_V2 = "aws-session-value-2"\n'
+           'DATABASE_URL = "postgres://u:pw@db.local/x"\nSHOWN_VALUE = "plain-value-42"')
+
+
+def test_inspect_masks_json_words_short_values_and_every_secret_name(site, capsys):
+    """A secret equal to a JSON word (it crashed inspect, which masked the JSON text and
+    parsed it again), values under 4 characters, names the old rule missed, a URL's
+    password and an --api-key argument: masked by their fields on the real container."""
+    s = site(2)
+    s.recipe("toy", toy_recipe(nodes=1, env=ODD_ENV, extra='args = ["--api-key", "k9"]'))
+    assert main(s.cli("serve", "toy")) == ExitCode.OK
+    capsys.readouterr()
+    try:
+        assert main(s.cli("inspect", "--node", "node1", "toy", "--json")) == ExitCode.OK
+        raw = json.loads(capsys.readouterr().out)
+        env = raw["Config"]["Env"]
+        for name in ("HF_TOKEN", "VLLM_API_KEY", "OPENAI_APIKEY", "AWS_SESSION_TOKEN_V2"):
+            assert f"{name}={STARS}" in env, name
+        assert f"DATABASE_URL=postgres://u:{STARS}@db.local/x" in env
+        assert "SHOWN_VALUE=plain-value-42" in env
+        args = raw["Args"]
+        assert args[args.index("--api-key") + 1] == STARS
+        assert main(s.cli("inspect", "--node", "node1", "toy")) == ExitCode.OK
+        text = capsys.readouterr().out
+        for shown in ("sk-openai-value-1", "aws-session-value-2", ":pw@", "VLLM_API_KEY=ab",
+                      "--api-key k9", "HF_TOKEN=null"):
+            assert shown not in text, shown
+        assert f"--api-key '{STARS}'" in text and "SHOWN_VALUE=plain-value-42" in text
+        real = s.hosts.node("node1").containers()["sparktui-toy"]
+        assert "HF_TOKEN=null" in real["Config"]["Env"] and "k9" in real["Args"]
+    finally:
+        assert main(s.cli("stop", "--yes")) == ExitCode.OK
+
+
 def test_shell_runs_in_the_container_headless_and_on_a_terminal(site):
     s = site(2)
     s.recipe("toy", toy_recipe(env='SHOWN_VALUE = "plain-value-42"'))

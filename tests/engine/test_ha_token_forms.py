@@ -8,6 +8,8 @@ built past the load gets an error that does not show it either.
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import logging
 from urllib.parse import quote, quote_plus
@@ -100,3 +102,64 @@ def test_power_on_never_prints_the_token(test_cluster, tmp_path, capsys, caplog)
         out, err = capsys.readouterr()
     assert code == 1 and "Home Assistant answered 500" in out + err
     assert _shows_it(out + err + caplog.text) == []
+
+
+LONG = "tok&Html<B64>-'0123456789abc"  # header-safe, with the characters HTML escapes
+
+
+@pytest.mark.parametrize("echo", [
+    lambda auth: "".join(f"&#x{ord(c):x};" for c in auth),              # every character
+    lambda auth: "".join(f"&#{ord(c)};" for c in auth),                  # decimal
+    html.escape,                                                         # &amp; &lt; ...
+    lambda auth: base64.b64encode(auth.encode()).decode(),               # "Bearer " + token
+    lambda auth: base64.b64encode(auth.removeprefix("Bearer ").encode()).decode(),
+    lambda auth: base64.urlsafe_b64encode(b"x" + auth.encode()).decode(),
+], ids=["hex-entities", "decimal-entities", "html-escape", "base64-header", "base64-token",
+        "urlsafe-base64-shifted"])
+async def test_an_echo_in_html_or_base64_is_scrubbed(echo) -> None:
+    with FakeHomeAssistant(LONG) as server:
+        server.fail_with = 500
+        server.echo = echo
+        async with _client(server.url, LONG) as client:
+            error = await _error(client.turn_on("switch.a"))
+    text = str(error)
+    assert "Home Assistant answered 500" in text and "**********" in text
+    body = text.split("internal error handling ", 1)[1]
+    rest = body.replace("**********", "")  # what is left: at most "Bearer " and an edge
+    assert len(rest) <= len(echo("Bearer ")) + 4 and LONG[3:9] not in html.unescape(rest), body
+
+
+def test_credentials_in_the_url_never_show_in_power_output(test_cluster, tmp_path, capsys,
+                                                           caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    with FakeHomeAssistant(WEIRD) as server:
+        url = (server.url.replace("http://", "http://admin:pw@") +
+               "/?api_password=hapw-query-secret&x=1")
+        table = (f"[home_assistant]\nurl = {json.dumps(url)}\n"
+                 f"token = {json.dumps(WEIRD)}\ntimeout_seconds = 2.0\n"
+                 "confirm_timeout_seconds = 2.0\nshutdown_delay_seconds = 0\n")
+        site = make_site(test_cluster, tmp_path, server, ha_table=table)
+        server.fail_with = 500
+        assert main(site.cli("power", "on", "--yes")) == 1
+        answered = "".join(capsys.readouterr())
+    assert main(site.cli("power", "on", "--yes")) == 1  # the server is gone: unreachable
+    unreachable = "".join(capsys.readouterr())
+    assert "Home Assistant unreachable at http://admin:**********@127.0.0.1:" in unreachable
+    assert "api_password=**********" in unreachable
+    shown = answered + unreachable + caplog.text
+    for secret in ("admin:pw", ":pw@", "hapw-query-secret", quote("hapw-query-secret")):
+        assert secret not in shown
+    assert _shows_it(shown) == []
+
+
+def test_a_url_with_credentials_that_is_not_valid_is_shown_without_them(tmp_path,
+                                                                       capsys) -> None:
+    from plan_support import DUO, RECIPES, config_file
+
+    path = config_file(tmp_path, DUO + '\n[home_assistant]\nurl = "ftp://admin:pw-x@ha/"\n'
+                                       f"token = {json.dumps(WEIRD)}\n")
+    code = main(["--lang", "en", "--config", str(path), "--recipes", str(RECIPES), "plan",
+                 "qwen3-235b-2node"])
+    err = capsys.readouterr().err
+    assert code == 2 and "home_assistant.url: 'ftp://admin:**********@ha/' is not" in err
+    assert "pw-x" not in err

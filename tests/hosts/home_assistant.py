@@ -10,7 +10,8 @@ unknown entity's state 404, and a service call 200 with the list of states it ch
 Knobs: ``refuse`` (entities whose state never changes), ``lag`` (seconds before a
 switched state shows), ``delay`` (seconds before answering anything about an entity;
 key ``"*"``: every request), ``fail_with`` (status code answered to every request,
-with a body echoing the request's Authorization header, to prove callers scrub it).
+with a body echoing the request's Authorization header, to prove callers scrub it;
+``echo`` says in which form, ``repr`` by default).
 ``link(entity, node, boot_delay)`` simulates mains power: turning the entity on starts
 the node's sshd (after ``boot_delay``); turning it off while sshd still runs kills it
 and is recorded in ``hard_cuts`` (power cut under a running OS).
@@ -48,7 +49,8 @@ class Call:
 class FakeHomeAssistant:
     __test__ = False
 
-    def __init__(self, token: str = "test-token", entities: dict[str, str] | None = None):
+    def __init__(self, token: str = "test-token-long-lived",
+                 entities: dict[str, str] | None = None):
         self.token = token
         self.states: dict[str, str] = dict(entities or {})
         self.calls: list[Call] = []
@@ -56,6 +58,8 @@ class FakeHomeAssistant:
         self.lag: dict[str, float] = {}
         self.delay: dict[str, float] = {}
         self.fail_with: int | None = None
+        self.echo: Any = repr
+        """How a failure's body echoes the Authorization header (a function of it)."""
         self.hard_cuts: list[str] = []
         self._links: dict[str, tuple[Any, float]] = {}
         self._lock = threading.Lock()
@@ -175,7 +179,7 @@ def _handler(ha: FakeHomeAssistant) -> type[BaseHTTPRequestHandler]:
             if wait:
                 time.sleep(wait)
             if ha.fail_with is not None:
-                self._send(ha.fail_with, f"internal error handling {auth!r}", text=True)
+                self._send(ha.fail_with, f"internal error handling {ha.echo(auth)}", text=True)
             elif not ok:
                 self._send(401, "401: Unauthorized", text=True)
             elif method == "GET" and self.path == "/api/":

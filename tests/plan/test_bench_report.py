@@ -7,17 +7,22 @@ After an intended change: SPARKTUI_UPDATE_GOLDEN=1 python -m pytest tests/plan/t
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+from urllib.parse import quote, quote_plus
 
 import pytest
-from bench_support import DATA, a_run, export
+from bench_support import DATA, Target, a_run, export
+from plan_support import DUO, make_plan
 
 from sparktui.config.bench_result import BenchRun
+from sparktui.engine.bench.store import save
 from sparktui.plan.bench.aiperf import BenchSettings, level_result, parse_concurrency, profile_argv
 from sparktui.plan.bench.compare import changes, comparison
-from sparktui.plan.bench.record import mask_env, run_id
+from sparktui.plan.bench.record import build_run, run_id
 from sparktui.plan.bench.render import compare_text, list_text, run_text
+from sparktui.scrub import STARS, forms, mask_env_map
 
 UPDATE = os.environ.get("SPARKTUI_UPDATE_GOLDEN") == "1"
 
@@ -79,9 +84,55 @@ def test_concurrency_and_the_tools_argv():
 
 
 def test_secrets_never_reach_the_record():
-    assert mask_env({"HF_TOKEN": "x", "API_KEY": "y", "NCCL_DEBUG": "WARN"}) == {
+    assert mask_env_map({"HF_TOKEN": "x", "API_KEY": "y", "NCCL_DEBUG": "WARN"}) == {
         "HF_TOKEN": "**********", "API_KEY": "**********", "NCCL_DEBUG": "WARN"}
     assert "hf_secret_value" not in json.dumps(a_run().model_dump())
+
+
+HF = 'hf_Bench"Secret\\é+/=-4711'
+API = "k9"  # short: masked by its field (the -e entry, the --api-key argument)
+SECRET_RECIPE = f"""\
+engine = "vllm"
+docker_image = "img:1"
+model = "org/model"
+required_nodes = 2
+tensor_parallel_size = 2
+args = ["--api-key", "{API}", "--served-model-name", "m"]
+
+[env]
+HF_TOKEN = {json.dumps(HF)}
+VLLM_API_KEY = "{API}"
+DATABASE_URL = "postgres://u:pw-db-99@db/x"
+"""
+
+
+def _forms_of(secret: str) -> set[str]:
+    raw = secret.encode()
+    return forms(secret) | {
+        secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+        quote(secret, safe=""), quote_plus(secret), base64.b64encode(raw).decode().rstrip("="),
+        base64.urlsafe_b64encode(raw).decode().rstrip("=")}
+
+
+def test_a_result_file_from_a_real_plan_holds_no_secret_in_any_field(tmp_path):
+    plan = make_plan(tmp_path, DUO, SECRET_RECIPE)
+    launch = plan.nodes[0].launch
+    assert f"HF_TOKEN={HF}" in launch and f"VLLM_API_KEY={API}" in launch  # as serve runs it
+    run = build_run(run="r1", when=1764590400.0, target=Target(url="http://u:pw-db-99@h:8000"),
+                    plan=plan, tool="aiperf", tool_version="0.13.0",
+                    argv=["aiperf", "profile", "--api-key", API], settings={},
+                    levels=[level_result(export(), 1)], interrupted=False)
+    text = save(tmp_path / "bench", run).read_text()
+    for secret in (HF, "pw-db-99"):
+        assert [f for f in _forms_of(secret) if f in text] == [], secret
+    kept = json.loads(text)
+    for member in kept["plan"]:
+        assert member["env"]["HF_TOKEN"] == member["env"]["VLLM_API_KEY"] == STARS
+        assert f"HF_TOKEN={STARS}" in member["launch"]
+        assert f"VLLM_API_KEY={STARS}" in member["launch"]
+        assert f"VLLM_API_KEY={API}" not in member["launch"]
+        assert member["launch"][member["launch"].index("--api-key") + 1] == STARS
+    assert kept["tool"]["argv"][-1] == STARS and kept["url"] == f"http://u:{STARS}@h:8000"
 
 
 def test_run_ids_sort_by_time_and_never_collide():

@@ -34,6 +34,7 @@ from sparktui.config.models import DEFAULT_KNOWN_HOSTS
 from sparktui.errors import SparkError
 from sparktui.plan.build import build_plan
 from sparktui.plan.render import render_sh
+from sparktui.scrub import mask_data
 
 CONFIG: dict[str, Any] = {
     "ssh_user": "ops", "ssh_key_path": "~/.ssh/id_test", "home_dir": "/home/ops",
@@ -45,7 +46,7 @@ CONFIG: dict[str, Any] = {
     "nccl": {"duo": {"ib_hca": "mlx5_0", "socket_ifname": "enp1s0"}},
     "exec_aliases": {"gpu": "nvidia-smi"}, "mount_aliases": {"jit": "/mnt/jit"},
     "before_serve": {"duo": {"commands": ["sudo true"]}},
-    "home_assistant": {"url": "http://ha.local:8123", "token": "tok-12345"},
+    "home_assistant": {"url": "http://ha.local:8123", "token": "tok-12345-long-lived"},
     "power_off_command": ["sudo", "poweroff"],
 }
 RECIPE: dict[str, Any] = {
@@ -174,6 +175,9 @@ def test_any_string_in_any_field(ssh_bin: Path, field: tuple[str, tuple], value:
             _clean_refusal(exc)
             event("refused")
             return
+        # A value the secret rule masks is passed by name, not run as written
+        # (tests/plan/test_secret_rule.py): here, the plans that hold none.
+        assume(mask_data(plan.as_dict()) == plan.as_dict())
         event("planned")
         cfg = loaded.config
         script = render_sh(plan, scripts={}, ssh_key_path=cfg.ssh_key_path,

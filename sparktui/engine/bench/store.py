@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sparktui.config.bench_result import BenchRun
 from sparktui.errors import SparkError, fail
+from sparktui.plan.bench.record import masked
 
 
 def bench_dir(environ: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
@@ -23,7 +24,10 @@ def run_ids(directory: Path) -> set[str]:
 
 
 def save(directory: Path, run: BenchRun) -> Path:
-    """Written whole or not at all (a temp file renamed), readable by the user only."""
+    """Written whole or not at all (a temp file renamed), readable by the user only, and
+    masked once more here (``record.masked``: idempotent) so no secret reaches the disk
+    whoever built the run."""
+    run = masked(run)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{run.id}.json"
     temp = directory / f".{run.id}.json.tmp"

@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from sparktui.i18n import _
-from sparktui.scrub import scrub, scrub_logging
+from sparktui.scrub import redact_url, register, scrub, scrub_logging
 
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
     import httpx
@@ -31,11 +31,12 @@ _ENTITY = re.compile(r"^([a-z0-9_]+)\.[a-z0-9_]+$")
 
 
 class HomeAssistantError(Exception):
-    """Something Home Assistant did not do; the text is safe to show (no token)."""
+    """Something Home Assistant did not do; the text is safe to show: no token in any form,
+    no URL userinfo (``admin:pw@``) and no secret-named query value (``?api_password=``)."""
 
     def __init__(self, message: str, entity: str | None = None):
         self.entity = entity
-        super().__init__(scrub(message))
+        super().__init__(scrub(redact_url(message)))
 
 
 def domain_of(entity: str) -> str:
@@ -54,7 +55,13 @@ class HomeAssistantClient:
                  transport: httpx.AsyncBaseTransport | None = None):
         import httpx
 
-        self.url = config.url.rstrip("/")
+        found: set[str] = set()
+        self._url = config.url.rstrip("/")
+        self.url = redact_url(self._url, found)
+        """The URL as it is shown: credentials in it as stars."""
+        self._secrets = {config.token.get_secret_value(), *found}
+        for secret in found:  # httpx logs request URLs: the log filter hides these too
+            register(secret)
         self.timeout = config.timeout_seconds
         self.confirm_timeout = config.confirm_timeout_seconds
         self._token: Secret = config.token
@@ -62,7 +69,7 @@ class HomeAssistantClient:
         # trust_env=False: Home Assistant is on the site's network, never behind the
         # operator's HTTP(S)_PROXY; and no .netrc credential is ever mixed in.
         try:
-            self._http = httpx.AsyncClient(base_url=self.url, timeout=self.timeout,
+            self._http = httpx.AsyncClient(base_url=self._url, timeout=self.timeout,
                                            transport=transport, trust_env=False,
                                            follow_redirects=False)
         except httpx.InvalidURL as exc:
@@ -83,9 +90,9 @@ class HomeAssistantClient:
 
     # -- requests --------------------------------------------------------------------
     def _scrub(self, text: str) -> str:
-        """Every form of the token (raw, repr'd, escaped, URL-encoded), not just the raw one."""
-        secret = self._token.get_secret_value()
-        return scrub(text, {secret}) if secret else text
+        """Every form of the token and of the URL's credentials (raw, repr'd, escaped,
+        URL-encoded, HTML, base64), not just the raw one; and any URL's userinfo."""
+        return scrub(redact_url(text), self._secrets)
 
     async def _request(self, method: str, path: str, *, entity: str | None = None,
                        body: dict[str, Any] | None = None) -> Any:

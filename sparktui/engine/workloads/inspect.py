@@ -1,9 +1,11 @@
 """A container's ``docker inspect``, read from its node, with its secrets masked.
 
-Every env value whose name says it is a secret (``sparktui.scrub.secret_name``) and the
-registered secrets (the Home Assistant token) are replaced by stars in every form, in
-the env and wherever else the text holds them (a command line, a label): what leaves
-here is safe to print (``sparktui inspect``, the dashboard's ``i``).
+Secrets are masked by sparktui's one rule (``sparktui.scrub``): every value whose field
+says it is a secret (an env entry ``HF_TOKEN=…``, ``--api-key X`` in the command, a URL's
+password, a key named like one), whatever its length, then each such value and the
+registered secrets (the Home Assistant token) in every form wherever else a string
+holds them (a command line, a label, a ``sh -c`` script): what leaves here is safe to
+print (``sparktui inspect``, the dashboard's ``i``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.i18n import N_, _
 from sparktui.plan.runtime.docker import inspect_command
-from sparktui.scrub import mask_env, scrub_also
+from sparktui.scrub import mask_data
 from sparktui.visible import visible
 
 MAX_LINES = 5000
@@ -74,11 +76,11 @@ class Described:
 
 
 def mask(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with its secrets replaced by stars wherever they show."""
-    config = dict(item.get("Config") or {})
-    env, secrets = mask_env([str(e) for e in config.get("Env") or []])
-    config["Env"] = env
-    return json.loads(scrub_also(json.dumps({**item, "Config": config}), secrets))
+    """``item`` with its secrets replaced by stars wherever they show: masked on its
+    values (``sparktui.scrub.mask_data``), never on its JSON text, so a secret that is a
+    JSON word (``null``, ``true``) or holds a quote cannot break it."""
+    masked: dict[str, Any] = mask_data(item)
+    return masked
 
 
 async def inspect(transport: Transport, name: str, timeout: float) -> Described:

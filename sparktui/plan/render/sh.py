@@ -4,7 +4,8 @@ Every remote argv is quoted twice on purpose: ``shlex.join`` for the remote
 shell that ssh hands the command to, then ``shlex.quote`` for the local shell.
 Nothing from the config or the recipe is written unquoted: comments show names
 through ``visible`` (a newline would end the comment and start a command), and
-ssh gets ``-l USER -- HOST`` so neither can be read as an option.
+ssh gets ``-l USER -- HOST`` so neither can be read as an option. No secret is written
+in the file: the runner's environment provides each one (``sh_secrets``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+from sparktui.plan.render.sh_secrets import Secrets, feeding, reading
 from sparktui.plan.service_model import ServicePlan
 from sparktui.visible import visible
 
@@ -64,14 +66,24 @@ def _on(node: _Reachable, prefix: str, remote_command: str) -> str:
     return f"{prefix} {shlex.quote(remote_command)} </dev/null"
 
 
-def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str]) -> str:
+def _launch(node: _Reachable, prefix: str, argv: list[str], secrets: Secrets) -> str:
+    """``argv`` run on the node, each secret it holds by position passed by name from the
+    runner's environment (``sh_secrets``): to a remote node on ssh's stdin."""
+    command, names = secrets.command(argv)
+    if not names or node.local:
+        return _on(node, prefix, command)
+    return f"{feeding(names)} | {prefix} {shlex.quote(reading(names, command))}"
+
+
+def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str],
+          secrets: Secrets) -> str:
     if step.kind == "script":
         missing = shlex.quote(f"unknown built-in script {visible(step.run)}")
         body = scripts.get(step.run, f"printf '%s\\n' {missing} >&2; exit 1\n")
         runner = "bash -s" if node.local else f"{prefix} {shlex.quote('bash -s')}"
         line = f"{runner} <<'{_EOF}'\n{body.rstrip()}\n{_EOF}"
     else:
-        line = _on(node, prefix, step.run)
+        line = _on(node, prefix, secrets.text(step.run))
     if step.on_failure == "warn":
         # printf, not echo: dash's echo would turn a "\033" in the command into ESC.
         note = shlex.quote(f"warning: {node.name}: {step.kind} {visible(step.run)} failed, "
@@ -85,12 +97,14 @@ def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str
 
 def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str | None = None,
               known_hosts_path: str | None = None) -> str:
-    out = [
+    secrets = Secrets()
+    head = [
         "#!/bin/sh",
         _comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}"),
         "# Generated; each command's argv is quoted for the remote shell, then the local one.",
         "set -eu",
     ]
+    out: list[str] = []
     if plan.hf_refs:
         names = ", ".join("{{" + r.placeholder + "}}" for r in plan.hf_refs)
         out.append(_comment(f"HF references {names} are resolved per node by `sparktui serve`;"))
@@ -101,24 +115,27 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
         if node.before_serve:
             out.append("")
             out.append(_comment(f"before serve on {node.name}"))
-            out += [_hook(node, prefixes[node.name], s, scripts) for s in node.before_serve]
+            out += [_hook(node, prefixes[node.name], s, scripts, secrets)
+                    for s in node.before_serve]
     def services(phases: tuple[str, ...]) -> None:
         for service in plan.services:
             if service.start in phases:
-                out.extend(_service(service, plan.ssh_user, ssh_key_path, known_hosts_path))
+                out.extend(_service(service, plan.ssh_user, ssh_key_path, known_hosts_path,
+                                    secrets))
 
     services(("infra", "before_workers"))
     for name in plan.start_order:
         node = plan.node(name)
         out.append("")
         out.append(_comment(f"launch on {node.name} (rank {node.rank}, {node.role})"))
-        out.append(_on(node, prefixes[name], shlex.join(node.launch)))
+        out.append(_launch(node, prefixes[name], node.launch, secrets))
     services(("after_frontend",))
-    return "\n".join(out) + "\n"
+    out = secrets.scrubbed(out)
+    return "\n".join([*head, *secrets.preamble(), *out]) + "\n"
 
 
 def _service(service: ServicePlan, user: str, key: str | None,
-             known_hosts: str | None) -> list[str]:
+             known_hosts: str | None, secrets: Secrets) -> list[str]:
     """One launch line per instance; readiness is noted, not waited for."""
     ready = service.readiness
     probe = ready.kind if ready.port is None else f"{ready.kind} :{ready.port}"
@@ -126,5 +143,5 @@ def _service(service: ServicePlan, user: str, key: str | None,
                           f"sparktui serve waits for readiness {probe}, this script does not")]
     for inst in service.instances:
         prefix = _ssh(inst, user, key, known_hosts)
-        lines.append(_on(inst, prefix, shlex.join(inst.launch)))
+        lines.append(_launch(inst, prefix, inst.launch, secrets))
     return lines

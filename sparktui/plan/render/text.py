@@ -5,11 +5,15 @@ from __future__ import annotations
 from sparktui.i18n import _
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 from sparktui.plan.render.argv import launch_lines
+from sparktui.plan.render.masked import masked_plan
 from sparktui.plan.render.services_text import instance_sections, node_map, services_section
 from sparktui.plan.runtime import runtime_for
+from sparktui.scrub import scrub
 
 
 def render_text(plan: LaunchPlan) -> str:
+    """The plan for people, its secrets masked (``masked_plan``)."""
+    plan, secrets = masked_plan(plan)
     out: list[str] = []
     out.append(_("Plan: recipe {recipe} on cluster {cluster}").format(
         recipe=plan.recipe, cluster=plan.cluster))
@@ -52,7 +56,7 @@ def render_text(plan: LaunchPlan) -> str:
         out.append("")
         out.append(_("Router on {node}:").format(node=plan.router.node))
         out += launch_lines(plan.router.launch)
-    return "\n".join(out) + "\n"
+    return scrub("\n".join(out) + "\n", secrets)
 
 
 def _table(nodes: list[NodePlan]) -> list[str]:
