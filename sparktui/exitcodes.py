@@ -35,6 +35,10 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT,
         (ExitCode.DOES_NOT_FIT, N_("the model does not fit a node's memory: nothing was "
                                    "started (--force goes on)"))),
+    "recipes": (
+        (ExitCode.OK, N_("the recipes were listed (one that does not load shows why)")),
+        (ExitCode.BAD_INPUT, N_("bad input (arguments, config, no recipes folder): "
+                                "nothing was listed"))),
     "fit": (
         (ExitCode.OK, N_("fits, or tight (under 10% of the share left), on every node")),
         (ExitCode.FAILED, N_("a node could not be checked")),

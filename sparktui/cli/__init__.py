@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from sparktui.cli.language import refuse_language
 from sparktui.cli.parser import build_parser
 from sparktui.errors import EXIT_BAD_INPUT, SparkError
 from sparktui.exitcodes import ExitCode
@@ -27,7 +28,10 @@ def _early_lang(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    install(_early_lang(args_list))
+    lang = _early_lang(args_list)
+    if refuse_language(lang):
+        return EXIT_BAD_INPUT
+    install(lang)
     parser = build_parser()
     args = parser.parse_args(args_list)
     try:

@@ -12,10 +12,12 @@ from sparktui.cli.output import figure, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
+from sparktui.config.discovery import list_recipes
 from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import (
+    EXIT_BAD_INPUT,
     EXIT_DOES_NOT_FIT,
     EXIT_FAILED,
     EXIT_OK,
@@ -31,6 +33,7 @@ from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.render import render
 from sparktui.scrub import scrub
+from sparktui.visible import visible
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -149,6 +152,8 @@ def run_stop(args: argparse.Namespace) -> int:
     async def go(engine: ClusterEngine) -> int:
         health = await engine.health(cluster.name)
         print_health(health)
+        if args.recipe is not None and not known_recipe(args, health, args.recipe):
+            return EXIT_BAD_INPUT  # before any mark is written or anything stopped
         if nothing_runs(health, args.recipe):
             print(_("nothing runs on {where}: nothing to stop").format(
                 where=_where(cluster.name, args.recipe)))
@@ -185,6 +190,23 @@ def print_stopped(cluster: str, result: ActionResult) -> None:
           file=sys.stderr)
     for event in restores:
         print(scrub(f"  {event.node or '-'}: {event.detail}"), file=sys.stderr)
+
+
+def known_recipe(args: argparse.Namespace, health: ClusterHealth, recipe: str) -> bool:
+    """A recipe of the recipes folder, or one that runs on the cluster (its folder may be
+    gone): anything else is a typo, refused before a disarm mark is written for it."""
+    try:
+        folder = list_recipes(recipes_dir_from(args))
+    except SparkError:  # no recipes folder: only what runs is known
+        folder = {}
+    running = {w.recipe for w in health.workloads}
+    if recipe in folder or recipe in running:
+        return True
+    print(_("no recipe {recipe} in {folder}, and none runs on {cluster}: nothing was "
+            "stopped (recipes: {known})").format(
+        recipe=visible(recipe), folder=recipes_dir_from(args), cluster=health.cluster,
+        known=", ".join(sorted({*folder, *running})) or _("none")), file=sys.stderr)
+    return False
 
 
 def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:

@@ -79,6 +79,17 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
                    help=_("serve even when the memory fit says the model does not fit"))
     p.set_defaults(run=_serve)
 
+    p = add_command(sub, "recipes", _("list the recipes: engine, nodes, port, whether "
+                                      "each fits the cluster"), _(
+        "Every recipe of the recipes folder, as the dashboard's recipes pane lists it: "
+        "its engine, the nodes its plan takes, the API's port, whether it fits the "
+        "cluster (or why not) and its folder; the ones that fit first. Reads no node."))
+    p.add_argument("--cluster", "-c", metavar="CLUSTER",
+                   help=_("cluster name or unique prefix to fit them to (default: the "
+                          "first, as the dashboard opens on it)"))
+    p.add_argument("--json", action="store_true", help=_("one JSON object instead of text"))
+    p.set_defaults(run=_recipes)
+
     p = add_command(sub, "fit", _("does the recipe's model fit each node's memory"), _(
         "Read the model's config and weights' size from each node's HF cache and the node's "
         "memory, and say per node: fits, tight (under 10% left) or does not fit, with the "
@@ -143,7 +154,7 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between samples (default: telemetry_interval_seconds)"))
     # No short flag: -n is --node everywhere else.
-    p.add_argument("--count", type=int, metavar="N", help=_("stop after N samples"))
+    p.add_argument("--count", type=_positive, metavar="N", help=_("stop after N samples"))
     p.set_defaults(run=_top)
 
     p = add_command(sub, "logs", _("container logs from one or every node"), _(
@@ -296,6 +307,12 @@ def _serve(args: argparse.Namespace) -> int:
     from sparktui.cli import cluster_cmds
 
     return cluster_cmds.run_serve(args)
+
+
+def _recipes(args: argparse.Namespace) -> int:
+    from sparktui.cli import recipes_cmd
+
+    return recipes_cmd.run_recipes(args)
 
 
 def _fit(args: argparse.Namespace) -> int:

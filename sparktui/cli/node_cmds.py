@@ -33,7 +33,7 @@ def run_exec(args: argparse.Namespace) -> int:
     elif len(words) == 1 and words[0] in loaded.config.exec_aliases:
         command = loaded.config.exec_aliases[words[0]]
     else:
-        raise fail("exec_alias_unknown", alias=" ".join(words), known=aliases or "-")
+        raise fail("exec_alias_unknown", alias=" ".join(words), known=aliases or _("none"))
     cluster = pick_cluster(loaded.config, args.cluster)
     if args.node and args.node not in {n.name for n in cluster.nodes}:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
@@ -112,6 +112,10 @@ def run_init_host_keys(args: argparse.Namespace) -> int:
             if (n.ssh_ip, n.ssh_port) not in seen:
                 seen.add((n.ssh_ip, n.ssh_port))
                 nodes.append(n)
+    if all(n.local for n in nodes):  # commands run here, not over SSH: no key to record
+        print(_("nothing to record: {nodes} run on this machine, without SSH").format(
+            nodes=", ".join(n.name for n in nodes)))
+        return EXIT_OK
     results = asyncio.run(init_host_keys(cfg, nodes))
     worst = EXIT_OK
     for r in results:

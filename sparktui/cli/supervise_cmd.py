@@ -59,6 +59,11 @@ def run_supervise(args: argparse.Namespace) -> int:
             recipe=plan.recipe), file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.on_node:
+        if any(n.local for n in loaded.config.cluster(plan.cluster).nodes):
+            # Bad input, checked before any node is asked: no container runs on this machine.
+            print(_("a cluster with a local node cannot run its supervisor on a node"),
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
         return _on_node(args, loaded.config, plan, recipe.source.path)
 
     def skipped(name: str, exc: SparkError) -> None:

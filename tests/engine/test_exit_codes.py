@@ -27,6 +27,7 @@ def test_headless_stop_with_nothing_running_exits_0_and_says_nothing_runs(site, 
 def test_headless_stop_of_a_recipe_that_does_not_run_exits_0_while_another_runs(site, capsys):
     s = site(2)
     s.recipe("toy", toy_recipe())
+    s.recipe("other", toy_recipe(port=30012))  # known, not running (an unknown one: exit 2)
     assert main(s.cli("serve", "toy")) == ExitCode.OK
     capsys.readouterr()
     try:

@@ -84,3 +84,51 @@ async def test_a_config_without_clusters_says_what_to_add(tmp_path: Path):
     (tmp_path / "added.toml").write_text(CLUSTER_EXAMPLE + "\n", encoding="utf-8")
     added = load_config(tmp_path / "added.toml")  # the example is a config that loads
     assert [n.name for n in added.config.clusters[0].nodes] == ["spark1"]
+
+
+def _nodes_of(summary: str) -> int:
+    return int(next(part for part in summary.split(" · ") if "node" in part).split()[0])
+
+
+def test_the_summary_counts_the_nodes_the_plan_runs_on():
+    """Every example recipe on every example cluster: the line says as many nodes as the
+    plan takes (engine, pools, dedicated), or as its misfit asks for."""
+    config = load_config(EXAMPLE_CONFIG)
+    entries, _problems = scan_recipes(RECIPES)
+    for cluster in config.config.clusters:
+        _ordered, why = fit_first(entries, cluster)
+        for entry in entries:
+            said = _nodes_of(entry.summary(cluster))
+            if entry.name in why:
+                assert why[entry.name].startswith(f"needs {said} node"), (entry.name, why)
+                continue
+            try:
+                plan = build_plan(config, entry.loaded, cluster.name)
+            except SparkError:
+                continue  # refused for another reason (no [nccl] entry...)
+            used = {n.name for n in plan.nodes} | {n for s in plan.services for n in s.nodes}
+            assert said == len(used), (entry.name, cluster.name)
+
+
+def test_tensor_parallel_without_required_nodes_counts_the_plans_nodes(tmp_path: Path):
+    folder = tmp_path / "recipes" / "tp2"
+    folder.mkdir(parents=True)
+    (folder / "recipe.toml").write_text(
+        'engine = "vllm"\ndocker_image = "vllm/vllm-openai:v0.11.0"\nmodel = "m/m"\n'
+        'tensor_parallel_size = 2\n', encoding="utf-8")
+    config = load_config(_solo_and_pair(tmp_path))
+    (entry,), _problems = scan_recipes(tmp_path / "recipes")
+    solo, pair = config.config.clusters
+    plan = build_plan(config, entry.loaded, "pair")
+    assert len(plan.nodes) == 2
+    assert entry.summary(pair) == f"vllm · 2 nodes · :{plan.port}"
+    assert entry.summary(solo) == f"vllm · 2 nodes · :{plan.port}"  # above "needs 2 nodes"
+    assert fit_first([entry], solo)[1] == {"tp2": "needs 2 nodes, cluster has 1"}
+
+
+def test_the_dynamo_recipe_counts_its_dedicated_node():
+    entries, _problems = scan_recipes(RECIPES)
+    dynamo = next(e for e in entries if e.name == "qwen3-30b-dynamo")
+    two = load_config(EXAMPLE_CONFIG).config.cluster("2nodes")
+    assert dynamo.summary(two) == "vllm · 3 nodes · :8000"
+    assert fit_first([dynamo], two)[1]["qwen3-30b-dynamo"] == "needs 3 nodes, cluster has 2"

@@ -11,13 +11,24 @@ from pathlib import Path
 from sparktui.config.discovery import list_recipes
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_recipe
-from sparktui.config.models import Cluster
+from sparktui.config.models import Cluster, Node
 from sparktui.errors import Problem, SparkError
 from sparktui.i18n import N_, _, ngettext
 from sparktui.plan.build import build_plan, declared_api_port
 from sparktui.plan.cluster import total_nodes_needed
 from sparktui.plan.render import render
-from sparktui.plan.services.placement import extra_nodes
+
+
+@dataclass(frozen=True)
+class RecipeFacts:
+    """What the plan of a recipe runs on a cluster: the recipes pane's line and the
+    ``recipes`` command's row."""
+
+    engine: str | None  # None: services only
+    nodes: int
+    """Every node the plan takes: the engine's (``required_nodes``, else tensor x pipeline
+    parallel over the cluster's GPUs per node), the service pools', a dedicated one."""
+    port: int | None  # the API's; None: services only
 
 
 @dataclass(frozen=True)
@@ -33,18 +44,36 @@ class RecipeEntry:
     def ok(self) -> bool:
         return self.loaded is not None
 
-    def summary(self) -> str:
-        """One short line under the name: engine, nodes, port."""
+    @property
+    def folder(self) -> Path:
+        """The recipe's own folder (``path`` is its recipe.toml)."""
+        return self.path.parent
+
+    def facts(self, cluster: Cluster | None) -> RecipeFacts | None:
+        """Counted as the plan counts (plan.cluster.total_nodes_needed), so the line never
+        says fewer nodes than the plan, or a misfit, asks for; None: it does not load."""
         if self.loaded is None:
-            return short_problem(self.problems[0]) if self.problems else _("broken")
+            return None
         rec = self.loaded.recipe
-        if not rec.has_engine:  # its pools and dedicated node, at least the one it runs on
-            nodes = max(1, extra_nodes(rec))
-            return _("services only") + " · " + ngettext("{n} node", "{n} nodes", nodes).format(
-                n=nodes)
-        nodes = rec.required_nodes or 1
-        return f"{rec.engine} · " + ngettext("{n} node", "{n} nodes", nodes).format(n=nodes) + \
-            f" · :{declared_api_port(rec)}"
+        nodes = total_nodes_needed(rec, cluster if cluster is not None else _one_gpu_cluster())
+        if not rec.has_engine:
+            return RecipeFacts(None, nodes, None)
+        return RecipeFacts(rec.engine, nodes, declared_api_port(rec))
+
+    def summary(self, cluster: Cluster | None = None) -> str:
+        """One short line under the name: engine, nodes, port (on ``cluster``)."""
+        facts = self.facts(cluster)
+        if facts is None:
+            return short_problem(self.problems[0]) if self.problems else _("broken")
+        nodes = ngettext("{n} node", "{n} nodes", facts.nodes).format(n=facts.nodes)
+        if facts.engine is None:
+            return _("services only") + " · " + nodes
+        return f"{facts.engine} · {nodes} · :{facts.port}"
+
+
+def _one_gpu_cluster() -> Cluster:
+    """No cluster to count on (a config without any): one GPU a node, the default."""
+    return Cluster(name="any", nodes=[Node(name="any", ssh_ip="127.0.0.1", rank=0)])
 
 
 def misfit(entry: RecipeEntry, cluster: Cluster | None) -> str | None:

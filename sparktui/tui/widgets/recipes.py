@@ -34,12 +34,14 @@ class RecipeList(OptionList):
     BINDINGS = [Binding("enter", "select", _("Plan"), id="recipes.select")]
 
 
-def _prompt(entry: RecipeEntry, misfit: str | None = None) -> Group | Text:
+def _prompt(entry: RecipeEntry, cluster: Cluster | None,
+            misfit: str | None = None) -> Group | Text:
+    summary = entry.summary(cluster)  # the plan's count on the cluster in focus
     if entry.ok and misfit is not None:  # after the ones that fit, dimmed, with why
-        return Group(Text(entry.name, style="bold dim"), Text(entry.summary(), style="dim"),
+        return Group(Text(entry.name, style="bold dim"), Text(summary, style="dim"),
                      Text("✗ " + misfit, style="dim italic"))
     if entry.ok:
-        return Group(Text(entry.name, style="bold"), Text(entry.summary(), style="dim"))
+        return Group(Text(entry.name, style="bold"), Text(summary, style="dim"))
     lines = [Text.assemble(("⚠ ", "bold red"), (entry.name, "bold red"))]
     lines += [Text(short_problem(p), style="italic") for p in entry.problems[:3]]
     return Group(*lines)
@@ -146,7 +148,8 @@ class RecipesPane(Vertical):
             text = _("no recipe matches") if self.entries else _("no recipes in this folder")
             options.add_option(Option(Text(text, style="dim"), disabled=True))
             return
-        options.add_options(Option(_prompt(e, self.misfits.get(e.name)), id=e.name)
+        options.add_options(Option(_prompt(e, self._cluster, self.misfits.get(e.name)),
+                                   id=e.name)
                             for e in visible)
         names = [e.name for e in visible]
         options.highlighted = names.index(keep) if keep in names else 0
