@@ -32,6 +32,7 @@ MESSAGES: dict[str, str] = {
     "file_too_large": N_("is larger than {limit}; a config or recipe is a page of settings"),
     "file_not_utf8": N_("is not UTF-8 text"),
     "toml_too_deep": N_("broken TOML: arrays or tables nested too deeply"),
+    "toml_key_too_long": N_("a dotted key or table header has more than {limit} parts"),
     "key_control": N_("a key holds the control character {char}"),
     "value_control": N_("holds {char} (a control character or line break), which is not allowed here"),
     "missing": N_("required field is missing"),

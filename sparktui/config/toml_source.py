@@ -12,6 +12,7 @@ import re
 import stat
 import tomllib
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,37 @@ _LITERAL = re.compile(r"'[^'\n]*'?")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 MAX_BYTES = 1024 * 1024
 """A config or recipe is a page of settings; past 1 MiB it is refused before parsing."""
+MAX_KEY_PARTS = 32
+"""The most parts a dotted key or a table header may have (``a.b.c`` has 3). tomllib's
+time and memory grow with the square of a key's parts: one 400 KB key ``a.a.a…`` took
+12 GB and did not end; the longest real key has 4."""
+
+
+_ONE_PART = r"""[A-Za-z0-9_-]+|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\n]*'"""
+_KEY_PART = re.compile(_ONE_PART)
+
+
+def _part(name: str) -> str:
+    """A key's part: a bare word taken whole (a lookahead's capture, matched again: an
+    atomic group, never given back a letter at a time) or a one-line string."""
+    return rf"(?:(?=(?P<{name}>[A-Za-z0-9_-]+))(?P={name})|{_ONE_PART})"
+
+
+_TOKEN = re.compile(
+    rf"(?P<chain>(?<![A-Za-z0-9_-]){_part('first')}"
+    rf"(?:[ \t]*\.[ \t]*{_part('next')}){{1,{MAX_KEY_PARTS}}})"
+    r"|#[^\n]*"  # a comment
+    r'|"""(?:[^"\\]|\\[\s\S]?|"(?!""))*(?:"{3,5}|\Z)'  # a multi-line basic string
+    r"|'''[\s\S]*?(?:'{3,5}|\Z)"  # a multi-line literal string
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'  # a basic string, closed or not
+    r"|'[^'\n]*'?")  # a literal string, closed or not
+"""Strings and comments are skipped whole (their dots are text); what is left, parts
+joined by dots, is a dotted key, a header or a number (``1.5``), taken whole up to
+``MAX_KEY_PARTS + 1`` parts: a chain that long is refused, and nothing longer is ever
+held (a regex repeat keeps state for each round). Every token is taken whole in one pass
+and none can fail once begun, so the scan is linear in the text. (No
+possessive quantifiers: Python 3.11.2 fails ``(?:[^"]++|"(?!""))*+`` on a plain string.)
+"""
 _BOM = "\ufeff"
 
 
@@ -97,6 +129,7 @@ def parse_toml(text: str, path: Path) -> TomlSource:
         raise fail("file_too_large", file=path, limit="1 MiB")
     if text.startswith(_BOM):
         text = text[1:]  # a UTF-8 byte order mark, as some Windows editors write
+    _refuse_long_keys(text, path)
     try:
         data = tomllib.loads(text)
     except RecursionError:
@@ -112,6 +145,17 @@ def parse_toml(text: str, path: Path) -> TomlSource:
     except RecursionError:
         raise fail("toml_too_deep", file=path) from None
     return TomlSource(path, data, lines)
+
+
+def _refuse_long_keys(text: str, path: Path) -> None:
+    """A dotted key or header of more than ``MAX_KEY_PARTS`` parts, refused at its line
+    before tomllib sees it (one linear regex pass, no parse)."""
+    for match in _TOKEN.finditer(text):
+        chain = match.group("chain")
+        if chain is not None and chain.count(".") >= MAX_KEY_PARTS \
+                and next(islice(_KEY_PART.finditer(chain), MAX_KEY_PARTS, None), None):
+            line = text.count("\n", 0, match.start()) + 1
+            raise fail("toml_key_too_long", file=path, line=line, limit=MAX_KEY_PARTS)
 
 
 class _Scanner:
