@@ -140,6 +140,9 @@ MESSAGES: dict[str, str] = {
     "bench_tool_missing": N_("the benchmark tool '{tool}' is not installed: install NVIDIA's aiperf apart from sparktui (it needs another Textual), e.g. pipx install aiperf==0.13.0, or set $SPARKTUI_AIPERF to its program"),
     "bench_run_unknown": N_("no benchmark run '{name}' in {directory}; runs: {known}"),
     "bench_run_invalid": N_("is not a sparktui benchmark run: {detail}"),
+    "bench_run_too_large": N_("is larger than {limit}: not a sparktui benchmark run (one is a few kilobytes)"),
+    "bench_run_too_deep": N_("nests {depth} levels deep (at most {limit}): not a sparktui benchmark run"),
+    "bench_run_number": N_("holds the number {number}: at most {limit} characters and finite, not NaN or Infinity"),
 }
 
 NODE_COUNTS = ("have",)

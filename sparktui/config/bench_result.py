@@ -25,25 +25,33 @@ from sparktui.config.schema import (
 FORMAT = 1
 """Bumped when a field changes meaning; a reader refuses formats it does not know."""
 
+# Bounds on every number, far past what a benchmark measures and far below what the
+# renderers break on: a shared file of 1e308 tokens/s crashed babel's formatting (the
+# TTFT is shown in ms: 1e308 * 1000 is inf), a 4000-digit concurrency crashed plotext.
+MAX_SECONDS = 1e6  # eleven days for one request
+MAX_RATE = 1e9  # requests or tokens per second
+MAX_CONCURRENCY = 1 << 20
+MAX_COUNT = 10**12  # requests in one level
+
 
 class Stat(Model):
     """One latency in seconds over the level's requests (None: the tool did not say)."""
 
-    mean = field(nullable(number()), None)
-    p50 = field(nullable(number()), None)
-    p90 = field(nullable(number()), None)
-    p99 = field(nullable(number()), None)
+    mean = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
+    p50 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
+    p90 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
+    p99 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
 
 
 class LevelResult(Model):
     """What one concurrency level measured."""
 
-    concurrency = field(integer(ge=1))
-    requests = field(integer(ge=0))  # completed without an error
-    errors = field(integer(ge=0))
-    duration_seconds = field(nullable(number(ge=0)), None)
-    request_throughput = field(nullable(number(ge=0)), None)  # requests/s
-    output_tokens_per_second = field(nullable(number(ge=0)), None)
+    concurrency = field(integer(ge=1, le=MAX_CONCURRENCY))
+    requests = field(integer(ge=0, le=MAX_COUNT))  # completed without an error
+    errors = field(integer(ge=0, le=MAX_COUNT))
+    duration_seconds = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
+    request_throughput = field(nullable(number(ge=0, le=MAX_RATE)), None)  # requests/s
+    output_tokens_per_second = field(nullable(number(ge=0, le=MAX_RATE)), None)
     ttft = field(nested(Stat), factory=Stat)
     itl = field(nested(Stat), factory=Stat)  # inter-token latency
     e2e = field(nested(Stat), factory=Stat)  # request latency, first byte sent to last token

@@ -88,8 +88,10 @@ def load_toml(path: Path) -> TomlSource:
     return parse_toml(read_text(path), path)
 
 
-def read_text(path: Path) -> str:
-    """A regular file's UTF-8 text, at most ``MAX_BYTES``; anything else is a problem.
+def read_text(path: Path, *, limit: int = MAX_BYTES, too_large: str = "file_too_large"
+              ) -> str:
+    """A regular file's UTF-8 text, at most ``limit`` bytes (past it, the problem
+    ``too_large``); anything else is a problem.
 
     Opened without blocking and checked on the open descriptor, so a FIFO or a device
     named as the config is refused at once instead of read forever.
@@ -107,16 +109,16 @@ def read_text(path: Path) -> str:
             raise fail("file_is_folder", file=path)
         if not stat.S_ISREG(mode):
             raise fail("file_not_regular", file=path)
-        data = os.read(fd, MAX_BYTES + 1)
-        while len(data) <= MAX_BYTES and (more := os.read(fd, MAX_BYTES + 1 - len(data))):
+        data = os.read(fd, limit + 1)
+        while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
             data += more
     except OSError as exc:
         raise fail("file_unreadable", file=path, detail=exc.strerror or type(exc).__name__) \
             from None
     finally:
         os.close(fd)
-    if len(data) > MAX_BYTES:
-        raise fail("file_too_large", file=path, limit="1 MiB")
+    if len(data) > limit:
+        raise fail(too_large, file=path, limit=f"{limit >> 20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
