@@ -43,3 +43,25 @@ def outcome_line(outcome: Outcome) -> str:
     target = (f"{outcome.target} ({outcome.node})" if outcome.node
               and outcome.node != outcome.target else outcome.target)
     return f"{outcome.action:<10} {target:<28} {outcome.detail}"
+
+
+def container_state(state: str, exit_code: int | None, *, zero: bool = False,
+                    short: bool = False) -> str:
+    """docker's state in words. A container docker created and never started (its start
+    failed: no GPU runtime, an entrypoint that does not exist) is "created, never
+    started" (``short``, for a narrow column: "not started"): the exit code docker
+    gives it (128, or 0) and its start time (year 1) are no facts. Another one not
+    running shows its exit code (``zero``: 0 too)."""
+    if state == "created":
+        return _("not started") if short else _("created, never started")
+    if exit_code is not None and state != "running" and (zero or exit_code != 0):
+        return f"{state} ({exit_code})"
+    return state
+
+
+def failed_where(node: str | None, step: str | None) -> str:
+    """"on spark2 at launch", or "at benchmark" for a step of no node: never "on -"."""
+    where = step_label(step) if step else _("an unknown step")
+    if node:
+        return _("on {node} at {step}").format(node=node, step=where)
+    return _("at {step}").format(step=where)

@@ -27,7 +27,7 @@ from sparktui.errors import (
 )
 from sparktui.fmt import format_ms
 from sparktui.i18n import _
-from sparktui.labels import step_label
+from sparktui.labels import failed_where
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
@@ -50,9 +50,8 @@ def run_serve(args: argparse.Namespace) -> int:
         if result.ok:
             print(served_line(plan, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
-        print(_("serve failed on {node} at {step}: {detail}").format(
-            node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
-            detail=result.detail),
+        print(_("serve failed {where}: {detail}").format(
+            where=failed_where(result.failed_node, result.failed_step), detail=result.detail),
             file=sys.stderr)
         return EXIT_DOES_NOT_FIT if result.failed_step in (Step.FIT, Step.SHARES) else EXIT_FAILED
 
@@ -175,8 +174,8 @@ def print_stopped(cluster: str, result: ActionResult) -> None:
     """The end of a stop, said once more after the steps: a restore that did not finish
     (after_stop) is never left to scroll by."""
     if not result.ok:
-        print(_("stop failed on {node} at {step}: {detail}").format(
-            node=result.failed_node or "-", step=step_label(result.failed_step or "-"),
+        print(_("stop failed {where}: {detail}").format(
+            where=failed_where(result.failed_node, result.failed_step),
             detail=scrub(result.detail)), file=sys.stderr)
         return
     restores = [e for e in result.warnings if e.step == Step.AFTER_STOP]

@@ -20,7 +20,7 @@ from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.workloads.restart import restart
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
-from sparktui.labels import step_label
+from sparktui.labels import failed_where
 from sparktui.plan.build import build_plan
 from sparktui.scrub import scrub
 
@@ -58,8 +58,8 @@ def run_restart(args: argparse.Namespace) -> int:
         served = done.served
         assert served is not None
         if not served.ok:
-            print(_("serve failed on {node} at {step}: {detail}").format(
-                node=served.failed_node or "-", step=step_label(served.failed_step or "-"),
+            print(_("serve failed {where}: {detail}").format(
+                where=failed_where(served.failed_node, served.failed_step),
                 detail=scrub(served.detail)), file=sys.stderr)
             print(_("{recipe} is DOWN on {cluster}: it was stopped and did not come back; "
                     "serve it again once the cause is fixed").format(

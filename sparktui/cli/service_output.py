@@ -5,6 +5,7 @@ from __future__ import annotations
 from sparktui.engine.api import ActionResult
 from sparktui.engine.status import ClusterHealth, MetricsStatus
 from sparktui.i18n import _
+from sparktui.labels import container_state
 from sparktui.plan.model import LaunchPlan
 
 
@@ -20,7 +21,7 @@ def print_services(health: ClusterHealth) -> None:
               + (f" [{', '.join(flags)}]" if flags else ""))
         for inst in svc.instances:
             ready = {True: _("ready"), False: _("not ready"), None: "-"}[inst.ready]
-            state = inst.state if inst.exit_code is None else f"{inst.state} ({inst.exit_code})"
+            state = container_state(inst.state, inst.exit_code, zero=True)
             probe = f" {inst.readiness}" if inst.readiness else ""
             print(f"    {inst.node:<12} #{inst.index} {inst.container}  {state}  {ready}{probe}")
         for m in svc.metrics:

@@ -65,7 +65,7 @@ def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list
     heads = serving(health)
     if recipe is not None and recipe not in heads:
         raise fail("bench_not_serving", recipe=recipe, cluster=health.cluster,
-                   known=sorted(heads) or ["-"])
+                   known=sorted(heads) or [_("nothing")])
     if recipe is None:
         if not heads:
             raise fail("bench_nothing_serving", cluster=health.cluster)

@@ -52,7 +52,7 @@ class Described:
         return [(_("container"), self.name), (_("node"), self.node),
                 (_("image"), str(self._config().get("Image") or "")),
                 (_("image ID"), str(self.raw.get("Image") or "")),
-                (_("state"), f"{state.get('Status', '?')} ({state.get('StartedAt') or '-'})"),
+                (_("state"), _state(state)),
                 (_("command"), shlex.join(c for c in self.command if c))]
 
     def lines(self) -> list[str]:
@@ -98,3 +98,16 @@ async def inspect(transport: Transport, name: str, timeout: float) -> Described:
     if not isinstance(item, dict):
         raise NodeError(node, N_("docker inspect gave no container"), name)
     return Described(node, name, mask(item))
+
+
+NEVER = "0001-01-01T00:00:00Z"
+"""docker's StartedAt of a container it never started (Go's zero time)."""
+
+
+def _state(state: dict[str, Any]) -> str:
+    """``running (since 2025-06-15T12:51:40Z)``; a container never started says so
+    instead of its zero time (or the exit code docker gives it)."""
+    status, started = str(state.get("Status") or "?"), str(state.get("StartedAt") or "")
+    if status == "created" or started.startswith("0001-01-01"):
+        return _("created, never started")
+    return f"{status} ({started})" if started else status

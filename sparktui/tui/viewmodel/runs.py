@@ -17,7 +17,7 @@ from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.engine.workloads.discover import share_holders
 from sparktui.i18n import N_, _
-from sparktui.labels import step_label
+from sparktui.labels import failed_where
 from sparktui.plan.fit.probe import question_for
 from sparktui.plan.fit.shares import node_shares, share_line
 from sparktui.plan.model import LaunchPlan
@@ -127,21 +127,20 @@ class ActionRun:
                                                             cluster=self.cluster)
         if result.ok:
             return _("stopped what {cluster} ran").format(cluster=self.cluster)
-        return _("{action} failed on {node} at {step}").format(
-            action=self.label, node=result.failed_node or "-",
-            step=step_label(result.failed_step or "-"))
+        return _("{action} failed {where}").format(
+            action=self.label, where=failed_where(result.failed_node, result.failed_step))
 
 
     def _restart_outcome(self, result: ActionResult) -> str:
         if result.ok:
             return _("restarted {recipe} on {cluster}: {url}").format(
                 recipe=self.recipe, cluster=self.cluster, url=self.url)
-        where = {"node": result.failed_node or "-", "step": step_label(result.failed_step or "-")}
+        where = failed_where(result.failed_node, result.failed_step)
         if result.failed_step in (Step.STOP, Step.AFTER_STOP):
-            return _("restart failed: the stop failed on {node} at {step}; nothing was "
-                     "served").format(**where)
-        return _("{recipe} is DOWN on {cluster}: it was stopped, then serve failed on {node} "
-                 "at {step}").format(recipe=self.recipe, cluster=self.cluster, **where)
+            return _("restart failed: the stop failed {where}; nothing was served").format(
+                where=where)
+        return _("{recipe} is DOWN on {cluster}: it was stopped, then serve failed "
+                 "{where}").format(recipe=self.recipe, cluster=self.cluster, where=where)
 
 
 def progress_rows(events: list[Progress]) -> list[ProgressRow]:

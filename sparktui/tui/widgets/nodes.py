@@ -22,6 +22,7 @@ from sparktui.config.models import Cluster, Node
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload, log_source
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
+from sparktui.labels import container_state
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.viewmodel.health import node_workloads, strip_ansi, uptime
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder, ordered
@@ -325,9 +326,7 @@ class NodesPane(Vertical):
             return Text(_("none"), style="dim")
         if compact and work.running:
             return Text(work.recipe, style="bold green")
-        label = work.state
-        if work.exit_code not in (None, 0) and not work.running:
-            label += f" ({work.exit_code})"
+        label = container_state(work.state, work.exit_code, short=True)
         text = Text(label, style=STATE_STYLES.get(work.state, ""))
         if self.health is not None and len(self.health.recipes) > 1:
             text.append(f" {work.recipe}", style="bold")  # several recipes: whose row

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from sparktui.engine.status import ClusterHealth, MetricsStatus, ServiceStatus
 from sparktui.i18n import _
+from sparktui.labels import container_state
 from sparktui.tui.widgets.paint import show
 
 STATE_STYLES = {"ready": "green", "running": "green", "starting": "yellow",
@@ -79,7 +80,7 @@ def services_table(services: list[ServiceStatus]) -> Table:
         title = Text.assemble((svc.name, "bold " + STATE_STYLES.get(svc.state, "")),
                               (f" {marks}" if marks else "", "cyan"))
         for n, inst in enumerate(svc.instances):
-            state = inst.state + (f" ({inst.exit_code})" if inst.exit_code is not None else "")
+            state = container_state(inst.state, inst.exit_code, zero=True)
             scrapes = [m for m in svc.metrics if m.node == inst.node]
             first = Text(_kind(svc), style="dim") if n == 1 else ""
             table.add_row(
