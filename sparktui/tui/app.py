@@ -240,9 +240,10 @@ class SparkApp(SafeText, App[int]):
         if dashboard is None:
             return
         # not up: a reload is building it (it focuses on mount), or the app is closing
-        # (its panes go before the screen does, while the watch cycle's timer still runs)
+        # (its panes and their trees go before the screen does, while the watch cycle's
+        # timer still runs)
         shown = (dashboard.is_mounted and dashboard in self.screen_stack and not self._exit
-                 and bool(dashboard.query("ClustersPane")))
+                 and bool(dashboard.query("ClusterTree")))
         if dashboard.focus_cluster(name, paint=shown) and shown:
             self.readers.follow(name)
 

@@ -92,10 +92,13 @@ class ClustersPane(Vertical):
                                 data=Ref(cluster.name, node.name))
 
     def _relabel(self) -> None:
-        if not self.is_mounted:
+        # closing: Textual removes the tree before its pane, while the watch cycle's
+        # timer may still tick
+        trees = self.query(ClusterTree) if self.is_mounted else None
+        if not trees:
             return
         by_name = {c.name: c for c in self.clusters}
-        for branch in self.cluster_tree.root.children:
+        for branch in trees.first().root.children:
             cluster = by_name[branch.data.cluster]  # type: ignore[union-attr]
             branch.set_label(self._cluster_label(cluster))
             for leaf in branch.children:
