@@ -12,10 +12,10 @@ from typing import Any
 from sparktui.config.models import Config, Node
 from sparktui.engine.remote.transport import (
     Completed,
-    NodeError,
     Stream,
     decode_output,
     split_lines,
+    timed_out,
 )
 
 
@@ -43,7 +43,7 @@ class LocalTransport:
                 os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(proc.communicate(), 5)
-            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
+            raise timed_out(self.node.name, limit, command) from None
         return Completed(proc.returncode or 0, decode_output(out), decode_output(err))
 
     async def stream(self, command: str) -> Stream:

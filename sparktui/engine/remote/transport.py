@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sparktui.config.models import Config, Node
 from sparktui.engine.remote import hostkeys
 from sparktui.i18n import N_, _
+from sparktui.scrub import mask_text
+from sparktui.visible import visible
 
 if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s
     import asyncssh
@@ -48,6 +50,12 @@ class NodeError(Exception):
     def text(self) -> str:
         """The reason in the active language, and the detail: what people read."""
         return f"{_(self.reason)}: {self.detail}" if self.detail else _(self.reason)
+
+
+def timed_out(node: str, limit: float, command: str) -> NodeError:
+    """A command's timeout, naming the command: its secrets masked before it is cut
+    (a value cut short would no longer be found by value), its text made safe."""
+    return NodeError(node, "timeout", f"{limit:g} s: {visible(mask_text(command))[:80]}")
 
 
 @dataclass(frozen=True)
@@ -231,7 +239,7 @@ class SshTransport:
             code = result.exit_status if result.exit_status is not None else 255
             return Completed(code, decode_output(result.stdout), decode_output(result.stderr))
         except TimeoutError:
-            raise NodeError(self.node.name, "timeout", f"{limit:g} s: {command[:80]}") from None
+            raise timed_out(self.node.name, limit, command) from None
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError) as exc:
             broken = True
             raise NodeError(self.node.name, "connection lost", str(exc)) from None
