@@ -282,8 +282,15 @@ class Serve:
         self._say(Step.LAUNCH, node.name, StepState.STARTED, node.role)
         result = await self.t[node.name].run(shlex.join(node.launch))
         if not result.ok:
-            raise StepFailed(node.name, Step.LAUNCH,
-                             (result.stderr or result.stdout).strip()[:300])
+            why = (result.stderr or result.stdout).strip()[:300]
+            self._say(Step.LAUNCH, node.name, StepState.FAILED, why)
+            # docker run creates the container before it fails to start it (no NVIDIA
+            # runtime for --gpus, an entrypoint that does not exist): removed, kept on
+            # failure or not, since it never ran and would block the next serve
+            if await self._created(node):
+                await roll_back(self.t[node.name], node.name, self.plan.runtime,
+                                node.container, self._say, self.stop_grace)
+            raise StepFailed(node.name, Step.LAUNCH, why, reported=True)
         self.started.append(node)
         self._say(Step.LAUNCH, node.name, StepState.OK, result.stdout.strip()[:12])
 
@@ -332,6 +339,15 @@ class Serve:
                       f"{time.monotonic() - started:.0f} s")
             await asyncio.sleep(wait)
             wait = min(wait * 2, self.poll_seconds)
+
+    async def _created(self, node: NodePlan) -> bool:
+        """Whether the node has the workload in any state; unknown counts as yes (the
+        removal is tried, and its row says how it went)."""
+        try:
+            state = await workload_state(self.t[node.name], self.plan.runtime, node.container)
+        except NodeError:
+            return True
+        return not state.missing
 
     async def _rollback(self) -> None:
         """Every node's workload at once: each gets its grace period."""

@@ -91,9 +91,14 @@ def failure_text(run: ActionRun) -> Text:
 
 
 def serve_failure_note(run: ActionRun) -> str:
-    """What a failed serve left behind: removed, nothing, or kept (keep on failure)."""
+    """What a failed serve left behind: removed, nothing, or kept (keep on failure). A
+    launch that failed may still have created its container (it is then rolled back),
+    so "nothing" is said only when there is no rollback row either."""
     steps = {(e.step, e.state) for e in run.events}
-    if ("rollback", "ok") in steps or ("rollback", "failed") in steps:
+    launched = {e.node for e in run.events if e.step == "launch" and e.state == "ok"}
+    rolled = {e.node for e in run.events
+              if e.step == "rollback" and e.state in ("ok", "failed")}
+    if rolled and not launched - rolled:
         return _("What this serve had started was removed (see the rollback rows).")
     # A service instance's first "ok" on its node is its launch.
     started = ("launch", "ok") in steps or any(
