@@ -7,24 +7,26 @@ the next serve refused ("already exists… stop it first"). Real sshd and docker
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.api import ActionResult
+from sparktui.plan.model import LaunchPlan
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
 
 NO_ENTRYPOINT = ('entrypoint = ["vllm", "serve"]', 'entrypoint = ["no-such-engine"]')
 
 
-def _serve(s, name: str, **kw) -> tuple[ActionResult, Recorder]:
+def _serve(s, plan: LaunchPlan, **kw) -> tuple[ActionResult, Recorder]:
     rec = Recorder()
 
     async def go() -> ActionResult:
         engine = s.engine()
         try:
-            return await engine.serve(s.plan(name), rec, **kw)
+            return await engine.serve(plan, rec, **kw)
         finally:
             await engine.close()
 
@@ -40,7 +42,7 @@ def test_a_created_container_is_removed_even_when_kept_on_failure(site, capsys) 
     s = site(1)
     s.recipe("noent", toy_recipe(nodes=1).replace(*NO_ENTRYPOINT))
     for _attempt in range(2):  # the second serve is not refused for "already exists"
-        result, rec = _serve(s, "noent", keep_on_failure=True)  # never ran: nothing to keep
+        result, rec = _serve(s, s.plan("noent"), keep_on_failure=True)  # never ran: nothing to keep
         assert not result.ok and result.failed_step == "launch", result
         assert "already exists" not in result.detail, result.detail
         assert s.hosts.node("node1").containers() == {}
@@ -66,7 +68,8 @@ def test_the_started_worker_and_the_created_head_are_both_removed(site) -> None:
     argv = list(worker.launch)
     at = argv.index("vllm:test")  # the worker runs sleep 600 in place of its engine
     argv[at:] = ["--entrypoint", "sleep", "vllm:test", "600"]
-    result, rec = _serve_with_worker(s, plan, worker.name, argv)
+    nodes = [replace(n, launch=argv) if n.name == worker.name else n for n in plan.nodes]
+    result, rec = _serve(s, replace(plan, nodes=nodes))
     assert not result.ok and result.failed_node == plan.head.name, result
     assert (worker.name, "launch") in rec.steps("ok")
     for node in (n.name for n in plan.nodes):
@@ -74,18 +77,3 @@ def test_the_started_worker_and_the_created_head_are_both_removed(site) -> None:
         assert (node, "rollback") in rec.steps("ok")
     assert "removed" in _note(result, rec, "half")
 
-
-def _serve_with_worker(s, plan, worker: str, argv: list[str]) -> tuple[ActionResult, Recorder]:
-    from dataclasses import replace
-
-    nodes = [replace(n, launch=argv) if n.name == worker else n for n in plan.nodes]
-    rec = Recorder()
-
-    async def go() -> ActionResult:
-        engine = s.engine()
-        try:
-            return await engine.serve(replace(plan, nodes=nodes), rec)
-        finally:
-            await engine.close()
-
-    return asyncio.run(go()), rec
