@@ -58,8 +58,21 @@ def run_serve(args: argparse.Namespace) -> int:
     return with_engine(loaded.config, go)
 
 
+def cluster_state(health: ClusterHealth) -> str:
+    """``serving``, else ``not serving`` only when every node said what it runs: a node
+    that did not answer, or whose docker did not, may be serving (issue 29)."""
+    if health.serving:
+        return _("serving")
+    unknown = [_("docker on {node} does not answer").format(node=n.node) if n.reachable
+               else _("{node} does not answer").format(node=n.node)
+               for n in health.nodes if not n.known]
+    if unknown:
+        return _("unknown: {why}").format(why="; ".join(unknown))
+    return _("not serving")
+
+
 def print_health(health: ClusterHealth) -> None:
-    state = _("serving") if health.serving else _("not serving")
+    state = cluster_state(health)
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
     print_supervision(health.supervision, health.checked_at)
     if health.router is not None:

@@ -75,6 +75,30 @@ def test_a_dead_docker_daemon_is_never_read_as_idle(fresh_site, capsys):
     s.hosts.node("node2").docker_up()
 
 
+def test_health_of_a_cluster_whose_docker_is_down_says_unknown_not_idle(fresh_site, capsys):
+    """Its header said "not serving" (exit 1 below it): the node may be serving."""
+    s = fresh_site(1)
+    s.hosts.node("node1").docker_down()
+    try:
+        capsys.readouterr()
+        assert main(s.cli("health")) == 1
+        header = capsys.readouterr().out.splitlines()[0]
+        assert header == "cluster test: unknown: docker on node1 does not answer", header
+    finally:
+        s.hosts.node("node1").docker_up()
+
+
+def test_the_cluster_state_names_each_node_that_did_not_say_what_runs() -> None:
+    from sparktui.cli.cluster_cmds import cluster_state
+    from sparktui.engine.status import ClusterHealth, NodeHealth
+
+    nodes = [NodeHealth("n1", True), NodeHealth("n2", False, error="timeout"),
+             NodeHealth("n3", True, docker_error="Cannot connect")]
+    assert cluster_state(ClusterHealth("c", nodes, 0.0)) == (
+        "unknown: n2 does not answer; docker on n3 does not answer")
+    assert cluster_state(ClusterHealth("c", nodes[:1], 0.0)) == "not serving"
+
+
 def test_the_confirmation_wants_the_name_when_a_nodes_docker_is_down(fresh_site):
     from sparktui.tui.viewmodel.runs import needs_typed_name
 
