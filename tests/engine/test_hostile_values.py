@@ -35,7 +35,7 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), ma
 VALUE = st.lists(st.one_of(st.sampled_from(FRAGMENTS), TEXT), min_size=1, max_size=4).map(
     "".join)
 # Reports what it was given, then leaves (the docker path reads it from the log, the
-# tmux path from a file: tmux has no log before pipe-pane attaches).
+# tmux path from a file).
 REPORT = ("import json, os, sys\n"
           "given = json.dumps({'argv': sys.argv[1:], 'env': os.environ.get('HOSTILE')})\n"
           "print('@@given ' + given, flush=True)\n"

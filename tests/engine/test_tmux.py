@@ -136,3 +136,18 @@ def test_a_tmux_engine_dying_while_loading_fails_with_its_last_lines(site, tmp_p
     assert "Traceback" not in err
     eventually(lambda: "sparktui-host" not in s.hosts.ssh(
         "node1", "tmux ls 2>/dev/null; true").stdout, 15, "the session rolled back")
+
+
+def test_a_tmux_engine_that_fails_at_once_is_still_logged(site, capsys):
+    """A command that prints and exits before tmux's pipe-pane could attach (a shell
+    builtin, no interpreter to start) still leaves its line in the log: the session's
+    command waits until its output is copied (sparktui/plan/runtime/tmux.py)."""
+    s = site(1)
+    s.recipe("instant", "\n".join([
+        'engine = "vllm"', 'runtime = "tmux"', 'docker_image = "host"', 'model = "org/toy"',
+        "port = 30024", 'entrypoint = ["sh", "-c", "echo ERROR refused at once; exit 3"]'])
+        + "\n")
+    assert main(s.cli("serve", "instant")) == 1
+    err = capsys.readouterr().err
+    assert "ERROR refused at once" in err, err
+    assert "Traceback" not in err

@@ -274,13 +274,14 @@ def test_tmux_runtime_argv(tmp_path: Path) -> None:
     assert env_flags[7] == "SPARKTUI_LABEL_MEM_SHARE=0.9"  # vLLM's default share
     assert env_flags[8:] == [f"{k}={v}" for k, v in node.env.items()]
     assert env_flags[-1] == "K=v w"
-    command, pipe = split_tmux(launch[sep + 1:])
-    assert command == ["/opt/venv/bin/vllm", "serve", "org/model", "--tensor-parallel-size",
-                       "1", "--pipeline-parallel-size", "1", "--host", "0.0.0.0", "--port",
-                       "30000"]
-    # a second tmux command (after a lone ";") copies the pane's output to a log file
-    assert pipe[:3] == ["pipe-pane", "-t", "sparktui-demo"]
-    assert len(pipe) == 4 and "sparktui-demo.log" in pipe[3]
+    command, chained = split_tmux(launch[sep + 1:])
+    # the session's shell copies the command's output to a log file (and the pane)
+    assert command[:2] == ["sh", "-c"] and "| tee" in command[2]
+    assert command[3] == "sparktui-demo" and "$0.log" in command[2]
+    assert command[4:] == ["/opt/venv/bin/vllm", "serve", "org/model",
+                           "--tensor-parallel-size", "1", "--pipeline-parallel-size", "1",
+                           "--host", "0.0.0.0", "--port", "30000"]
+    assert chained == []
     assert node.mounts == [] and plan.runtime == "tmux"
     assert "docker" not in launch
 
@@ -288,15 +289,15 @@ def test_tmux_runtime_argv(tmp_path: Path) -> None:
 def test_tmux_default_entrypoint_and_mods(tmp_path: Path) -> None:
     plan = make_plan(tmp_path, DUO, VLLM_MIN + 'runtime = "tmux"\n')
     launch = plan.head.launch
-    assert split_tmux(launch[launch.index("--") + 1:])[0][:3] == ["vllm", "serve", "org/model"]
+    assert split_tmux(launch[launch.index("--") + 1:])[0][4:7] == ["vllm", "serve", "org/model"]
     sg = make_plan(tmp_path, DUO, VLLM_MIN.replace('"vllm"', '"sglang"') + 'runtime = "tmux"\n')
     launch = sg.head.launch
-    assert launch[launch.index("--") + 1:][:4] == ["python3", "-m", "sglang.launch_server",
+    assert launch[launch.index("--") + 5:][:4] == ["python3", "-m", "sglang.launch_server",
                                                    "--model-path"]
     modded = make_plan(tmp_path, DUO, VLLM_MIN + 'runtime = "tmux"\nentrypoint = ["vllm", '
                        '"serve"]\n[mods]\ncommands = ["true"]\n')
     launch = modded.head.launch
-    command, _ = split_tmux(launch[launch.index("--") + 1:])
+    command, _ = split_tmux(launch[launch.index("--") + 5:])
     assert len(command) == 3 and command[:2] == ["sh", "-c"]
     assert command[2].splitlines()[-1].startswith("exec vllm serve")
 

@@ -27,8 +27,7 @@ def unexpanded(argv: list[str]) -> list[str]:
         shell_script = i >= 2 and argv[i - 1] == "-c" and argv[i - 2] in SHELLS
         entrypoint_shell = (i >= 4 and argv[i - 1] == "-c" and argv[i - 4] == "--entrypoint"
                             and argv[i - 3] in SHELLS)  # --entrypoint sh IMAGE -c SCRIPT
-        tmux_pipe = i >= 3 and argv[i - 3] == "pipe-pane"  # tmux runs it through a shell
-        if not (shell_script or entrypoint_shell or tmux_pipe):
+        if not (shell_script or entrypoint_shell):
             found.append(item)
     return found
 

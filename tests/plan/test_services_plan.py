@@ -275,7 +275,8 @@ def test_tmux_runtime_service(tmp_path: Path) -> None:
     inst = service(plan_of(tmp_path, recipe), "s").instances[0]
     assert inst.launch[:5] == ["tmux", "new-session", "-d", "-s", "sparktui-demo--s-0"]
     assert "SPARKTUI_LABEL_ROLE=service" in inst.launch
-    assert inst.launch[inst.launch.index("--") + 1:][:2] == ["sleep", "0"]
+    # after the wait for its log (sparktui/plan/runtime/tmux.py)
+    assert inst.launch[inst.launch.index("--") + 5:][:2] == ["sleep", "0"]
 
 
 def test_mounts_expand_home(tmp_path: Path) -> None:

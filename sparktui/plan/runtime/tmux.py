@@ -2,7 +2,8 @@
 
 Labels travel as ``SPARKTUI_LABEL_<KEY>`` session variables, which
 ``tmux show-environment`` reads back, so sessions are found like containers; the pane's
-output is copied to a log file from its first line, so logs read like a container's.
+output is copied to a log file from its first line (``_LOGGED``), so logs read like a
+container's.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ _LIST = (
     'case "$s" in sparktui-*) echo "== $s"; '
     f"tmux show-environment -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
 )
+
+
+_LOGGED = f'mkdir -p {LOG_DIR}; "$@" 2>&1 | tee "$HOME/.cache/sparktui/$0.log"'
+"""The pane runs its command through ``tee`` into the log file, so ``sparktui logs``
+reads tmux runs like containers. tmux's ``pipe-pane`` did this before and lost a
+command's last lines when it ended at once (its pipe was dropped with the pane before
+it was written out, or read before its writer ran): the pane now ends only after
+``tee`` wrote every line, so a session that is gone has its whole log. The command's
+output is then a pipe, not the pane's terminal; engines log through ``logging``, which
+flushes each line."""
 
 
 def log_path(name: str) -> str:
@@ -58,11 +69,9 @@ class Tmux(Runtime):
         labelled = {f"{LABEL_ENV}{k.upper()}": v for k, v in spec.labels.items()}
         for key, value in {**labelled, **spec.env}.items():
             argv += ["-e", literal(f"{key}={value}")]
-        # A lone ";" separates tmux commands: the pane's output is copied to a log file
-        # from its first line, so `sparktui logs` reads tmux runs like containers.
-        pipe = f"mkdir -p {LOG_DIR} && cat > {log_path(spec.name)}"
-        return [*argv, "--", *map(literal, spec.command.wrapped), ";", "pipe-pane", "-t",
-                spec.name, pipe]
+        # The session name is the script's $0, so the script holds no value of ours.
+        held = ["sh", "-c", _LOGGED, spec.name, *spec.command.wrapped]
+        return [*argv, "--", *map(literal, held)]
 
     def state_command(self, name: str) -> str:
         return shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null"
