@@ -32,6 +32,7 @@ from sparktui.tui.options import TuiOptions  # noqa: E402
 from sparktui.tui.screens.confirm import ConfirmScreen  # noqa: E402
 from sparktui.tui.screens.progress import ProgressScreen  # noqa: E402
 from sparktui.tui.screens.serve_plan import ServePlanScreen  # noqa: E402
+from sparktui.tui.widgets.logs import LogsPane  # noqa: E402
 
 CLUSTER = "duo"
 RECIPE = "qwen3-30b-a3b"
@@ -92,7 +93,7 @@ async def operator_session(app: SparkApp, out: Path, size: tuple[int, int]) -> N
         await pilot.press("escape")
         await wait_until(pilot, lambda: serving(app), "the engine's first requests")
         await pilot.press("5")  # the logs of the serving cluster
-        await pilot.pause(1.5)  # a few more log lines and a health refresh
+        await wait_until(pilot, lambda: logged(app), "the engines' log lines")
         await pilot.press("1")
         await pilot.pause(0.3)
         save(app, out, "dashboard", "sparktui: dashboard")
@@ -106,6 +107,12 @@ async def operator_session(app: SparkApp, out: Path, size: tuple[int, int]) -> N
         await pilot.pause(0.2)
 
 
+def logged(app: SparkApp, count: int = 5) -> bool:
+    """The logs pane holds the engines' lines (the follow that began before the serve
+    reconnects at its next retry, so they come a few seconds after it)."""
+    return len(app.screen.query_one(LogsPane).lines()) >= count
+
+
 def engine_rates(app: SparkApp) -> bool:
     frame = app.dashboard.telemetry.get(CLUSTER)
     return bool(frame and frame.engine and frame.engine.gen_tps is not None
@@ -116,7 +123,7 @@ async def watch_session(app: SparkApp, out: Path, size: tuple[int, int]) -> None
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: serving(app), "watch mode's health")
         await wait_until(pilot, lambda: engine_rates(app), "token rates (two samples)")
-        await pilot.pause(2.0)  # log lines arrive
+        await wait_until(pilot, lambda: logged(app), "the engines' log lines")
         save(app, out, "watch", "sparktui --watch")
 
 

@@ -92,6 +92,7 @@ MESSAGES: dict[str, str] = {
     "ha_url_invalid": N_("'{value}' is not an http:// or https:// URL without spaces"),
     "token_invalid": N_("the token must be printable ASCII without spaces: it is sent in an HTTP header"),
     "token_short": N_("the token is shorter than {limit} characters: a Home Assistant long-lived access token is far longer (your HA profile > Security)"),
+    "key_short": N_("the key is shorter than {limit} characters (make one with `openssl rand -hex 32`)"),
     "image_invalid": N_("'{value}' is not a docker image reference ([registry/]name[:tag][@digest], the name in lowercase)"),
     "model_invalid": N_("'{value}' cannot start with '-': it would be read as an option"),
     "size_invalid": N_("'{value}' is not a size such as 16g, 64gb or 1024m"),
@@ -140,9 +141,23 @@ MESSAGES: dict[str, str] = {
     "bench_tool_missing": N_("the benchmark tool '{tool}' is not installed: install NVIDIA's aiperf apart from sparktui (it needs another Textual), e.g. pipx install aiperf==0.13.0, or set $SPARKTUI_AIPERF to its program"),
     "bench_run_unknown": N_("no benchmark run '{name}' in {directory}; runs: {known}"),
     "bench_run_invalid": N_("is not a sparktui benchmark run: {detail}"),
+    "known_hosts_foreign": N_("'{path}' is not a known_hosts file (its line {bad_line} is no host key entry): sparktui appends host keys to it; name a known_hosts file, or leave known_hosts_path out for sparktui's own"),
+    "known_hosts_too_large": N_("is larger than {limit}: not a known_hosts file sparktui would add to"),
     "bench_run_too_large": N_("is larger than {limit}: not a sparktui benchmark run (one is a few kilobytes)"),
     "bench_run_too_deep": N_("nests {depth} levels deep (at most {limit}): not a sparktui benchmark run"),
     "bench_run_number": N_("holds the number {number}: at most {limit} characters and finite, not NaN or Infinity"),
+}
+
+SSH_HINTS: dict[str, str] = {
+    # Why an SSH connection failed, by reason: the fix (engine/remote/connect_errors.py).
+    "ssh key missing": N_("create the key (ssh-keygen -t ed25519 -f {key}) and add {key}.pub to ~/.ssh/authorized_keys on the nodes, or set ssh_key_path in the config to your key"),
+    "ssh key unreadable": N_("ssh_key_path must name a private key you can read, without a passphrase (sparktui uses no agent)"),
+    "authentication failed": N_("{node} does not accept {key} (ssh_key_path) for user {user}: add its public key to the node's ~/.ssh/authorized_keys, e.g. ssh-copy-id -i {key} -p {port} {user}@{host}"),
+    "host key not trusted": N_("no trusted host key of {host}:{port} in {known_hosts}: run sparktui init-host-keys (if the node was not reinstalled, a new key means something else may answer at its address)"),
+    "connection closed": N_("{host}:{port} took the connection and closed it at once: its sshd refuses this client (MaxStartups, AllowUsers/DenyUsers, fail2ban, TCP wrappers); see sshd's log on the node"),
+    "timeout": N_("nothing answered SSH on {host}:{port} within {seconds}: is the node on, and are the address and the port right?"),
+    "unreachable": N_("is the node on? check {host}:{port} (the address, the port, that sshd runs there)"),
+    "ssh error": N_("ssh to it by hand (ssh -p {port} {user}@{host}) to see what its sshd says"),
 }
 
 NODE_COUNTS = ("have",)

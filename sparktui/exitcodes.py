@@ -33,6 +33,9 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.FAILED, N_("serve failed; what it started was removed (unless "
                              "--keep-on-failure)")),
         BAD_INPUT,
+        (ExitCode.REFUSED, N_("another recipe serves the same model name behind the "
+                              "cluster's router: nothing was started (--share-model "
+                              "balances both)")),
         (ExitCode.DOES_NOT_FIT, N_("the model does not fit a node's memory: nothing was "
                                    "started (--force goes on)"))),
     "recipes": (
@@ -55,7 +58,10 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
                          "restart)")),
         (ExitCode.FAILED, N_("the stop failed (nothing was served), or the serve after it "
                              "failed: the recipe is down")),
-        BAD_INPUT, REFUSED),
+        BAD_INPUT,
+        (ExitCode.REFUSED, N_("refused: not confirmed, or another recipe serves the same "
+                              "model name behind the router (--share-model); nothing "
+                              "changed"))),
     "supervise": (
         (ExitCode.OK, N_("ended by an operator (stop, power off, --end, Ctrl+C): the group "
                          "keeps running; or --on-node installed")),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sparktui.engine.api import Step, StepState
+from sparktui.fmt import format_seconds
 from sparktui.i18n import N_, _
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ STEPS: dict[Step, str] = {
     Step.SHARES: N_("memory shares"), Step.HF: N_("HF refs"),
     Step.BEFORE_SERVE: N_("before_serve"), Step.SERVICE: N_("service"),
     Step.LAUNCH: N_("launch"), Step.READY: N_("ready"), Step.ROLLBACK: N_("rollback"),
+    Step.LEFT: N_("left running"),
     Step.STOP: N_("stop"), Step.AFTER_STOP: N_("after_stop"), Step.SHUTDOWN: N_("shutdown"),
     Step.HALT: N_("halt"), Step.DELAY: N_("delay"), Step.POWER_OFF: N_("power off"),
     Step.POWER_ON: N_("power on"), Step.BOOT: N_("boot"), Step.SUPERVISE: N_("supervise"),
@@ -36,6 +38,13 @@ def step_label(step: str) -> str:
 
 def state_label(state: str) -> str:
     return _(STATES[StepState(state)]) if state in STATES else state
+
+
+def grace_wait(workload: str, seconds: float) -> str:
+    """What a stop waits for while an engine has its grace period (one that ignores
+    SIGTERM takes all of it)."""
+    return _("waiting up to {seconds} for {workload} to exit after SIGTERM, then "
+             "SIGKILL").format(seconds=format_seconds(seconds), workload=workload)
 
 
 def outcome_line(outcome: Outcome) -> str:

@@ -69,6 +69,24 @@ def split_ssh(argv: list[str]) -> dict:
     return {"options": options, "user": user, "host": rest[0], "command": rest[1]}
 
 
+RUN_MADE_ON_NODE = "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')"
+"""The run id's word once the node's shell unquotes it (plan/render/run_id.py)."""
+RUN_STAMPS = {"docker": ("--label", "sparktui.run="), "tmux": ("-e", "SPARKTUI_LABEL_RUN=")}
+
+
+def unstamped(command: str) -> str:
+    """A launch line as the plan's argv quoted (``shlex.join``), without the run id the
+    node's shell makes: one option, right after the program's two words, whose value
+    the node computes. Any other line comes back as it is."""
+    words = shlex.split(command)
+    for flag, key in RUN_STAMPS.values():
+        if words[2:4] == [flag, key + RUN_MADE_ON_NODE]:
+            rest = words[:2] + words[4:]
+            assert not any(w.startswith(key) for w in rest), command  # stamped once
+            return shlex.join(rest)
+    return command
+
+
 def expected_calls(plan: LaunchPlan) -> list[tuple[str, str]]:
     """(host, remote command) in the order the script runs them."""
     calls: list[tuple[str, str]] = []

@@ -1,6 +1,9 @@
 """Command line: no subcommand opens the dashboard; subcommands run headless.
 
 Only the dashboard path imports Textual; ``plan`` and the engine commands never do.
+Everything the CLI prints goes through ``visible.terminal_safe`` (its stdout and stderr
+are wrapped while it runs): node text (labels, model names, log lines, a hook's stderr)
+never reaches the terminal as a control sequence, whichever command prints it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from sparktui.errors import EXIT_BAD_INPUT, SparkError
 from sparktui.exitcodes import ExitCode
 from sparktui.i18n import _, install
 from sparktui.scrub import scrub
+from sparktui.visible import TerminalSafeWriter
 
 
 def _early_lang(argv: Sequence[str]) -> str | None:
@@ -27,6 +31,16 @@ def _early_lang(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = TerminalSafeWriter(stdout)
+    sys.stderr = TerminalSafeWriter(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     lang = _early_lang(args_list)
     if refuse_language(lang):

@@ -31,6 +31,7 @@ from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.model import LaunchPlan
 from sparktui.scrub import scrub
+from sparktui.visible import write_control
 
 
 def settings_from(args: argparse.Namespace) -> BenchSettings:
@@ -57,7 +58,8 @@ class ProgressLine:
             text += " - " + _("stopping, keeping what was measured")
         if self.tty:
             end = "\n" if p.state in ("done", "stopping") else ""
-            print("\r\033[K" + text, end=end, file=sys.stderr, flush=True)
+            write_control(sys.stderr, "\r\033[K")
+            print(text, end=end, file=sys.stderr, flush=True)
         elif p.state in ("started", "done", "stopping"):
             print(text, file=sys.stderr, flush=True)
 

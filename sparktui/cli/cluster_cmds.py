@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import AsyncGenerator, Callable
 
@@ -13,7 +14,7 @@ from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
 from sparktui.config.discovery import list_recipes
-from sparktui.engine.api import ActionResult, Step
+from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import (
@@ -31,7 +32,10 @@ from sparktui.labels import failed_where
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
+from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render
+from sparktui.plan.router import sharing
+from sparktui.plan.runtime import runtime_for
 from sparktui.scrub import scrub
 from sparktui.visible import visible
 
@@ -39,23 +43,52 @@ from sparktui.visible import visible
 def run_serve(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     recipe = recipe_from(args, args.recipe)
-    plan = build_plan(loaded, recipe, args.cluster)
+    plan = sharing(build_plan(loaded, recipe, args.cluster), args.share_model)
     if args.dry_run:
         sys.stdout.write(render(plan, "text"))
         return EXIT_OK
 
+    events: list[Progress] = []
+
+    def progress(event: Progress) -> None:
+        events.append(event)
+        print_progress(event)
+
     async def go(engine: ClusterEngine) -> int:
-        result = await engine.serve(plan, print_progress, keep_on_failure=args.keep_on_failure,
+        result = await engine.serve(plan, progress, keep_on_failure=args.keep_on_failure,
                                     force=args.force)
+        print_left(plan, events)
         if result.ok:
             print(served_line(plan, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
         print(_("serve failed {where}: {detail}").format(
             where=failed_where(result.failed_node, result.failed_step), detail=result.detail),
             file=sys.stderr)
+        if result.failed_step == Step.ROUTER:  # a model name served already: nothing started
+            return EXIT_REFUSED
         return EXIT_DOES_NOT_FIT if result.failed_step in (Step.FIT, Step.SHARES) else EXIT_FAILED
 
-    return with_engine(loaded.config, go)
+    try:
+        return with_engine(loaded.config, go)
+    except KeyboardInterrupt:
+        print_left(plan, events)  # the rollback ran (or a second Ctrl+C ended it)
+        raise
+
+
+def print_left(plan: LaunchPlan, events: list[Progress]) -> None:
+    """Every workload the serve left running, and the commands that stop it: never a
+    silent exit over containers still up."""
+    left = [e for e in events if e.step == Step.LEFT]
+    if not left:
+        return
+    print(_("left running on the cluster; stop it with: {command}").format(
+        command=shlex.join(["sparktui", "stop", "--cluster", plan.cluster, "--recipe",
+                            plan.recipe])), file=sys.stderr)
+    runtimes = {i.container: s.runtime for s in plan.services for i in s.instances}
+    for e in left:
+        removal = runtime_for(runtimes.get(e.detail, plan.runtime)).removal(e.detail, 0)
+        print(scrub("  " + _("{workload} on {node} (on the node: {command})").format(
+            workload=e.detail, node=e.node, command=removal.remove)), file=sys.stderr)
 
 
 def cluster_state(health: ClusterHealth) -> str:
@@ -85,14 +118,14 @@ def print_health(health: ClusterHealth) -> None:
         where = f"{row.node} {e.recipe}:{e.port}" if several and e.recipe else row.node
         print("  " + _("{node}: models {models}; running {running}, waiting {waiting}, "
                        "KV cache {kv}; /health {alive}").format(
-            node=where, models=", ".join(e.models) or "-", running=figure(e.running),
+            node=where, models=", ".join(map(visible, e.models)) or "-", running=figure(e.running),
             waiting=figure(e.waiting), kv=figure(e.kv_cache, percent=True),
             alive=yes_no(e.health_ok)) + (f"; {e.error}" if e.error else "")
               + ("; " + _("no engine metrics (/metrics does not answer)")
                  if e.metrics_ok is False and e.ready else ""))
     for row in health.nodes:
         if not row.reachable:
-            print(f"  {row.node:<12} {_('unreachable')}: {row.error}")
+            print(f"  {row.node:<12} {row.error}")  # its reason first: said once
             continue
         latency = format_ms(row.latency_ms) if row.latency_ms is not None else "-"
         if row.docker_error is not None:
@@ -100,8 +133,10 @@ def print_health(health: ClusterHealth) -> None:
         elif not row.workloads:
             print(f"  {row.node:<12} {latency:>7}  {_('idle')}")
         for w in row.workloads:
-            print(f"  {row.node:<12} {latency:>7}  {w.name} ({w.recipe}, {w.role}) {w.status}"
-                  f"  {_('restarts')} {w.restarts}")
+            name, recipe, role, status = map(visible, (w.name, w.recipe, w.role, str(w.status)))
+            print(f"  {row.node:<12} {latency:>7}  {name} ({recipe}, {role}) {status}"
+                  f"  {_('restarts')} {w.restarts}"
+                  + ("  " + _("foreign: {why}").format(why=w.foreign) if w.foreign else ""))
     print_services(health)
 
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from sparktui import exitcodes
 from sparktui.i18n import _
-from sparktui.plan.bench import VIAS
 
 
 def seconds_at_least(minimum: float) -> Callable[[str], float]:
@@ -55,15 +54,28 @@ def add_command(sub: argparse._SubParsersAction, name: str, summary: str,
                           formatter_class=HelpFormatter)
 
 
-def _cluster_option(p: argparse.ArgumentParser, *, recipe: bool = False) -> None:
+def cluster_option(p: argparse.ArgumentParser, *, recipe: bool = False) -> None:
     what = (_("cluster name, unique prefix, or 'auto' (default: the only cluster, else "
               "auto: the smallest that fits the recipe)") if recipe
             else _("cluster name or unique prefix (default: the only cluster)"))
     p.add_argument("--cluster", "-c", metavar="CLUSTER", help=what)
 
 
+def _share_model_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--share-model", action="store_true",
+                   help=_("serve even when another recipe serves the same model name behind "
+                          "the cluster's router: the router balances both"))
+
+
 def _node_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--node", "-n", metavar="NODE", help=what)
+
+
+def positive(text: str) -> int:
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(
+            _("'{text}' is not a whole number above 0").format(text=text))
+    return int(text)
 
 
 def register_cluster(sub: argparse._SubParsersAction) -> None:
@@ -71,12 +83,13 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
         "Preflight every node, run the recipe's before_serve hooks, start the workers, "
         "then the head, and wait until the API answers /v1/models."))
     p.add_argument("recipe", help=_("recipe name (folder in the recipes folder) or path"))
-    _cluster_option(p, recipe=True)
+    cluster_option(p, recipe=True)
     p.add_argument("-d", "--dry-run", action="store_true", help=_("print the plan, run nothing"))
     p.add_argument("--keep-on-failure", action="store_true",
                    help=_("leave started containers in place when serve fails"))
     p.add_argument("--force", action="store_true",
                    help=_("serve even when the memory fit says the model does not fit"))
+    _share_model_option(p)
     p.set_defaults(run=_serve)
 
     p = add_command(sub, "recipes", _("list the recipes: engine, nodes, port, whether "
@@ -95,7 +108,7 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
         "memory, and say per node: fits, tight (under 10% left) or does not fit, with the "
         "weights, the KV cache and the engine's own share. serve runs the same check."))
     p.add_argument("recipe", help=_("the recipe's name (a folder in the recipes search path)"))
-    _cluster_option(p, recipe=True)
+    cluster_option(p, recipe=True)
     p.add_argument("--json", action="store_true", help=_("one JSON object instead of text"))
     p.set_defaults(run=_fit)
 
@@ -103,7 +116,7 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
         "Show a fresh health check, ask for the cluster's name (or --yes), then remove the "
         "cluster's workloads and run their after_stop hooks. Nothing running: nothing to "
         "stop, exit 0."))
-    _cluster_option(p)
+    cluster_option(p)
     p.add_argument("--recipe", metavar="RECIPE", help=_("only this recipe's workloads"))
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     p.set_defaults(run=_stop)
@@ -115,8 +128,9 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
         "stop serves nothing; a serve that fails after the stop leaves the recipe down and "
         "says so."))
     p.add_argument("recipe", help=_("recipe name (folder in the recipes folder) or path"))
-    _cluster_option(p, recipe=True)
+    cluster_option(p, recipe=True)
     p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    _share_model_option(p)
     p.set_defaults(run=_restart)
 
     p = add_command(sub, "supervise", _("serve a recipe and keep its group alive: restart "
@@ -124,7 +138,7 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
         "Serve the recipe, then check its group every supervise_interval_seconds and "
         "restart the whole group when a check fails twice in a row (docs/supervise.md)."))
     p.add_argument("recipe", nargs="?", help=_("recipe name (not needed with --end)"))
-    _cluster_option(p, recipe=True)
+    cluster_option(p, recipe=True)
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between checks (default: supervise_interval_seconds)"))
     p.add_argument("--on-node", action="store_true",
@@ -134,12 +148,13 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
                           "keeps running"))
     p.add_argument("--mode", choices=("foreground", "on-node"), default="foreground",
                    help=argparse.SUPPRESS)  # what the on-node container says it is
+    _share_model_option(p)
     p.set_defaults(run=_supervise)
 
     p = add_command(sub, "health", _("reachability, containers and the engine's API"), _(
         "What every node of the cluster runs, read from the nodes, and what the head's "
         "API answers (models, requests, KV cache)."))
-    _cluster_option(p)
+    cluster_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("as JSON, with a telemetry sample of every node and the head"))
     p.add_argument("--deep", action="store_true",
@@ -149,17 +164,17 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "top", _("live figures of every node and the head's engine"), _(
         "CPU, memory, GPU, HF cache disk of every node and the head's engine metrics, "
         "every telemetry_interval_seconds until Ctrl+C."))
-    _cluster_option(p)
+    cluster_option(p)
     p.add_argument("--json", action="store_true", help=_("one NDJSON line per sample"))
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between samples (default: telemetry_interval_seconds)"))
     # No short flag: -n is --node everywhere else.
-    p.add_argument("--count", type=_positive, metavar="N", help=_("stop after N samples"))
+    p.add_argument("--count", type=positive, metavar="N", help=_("stop after N samples"))
     p.set_defaults(run=_top)
 
     p = add_command(sub, "logs", _("container logs from one or every node"), _(
         "The logs of sparktui's workloads on the cluster, each line tagged with its node."))
-    _cluster_option(p)
+    cluster_option(p)
     _node_option(p, _("only this node's logs"))
     p.add_argument("--recipe", metavar="RECIPE", help=_("only this recipe's workloads"))
     p.add_argument("-f", "--follow", action="store_true",
@@ -173,7 +188,7 @@ def register_node(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "exec", _("run an alias or a command on every node (or one)"), _(
         "Run an [exec_aliases] entry of the config, or any command after --, on every "
         "node of the cluster at once, and print each node's output."))
-    _cluster_option(p)
+    cluster_option(p)
     _node_option(p, _("only on this node"))
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help=_("seconds before a node's command is given up "
@@ -185,7 +200,7 @@ def register_node(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "doctor", _("check every node: SSH, docker, GPU, memory, fabric"), _(
         "Check every node of the cluster: SSH, docker, the GPU, memory, disk of the HF "
         "cache, NICs, the fabric IP, the clock, and that images match across nodes."))
-    _cluster_option(p)
+    cluster_option(p)
     p.add_argument("--image", action="append", default=[], metavar="IMAGE",
                    help=_("also compare this image's ID across nodes"))
     p.add_argument("--json", action="store_true", help=_("the checks as JSON"))
@@ -194,7 +209,7 @@ def register_node(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "tmux", _("attach to a tmux-runtime engine session"), _(
         "Attach this terminal to the tmux session of a tmux-runtime engine on a node "
         "(over ssh -t); detach with the tmux prefix and d."))
-    _cluster_option(p)
+    cluster_option(p)
     _node_option(p, _("the node to attach to (default: the head)"))
     p.set_defaults(run=_tmux)
 
@@ -204,7 +219,7 @@ def register_node(sub: argparse._SubParsersAction) -> None:
         "input and output are this process's."))
     p.add_argument("recipe", nargs="?",
                    help=_("the recipe whose container (needed when several run there)"))
-    _cluster_option(p)
+    cluster_option(p)
     _node_option(p, _("the node (default: the head)"))
     p.add_argument("--command", metavar="LINE",
                    help=_("run this shell line (sh -c) instead of an interactive shell"))
@@ -217,7 +232,7 @@ def register_node(sub: argparse._SubParsersAction) -> None:
         "_TOKEN, _KEY, _SECRET or PASSWORD are masked."))
     p.add_argument("recipe", nargs="?",
                    help=_("the recipe whose container (needed when several run there)"))
-    _cluster_option(p)
+    cluster_option(p)
     _node_option(p, _("the node (default: the head)"))
     p.add_argument("--json", action="store_true", help=_("docker inspect's JSON, masked"))
     p.set_defaults(run=_inspect)
@@ -243,13 +258,13 @@ def register_power(sub: argparse._SubParsersAction) -> None:
                                   formatter_class=HelpFormatter)
 
     q = action("on", _("turn on the entities, wait until the nodes answer SSH"))
-    _cluster_option(q)
+    cluster_option(q)
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
 
     q = action("off", _("shut the nodes down over SSH, then turn off their "
                         "entities (health check first)"))
-    _cluster_option(q)
+    cluster_option(q)
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
 
@@ -261,44 +276,6 @@ def register_power(sub: argparse._SubParsersAction) -> None:
                    help=_("the cluster that comes up"))
     q.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
     q.set_defaults(run=_power)
-
-
-def _positive(text: str) -> int:
-    if not text.isdecimal() or int(text) < 1:
-        raise argparse.ArgumentTypeError(
-            _("'{text}' is not a whole number above 0").format(text=text))
-    return int(text)
-
-
-def register_bench(sub: argparse._SubParsersAction) -> None:
-    p = add_command(sub, "bench", _("benchmark the served model; list and compare runs"), _(
-        "Drive NVIDIA's aiperf against the serving head (as health finds it), or the "
-        "cluster's router when it holds the model, at each concurrency level, keep the "
-        "result with what was measured (recipe, plan, image IDs, engine version, tool "
-        "and settings) in the data folder, and show it. "
-        "Ctrl+C stops the load and keeps what was measured."))
-    p.add_argument("recipe", nargs="?", help=_("the serving recipe (default: the only one)"))
-    _cluster_option(p)
-    p.add_argument("--concurrency", default="1,4,16", metavar="LIST",
-                   help=_("concurrency levels, comma-separated (default: 1,4,16)"))
-    p.add_argument("--input-tokens", type=_positive, default=128, metavar="N",
-                   help=_("prompt length in tokens (default: 128)"))
-    p.add_argument("--output-tokens", type=_positive, default=128, metavar="N",
-                   help=_("tokens generated per request (default: 128)"))
-    p.add_argument("--requests", type=_positive, metavar="N",
-                   help=_("requests per level (default: 4 x the concurrency, at least 8)"))
-    p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
-                   help=_("the tokenizer aiperf counts tokens with (default: the model's, "
-                          "from Hugging Face)"))
-    p.add_argument("--via", choices=VIAS, default="auto", help=_(
-        "where the load goes: the cluster's router when it holds the model, else the "
-        "head (auto, the default); or insist on head or router"))
-    p.add_argument("--json", action="store_true", help=_("as JSON"))
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--list", action="store_true", help=_("list the runs kept"))
-    what.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                      help=_("compare two runs (ids, unique prefixes or files)"))
-    p.set_defaults(run=_bench)
 
 
 # -- runners: each imports its command's module only when it runs (test_cli_startup.py) --
@@ -397,9 +374,3 @@ def _power(args: argparse.Namespace) -> int:
     from sparktui.cli import power_cmds
 
     return power_cmds.run_power(args)
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from sparktui.cli import bench_cmd
-
-    return bench_cmd.run_bench(args)

@@ -14,10 +14,16 @@ from sparktui.cli.doctor_text import doctor_lines
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.doctor import FAIL, doctor, metrics_check
 from sparktui.engine.remote.attach import tmux_attach_argv
-from sparktui.engine.remote.hostkeys import CHANGED, FAILED, init_host_keys, known_hosts_path
+from sparktui.engine.remote.hostkeys import (
+    CHANGED,
+    FAILED,
+    foreign_line,
+    init_host_keys,
+    known_hosts_path,
+)
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.workloads.discover import discover
-from sparktui.errors import EXIT_FAILED, EXIT_OK, fail
+from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
 
@@ -116,6 +122,11 @@ def run_init_host_keys(args: argparse.Namespace) -> int:
         print(_("nothing to record: {nodes} run on this machine, without SSH").format(
             nodes=", ".join(n.name for n in nodes)))
         return EXIT_OK
+    path = known_hosts_path(cfg)
+    if cfg.known_hosts_path and (line := foreign_line(path)) is not None:
+        # named at the config's line: the setting is what to fix (the engine refuses too)
+        raise SparkError(loaded.source.problem("known_hosts_foreign", ("known_hosts_path",),
+                                               path=path, bad_line=line))
     results = asyncio.run(init_host_keys(cfg, nodes))
     worst = EXIT_OK
     for r in results:

@@ -17,11 +17,13 @@ from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.cli.output import print_progress
 from sparktui.cli.service_output import served_line
 from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.router_names import holders, refusal
 from sparktui.engine.workloads.restart import restart
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
 from sparktui.labels import failed_where
 from sparktui.plan.build import build_plan
+from sparktui.plan.router import served_names, sharing
 from sparktui.scrub import scrub
 
 
@@ -35,7 +37,8 @@ def confirm_restart(cluster: str, recipe: str) -> bool:
 
 def run_restart(args: argparse.Namespace) -> int:
     loaded = config_from(args)
-    plan = build_plan(loaded, recipe_from(args, args.recipe), args.cluster)
+    plan = sharing(build_plan(loaded, recipe_from(args, args.recipe), args.cluster),
+                   args.share_model)
 
     async def go(engine: ClusterEngine) -> int:
         health = await engine.health(plan.cluster)
@@ -44,6 +47,13 @@ def run_restart(args: argparse.Namespace) -> int:
             print(_("nothing of {recipe} runs on {cluster}: nothing to restart (serve starts "
                     "it)").format(recipe=plan.recipe, cluster=plan.cluster))
             return EXIT_OK
+        router = plan.router
+        taken = (holders(health, plan.recipe, served_names(plan))
+                 if router is not None and not router.share_model else [])
+        if router is not None and taken:  # its serve after the stop would be refused
+            print(_("refusing to restart {recipe}: {why}").format(
+                recipe=plan.recipe, why=refusal(taken, router.address)), file=sys.stderr)
+            return EXIT_REFUSED
         if not args.yes and not confirmed(
                 lambda: confirm_restart(plan.cluster, plan.recipe),
                 _("refusing to restart without confirmation: pass --yes or run on a terminal"),

@@ -19,6 +19,7 @@ from sparktui.i18n import _
 from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
+from sparktui.plan.router import sharing
 from sparktui.scrub import scrub
 from sparktui.visible import visible
 
@@ -53,7 +54,7 @@ def run_supervise(args: argparse.Namespace) -> int:
         print(_("supervise needs a recipe (or --end)"), file=sys.stderr)
         return EXIT_BAD_INPUT
     recipe = recipe_from(args, args.recipe)
-    plan = build_plan(loaded, recipe, args.cluster)
+    plan = sharing(build_plan(loaded, recipe, args.cluster), args.share_model)
     if not plan.nodes:
         print(_("{recipe} runs no engine: there is no group to supervise").format(
             recipe=plan.recipe), file=sys.stderr)

@@ -22,6 +22,7 @@ from sparktui.errors import EXIT_OK
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.visible import write_control
 
 HEALTH_SAMPLE_GAP = 1.0  # seconds between the two samples health --json takes (rates)
 
@@ -112,8 +113,9 @@ def run_top(args: argparse.Namespace) -> int:
             if args.json:
                 sys.stdout.write(json.dumps(frame.as_dict()) + "\n")
             else:
-                sys.stdout.write(("\x1b[H\x1b[2J" if clear else "")
-                                 + render_top(frame) + "\n\n")
+                if clear:
+                    write_control(sys.stdout, "\x1b[H\x1b[2J")
+                sys.stdout.write(render_top(frame) + "\n\n")
             sys.stdout.flush()
             count += 1
             if args.count is None or count < args.count:

@@ -111,6 +111,9 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
             check.match(rules.ENTITY, node.entity, (*nloc, "entity"), "entity_invalid")
         if cluster.router is not None:
             check.image(cluster.router.image, (*loc, "router", "image"))
+            if cluster.router.api_key is not None:
+                _token(check, cluster.router.api_key.get_secret_value(),
+                       (*loc, "router", "api_key"), short="key_short")
     for key, nccl in config.nccl.items():
         for name in ("ib_hca", "socket_ifname"):
             check.match(rules.NCCL_VALUE, getattr(nccl, name), ("nccl", key, name),
@@ -124,12 +127,17 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
     if ha is not None:
         if rules.URL.fullmatch(ha.url) is None:  # shown without its credentials
             check.add("ha_url_invalid", ("home_assistant", "url"), value=redact_url(ha.url))
-        token = ha.token.get_secret_value()
-        if rules.TOKEN.fullmatch(token) is None:
-            check.add("token_invalid", ("home_assistant", "token"))
-        elif len(token) < rules.TOKEN_MIN_LENGTH:
-            check.add("token_short", ("home_assistant", "token"), limit=rules.TOKEN_MIN_LENGTH)
+        _token(check, ha.token.get_secret_value(), ("home_assistant", "token"))
     return check.problems
+
+
+def _token(check: _Checker, token: str, loc: Loc, short: str = "token_short") -> None:
+    """A secret sent in an HTTP header (the Home Assistant token, the router's key):
+    printable ASCII without spaces, and long enough to be one."""
+    if rules.TOKEN.fullmatch(token) is None:
+        check.add("token_invalid", loc)
+    elif len(token) < rules.TOKEN_MIN_LENGTH:
+        check.add(short, loc, limit=rules.TOKEN_MIN_LENGTH)
 
 
 def recipe_problems(recipe: Recipe, source: SourceRef) -> list[Problem]:

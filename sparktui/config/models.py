@@ -51,6 +51,10 @@ class Router(Model):
     image: str = field(text(min_length=1), ROUTER_IMAGE)
     ready_timeout_seconds: float = field(duration(), 300.0)
     """How long serve and stop wait for the restarted router to answer."""
+    api_key: Secret | None = field(nullable(secret()), None)
+    """The key the router's clients send (``Authorization: Bearer``), checked like the Home
+    Assistant token and never shown; unset, sparktui makes one and keeps it 0600 in the
+    operator's state folder (docs/services.md)."""
 
 
 class Cluster(Model):

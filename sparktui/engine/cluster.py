@@ -23,6 +23,8 @@ from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
 from sparktui.engine.router import refresh_router, router_status
+from sparktui.engine.router_key import RouterKeyError, client_key, kept_client_key
+from sparktui.engine.router_names import holders, refusal, say_unread
 from sparktui.engine.services.health import service_statuses
 from sparktui.engine.status import (
     ClusterHealth,
@@ -52,7 +54,7 @@ from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.model import LaunchPlan
-from sparktui.plan.router import RouterPlan, router_plan
+from sparktui.plan.router import RouterPlan, router_plan, served_names
 
 TELEMETRY_HEALTH_AGE = 15.0
 """Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
@@ -221,8 +223,12 @@ class ClusterEngine:
                              ready_timeout=self.config.ready_timeout_seconds,
                              keep_on_failure=keep_on_failure,
                              stop_grace=self.config.stop_grace_seconds,
-                             fit=lambda: self.fit(plan), force=force).run()
-        return await self.refresh_router(plan.cluster, progress, result) if result.ok else result
+                             fit=lambda: self.fit(plan), force=force,
+                             model_free=lambda log: self._model_free(plan, log)).run()
+        if not result.ok:
+            return result
+        return await self.refresh_router(plan.cluster, progress, result,
+                                         share_model=bool(plan.router and plan.router.share_model))
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult:
@@ -251,15 +257,38 @@ class ClusterEngine:
         if router is None:
             return None
         node = next(n for n in self._nodes(cluster) if n.name == router.node)
-        return await router_status(self.transport(node), router, timeout)
+        try:
+            key = kept_client_key(self.cluster(cluster))
+        except RouterKeyError:
+            key = None  # asked without it: the router's answer says the rest
+        return await router_status(self.transport(node), router, timeout, key)
+
+    async def _model_free(self, plan: LaunchPlan, log: ProgressLog) -> str | None:
+        """None when no other recipe's head lists a name ``plan`` serves (or the cluster
+        has no router, or ``--share-model``); else the refusal (sparktui.engine.router_names)."""
+        if plan.router is None or plan.router.share_model or not plan.nodes:
+            return None
+        health = await self.health(plan.cluster)
+        say_unread(health, plan.recipe, plan.router.node, log)
+        found = holders(health, plan.recipe, served_names(plan))
+        return refusal(found, plan.router.address) if found else None
 
     async def refresh_router(self, cluster: str, progress: ProgressSink,
-                             result: ActionResult) -> ActionResult:
-        """The router made again from what serves now; its warnings join ``result``'s."""
+                             result: ActionResult, *, share_model: bool = False
+                             ) -> ActionResult:
+        """The router made again from what serves now; its warnings join ``result``'s.
+        ``share_model``: the serve it follows balances a name on purpose."""
         router = router_plan(self.config, self.cluster(cluster))
         if router is None:
             return result
+        router = dataclasses.replace(router, share_model=share_model)
         log = ProgressLog(progress)
+        try:
+            key = client_key(self.cluster(cluster))
+        except (RouterKeyError, OSError) as exc:
+            log(Step.ROUTER, router.node, StepState.WARN,
+                _("the router was not updated: {error}").format(error=exc))
+            return dataclasses.replace(result, steps=[*result.steps, *log.events])
         nodes = {n.name: n for n in self._nodes(cluster)}
         try:
             health = await self.health(cluster)
@@ -267,7 +296,7 @@ class ClusterEngine:
             log(Step.ROUTER, router.node, StepState.WARN, str(exc) or type(exc).__name__)
             return dataclasses.replace(result, steps=[*result.steps, *log.events])
         await refresh_router(router, health, nodes, self.transport(nodes[router.node]), log,
-                             self.config.command_timeout_seconds)
+                             self.config.command_timeout_seconds, key)
         return dataclasses.replace(result, steps=[*result.steps, *log.events])
 
     # -- supervision (sparktui.engine.supervise) ---------------------------------------

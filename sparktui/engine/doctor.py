@@ -191,9 +191,9 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
         try:
             result = await transports[node.name].run(script)
         except NodeError as exc:
-            return [Check(node.name, "ssh", FAIL, exc.text,
-                          _("is the node on? try {command}, then ssh to it by hand").format(
-                              command="sparktui init-host-keys"))], {}
+            return [Check(node.name, "ssh", FAIL, exc.text, exc.hint or _(
+                "is the node on? try {command}, then ssh to it by hand").format(
+                    command="sparktui init-host-keys"))], {}
         received = time.time()
         sections = _sections(result.stdout)
         found = {img: sections.get(f"image {img}", "") for img in images}

@@ -8,7 +8,8 @@ import json
 import time
 from dataclasses import replace
 
-from sparktui.engine.remote.http import http_get
+from sparktui import untrusted_json
+from sparktui.engine.remote.http import MAX_BODY, METRICS_BODY, AnswerTooLarge, http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
 from sparktui.engine.telemetry.metrics import engine_figures
@@ -22,21 +23,27 @@ async def engine_status(transport: Transport, host: str, port: int,
     """/health (alive), /v1/models (ready, names) and /metrics (load), concurrently."""
     async def get(path: str):
         try:
-            return await http_get(transport, host, port, path, timeout)
+            return await http_get(transport, host, port, path, timeout,
+                                  limit=METRICS_BODY if path == "/metrics" else MAX_BODY)
         except Exception as exc:  # refused, timed out, or an SSH channel error: not answering
             return exc
 
     health, models, metrics = await asyncio.gather(get("/health"), get("/v1/models"),
                                                    get("/metrics"))
+    too_large = next((a for a in (models, health, metrics) if isinstance(a, AnswerTooLarge)),
+                     None)
+    too_large_text = (_("{error} on port {port}").format(error=too_large, port=port)
+                      if too_large is not None else None)
     if isinstance(health, Exception) and isinstance(models, Exception):
         reason = (_("timeout on port {port}") if isinstance(health, TimeoutError)
                   else _("not answering on port {port}"))
-        return EngineStatus(health_ok=False, ready=False, error=reason.format(port=port))
+        return EngineStatus(health_ok=False, ready=False,
+                            error=too_large_text or reason.format(port=port))
     names: list[str] = []
     ready = not isinstance(models, Exception) and models.status == 200
     if ready:
         try:
-            names = [m.get("id", "") for m in json.loads(models.body).get("data", [])]
+            names = [m.get("id", "") for m in untrusted_json.loads(models.body).get("data", [])]
         except (json.JSONDecodeError, AttributeError):
             ready = False
     running = waiting = kv = None
@@ -47,7 +54,7 @@ async def engine_status(transport: Transport, host: str, port: int,
             metrics_ok = running is not None or waiting is not None or kv is not None
     return EngineStatus(health_ok=not isinstance(health, Exception) and health.status == 200,
                         ready=ready, models=names, running=running, waiting=waiting,
-                        kv_cache=kv, metrics_ok=metrics_ok)
+                        kv_cache=kv, metrics_ok=metrics_ok, error=too_large_text)
 
 
 async def node_health(transport: Transport, timeout: float) -> NodeHealth:
@@ -55,8 +62,9 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     started = time.perf_counter()
     try:
         workloads, docker_error = await asyncio.wait_for(list_node(transport, timeout), timeout)
-    except NodeError as exc:
-        return NodeHealth(node.name, reachable=False, error=exc.text)
+    except NodeError as exc:  # the reason, its detail, and the fix when it is known
+        error = f"{exc.text}; {exc.hint}" if exc.hint else exc.text
+        return NodeHealth(node.name, reachable=False, error=error)
     except TimeoutError:
         return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
             seconds=format_seconds(timeout)))
@@ -72,7 +80,8 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
 
 def serving_heads(workloads: list[Workload]) -> list[Workload]:
     """Every running head with a port, one per recipe, by recipe name."""
-    heads = sorted((w for w in workloads if w.role == "head" and w.running and w.port),
+    heads = sorted((w for w in workloads  # a foreign head is never asked, nor routed to
+                    if w.ours and w.role == "head" and w.running and w.port),
                    key=lambda w: (w.recipe, w.port or 0))
     chosen: dict[str, Workload] = {}
     for w in heads:

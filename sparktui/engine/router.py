@@ -9,15 +9,19 @@ naming the node: it never fails nor hides the serve or stop it follows.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 
+from sparktui import untrusted_json
 from sparktui.config.models import Node
+from sparktui.config.schema import Secret
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.router_key import control_key, place_keys
+from sparktui.engine.router_names import say_shared
 from sparktui.engine.status import ClusterHealth, RouterStatus
+from sparktui.engine.workloads.run_id import stamped
 from sparktui.engine.workloads.runtime import workload_state
 from sparktui.i18n import _
 from sparktui.plan.router import CONTAINER, Backend, RouterPlan, launch_for
@@ -27,8 +31,10 @@ POLL_SECONDS = 0.5
 _DOCKER = Docker()
 
 
-async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> RouterStatus:
-    """Its container's state, then (running) the models its /v1/models lists."""
+async def router_status(t: Transport, plan: RouterPlan, timeout: float,
+                        key: Secret | None = None) -> RouterStatus:
+    """Its container's state, then (running) the models its /v1/models lists (asked with
+    the client key, as any client of the router asks)."""
     try:
         state = await workload_state(t, "docker", CONTAINER, timeout)
     except Exception as exc:  # the node did not answer: unknown, never "no router"
@@ -37,9 +43,11 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float) -> Route
     if state.status != "running":
         return RouterStatus(plan.node, plan.address, state.status)
     try:
-        answer = await http_get(t, plan.host, plan.port, "/v1/models", timeout)
+        answer = await http_get(t, plan.host, plan.port, "/v1/models", timeout,
+                                bearer=key.get_secret_value() if key else None)
         # sorted: SMG lists its workers' models in no set order
-        models = sorted(str(m.get("id", "")) for m in json.loads(answer.body).get("data", []))
+        listed = untrusted_json.loads(answer.body).get("data", [])
+        models = sorted(str(m.get("id", "")) for m in listed)
     except Exception as exc:  # refused, timed out, an SSH channel error, not JSON
         return RouterStatus(plan.node, plan.address, "running",
                             error=_("not answering on port {port}").format(port=plan.port)
@@ -68,15 +76,16 @@ def backends(health: ClusterHealth, nodes: dict[str, Node],
                     .format(recipe=e.recipe or "-"))
                 continue
             worker = f"http://{node.ssh_ip}:{e.port}"
-            found += [Backend(m, e.recipe or "", worker) for m in e.models if m]
+            found += [Backend(m, e.recipe or "", worker, row.node) for m in e.models if m]
     return found
 
 
 async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
-                         t: Transport, log: ProgressLog, timeout: float) -> None:
+                         t: Transport, log: ProgressLog, timeout: float,
+                         key: Secret) -> None:
     """Never raises: every failure is a warning on the router's node."""
     try:
-        await _refresh(plan, health, nodes, t, log, timeout)
+        await _refresh(plan, health, nodes, t, log, timeout, key)
     except Exception as exc:  # a router failure never fails the action
         log(Step.ROUTER, plan.node, StepState.WARN,
             _("the router was not updated: {error}").format(
@@ -84,7 +93,7 @@ async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[st
 
 
 async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
-                   t: Transport, log: ProgressLog, timeout: float) -> None:
+                   t: Transport, log: ProgressLog, timeout: float, key: Secret) -> None:
     found = backends(health, nodes, log)
     removal = _DOCKER.removal(CONTAINER, 5)
     if not found:
@@ -93,12 +102,15 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
         return
     log(Step.ROUTER, plan.node, StepState.STARTED, plan.address)
     await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
-    started = await t.run(argv_command(launch_for(plan, found)), timeout=max(timeout, 60.0))
+    await place_keys(t, plan, key, control_key(), timeout)
+    started = await t.run(argv_command(stamped("docker", launch_for(plan, found))),
+                          timeout=max(timeout, 60.0))
     if started.exit_code != 0:
         raise RuntimeError((started.stderr or started.stdout).strip()[-300:]
                            or f"exit {started.exit_code}")
     wanted = _listed(found, plan.node, log)
-    status = await _ready(plan, t, wanted, timeout)
+    say_shared(found, plan, log)
+    status = await _ready(plan, t, wanted, timeout, key)
     if status.ready and set(wanted) <= set(status.models):
         log(Step.ROUTER, plan.node, StepState.OK,
             f"{plan.address}: {', '.join(wanted)}")
@@ -126,11 +138,11 @@ def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
 
 
 async def _ready(plan: RouterPlan, t: Transport, wanted: list[str],
-                 timeout: float) -> RouterStatus:
+                 timeout: float, key: Secret) -> RouterStatus:
     """Until it lists every wanted model, exits, or ``plan.ready_timeout`` passes."""
     deadline = time.monotonic() + plan.ready_timeout
     while True:
-        status = await router_status(t, plan, timeout)
+        status = await router_status(t, plan, timeout, key)
         if status.ready and set(wanted) <= set(status.models):
             return status
         if status.state not in ("running", "created", "restarting") or \

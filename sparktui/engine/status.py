@@ -35,6 +35,16 @@ class Workload:
     service_index: int | None = None
     mem_share: float | None = None  # engine members: the share of the node's memory it holds
     labels: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    foreign: str = ""
+    """Why sparktui did not make it, or its labels cannot be taken (they name another
+    node, miss the run id or repeat the image's, do not parse): shown, never stopped,
+    restarted, supervised or restored. Empty: sparktui's own."""
+    image_id: str = field(default="", compare=False, repr=False)  # docker's, of its image
+
+    @property
+    def ours(self) -> bool:
+        """sparktui made it, and it is what its labels say: stop and restore may act on it."""
+        return not self.foreign
 
     @property
     def running(self) -> bool:
@@ -45,7 +55,7 @@ class Workload:
         return self.role == "service" or self.service is not None
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "labels"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("labels", "image_id")}
 
 
 @dataclass(frozen=True)

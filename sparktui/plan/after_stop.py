@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from sparktui import untrusted_json
 from sparktui.config.discovery import find_recipe
 from sparktui.errors import SparkError
 from sparktui.plan.model import HookStep
@@ -30,7 +31,7 @@ def to_label(steps: list[HookStep]) -> str:
 def from_label(text: str) -> list[HookStep] | None:
     """The steps of a label; None when it is not one we wrote (unreadable: unknown)."""
     try:
-        items = json.loads(text)
+        items = untrusted_json.loads(text)
     except ValueError:
         return None
     steps = []

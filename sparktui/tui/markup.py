@@ -6,12 +6,12 @@ cell as markup: a node named ``node1[/]x`` crashed the dashboard at start, and
 put into such a place goes through ``esc`` (or is given as ``Text``); notifications
 are plain text with secrets scrubbed; and whatever a widget paints, a control
 character (ESC would reprogram the terminal) is dropped on its way out
-(``NoControlFilter``), whether it came from the config, a node's labels or a log.
+(``NoControlFilter``), whether it came from the config, a node's labels or a log. The
+characters are the CLI's and the saved logs' (``visible.TERMINAL_CONTROL``): one filter.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,9 +21,7 @@ from textual.color import Color
 from textual.filter import LineFilter
 
 from sparktui.scrub import scrub
-from sparktui.visible import visible
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+from sparktui.visible import TERMINAL_CONTROL, visible
 
 
 def esc(value: object) -> str:
@@ -36,8 +34,8 @@ class NoControlFilter(LineFilter):
     (they have no width in the layout, so dropping them keeps every line's width)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        return [Segment(_CONTROL.sub("", seg.text), seg.style, seg.control)
-                if not seg.control and _CONTROL.search(seg.text) else seg
+        return [Segment(TERMINAL_CONTROL.sub("", seg.text), seg.style, seg.control)
+                if not seg.control and TERMINAL_CONTROL.search(seg.text) else seg
                 for seg in segments]
 
 

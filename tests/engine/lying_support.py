@@ -22,11 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hostile_support import PEAK_AT_EXIT
 from hosts.lying import Answer, HonestNode, HttpLie, LyingNode, lying_http
 from site_support import Recorder, _site_factory, toy_recipe
 
 from sparktui.engine.cluster import ClusterEngine
 
+EXAMPLES = int(os.environ.get("SPARKTUI_LYING_EXAMPLES", "5"))
+"""Generated examples per property (after the issue's own attacks): a few, so that the
+module takes about a minute; more for a deeper look (``SPARKTUI_LYING_EXAMPLES=100``)."""
 RSS_LIMIT_KB = 200 * 1024
 CLI_BOUND = 90.0
 """Seconds after which a CLI run is a hang (a bound on a failure, never a speed goal)."""
@@ -76,23 +80,6 @@ class Ran:
                 at = raw.start()
                 found.append(f"{name} holds {raw.group()!r} raw: {text[max(0, at - 60):at + 40]!r}")
         return found
-
-
-PEAK_AT_EXIT = """
-import atexit, os, runpy, sys
-
-def peak():
-    status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
-    with open(os.environ.pop("SPARKTUI_TEST_PEAK"), "w") as f:
-        f.write(status)
-
-atexit.register(peak)
-sys.argv[0] = "sparktui"
-runpy.run_module("sparktui", run_name="__main__", alter_sys=True)
-"""
-"""``python -m sparktui`` that writes its peak RSS (KiB) to ``$SPARKTUI_TEST_PEAK`` as it
-exits. ``wait4``'s ``ru_maxrss`` would not do: a child spawned by vfork counts the
-parent's peak (the test process's) as its own."""
 
 
 def run_cli(*args: str, bound: float = CLI_BOUND) -> Ran:

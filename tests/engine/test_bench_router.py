@@ -19,6 +19,7 @@ def test_bench_goes_through_the_router_when_it_holds_the_model(site, tmp_path, m
                                                                capsys):
     router_image.required()
     tokenizer = bench_setup(tmp_path, monkeypatch)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the router's key
     s = site(1, extra_toml=f"[clusters.router]\nport = {ROUTER_PORT}\n"
                            "ready_timeout_seconds = 600\n")
     node = s.hosts.node("node1")
@@ -41,6 +42,9 @@ def test_bench_goes_through_the_router_when_it_holds_the_model(site, tmp_path, m
     routed, said = bench()  # auto: the router holds org/toy
     assert (routed["via"], routed["url"]) == ("router", router), routed
     assert f"benchmarking toy through the router at {router} with aiperf" in said
+    # the router's key went with the load (the router wants it), and into no record
+    key = next((tmp_path / "state" / "sparktui" / "router").glob("*.key")).read_text().strip()
+    assert key not in json.dumps(routed) and key not in said
     [lv] = routed["levels"]
     assert (lv["requests"], lv["errors"]) == (6, 0), lv
     # the router passed every request on to the engine behind it

@@ -151,7 +151,10 @@ def test_restart_replaces_the_containers_and_unconfirmed_changes_nothing(site, c
         for n in nodes:
             assert after[n.name]["Id"] != before[n.name]
             assert after[n.name]["State"]["Status"] == "running"
-            assert _sparktui_labels(n) == labels[n.name]
+            now = _sparktui_labels(n)
+            # the same labels, but a run id of the new container's own (issue 28)
+            assert now.pop("sparktui.run") != labels[n.name]["sparktui.run"]
+            assert now == {k: v for k, v in labels[n.name].items() if k != "sparktui.run"}
     finally:
         assert main(s.cli("stop", "--yes")) == ExitCode.OK
 

@@ -255,6 +255,7 @@ def test_a_run_whose_hooks_are_unknown_is_not_called_restored(site, capsys, tmp_
     # as left by a sparktui from before the label: no after_stop label, recipe gone
     got = s.hosts.node("node1").run_standin(
         "docker", "run", "-d", "--name", "sparktui-gone", "--label", "sparktui.recipe=gone",
+        "--label", "sparktui.run=0123456789abcdef",
         "--label", "sparktui.cluster=test", "--label", "sparktui.node=node1",
         "--label", "sparktui.role=head", "--label", "sparktui.rank=0", "busybox:1",
         "sleep", "600")

@@ -17,7 +17,9 @@ from sparktui.engine.router import _listed
 from sparktui.plan.router import Backend
 
 ROUTER_PORT = 30470
-ROUTER = f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
+KEY = "router-key-of-the-tests-0123456789"
+ROUTER = (f"[clusters.router]\nport = {ROUTER_PORT}\nready_timeout_seconds = 600\n"
+          f'api_key = "{KEY}"\n')
 
 
 def _router_site(site):
@@ -45,7 +47,8 @@ def _stream(base: str, model: str) -> list[dict]:
     body = json.dumps({"model": model, "stream": True, "max_tokens": 4,
                        "messages": [{"role": "user", "content": "hi"}]}).encode()
     request = urllib.request.Request(f"{base}/chat/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json",
+                                              "Authorization": f"Bearer {KEY}"})
     chunks = []
     with urllib.request.urlopen(request, timeout=120) as answer:
         assert answer.headers["Content-Type"].startswith("text/event-stream")

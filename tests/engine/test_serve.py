@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from site_support import Recorder, toy_recipe
@@ -38,9 +39,14 @@ def test_serve_runs_the_plans_argv_on_every_node_then_stop(site, engine, n):
 
     result, health = asyncio.run(go())
     assert result.ok, result
+    run_ids = set()
     for node in plan.nodes:
-        runs = _docker_runs(s.hosts, node.name)
-        assert runs == [node.launch]
+        [run] = _docker_runs(s.hosts, node.name)
+        # the plan's argv, with a run id fresh for each container (issue 28)
+        assert run[:3] == ["docker", "run", "--label"] and run[4:] == node.launch[2:]
+        assert re.fullmatch(r"sparktui\.run=[0-9a-f]{16}", run[3]), run[3]
+        run_ids.add(run[3])
+    assert len(run_ids) == len(plan.nodes)
     launches = [node for node, step in rec.steps("ok") if step == "launch"]
     assert launches == plan.start_order  # workers first, head last
     assert health.serving

@@ -202,7 +202,8 @@ def test_a_look_whose_docker_listing_came_through_the_api_reads_the_rest_and_the
     mark = Mark("m1", "stop", "c")
     head = Found("sparktui-toy", {"recipe": "toy", "role": "head"}, "running", "running",
                  started_at="2026-12-02T03:00:00Z", restarts=1)
-    tmux = "== sparktui-host\nSPARKTUI_LABEL_RECIPE=host\nSPARKTUI_LABEL_ROLE=worker\n"
+    tmux = ('== sparktui-host\nSPARKTUI_LABEL_RECIPE="host"; export SPARKTUI_LABEL_RECIPE;\n'
+            'SPARKTUI_LABEL_ROLE="worker"; export SPARKTUI_LABEL_ROLE;\n')  # show-environment -s
     look = parse_look("n1", f"{tmux}{MARKS_MARKER}\n{mark.line()}", Listing([head]))
     assert [(w.name, w.runtime, w.role) for w in look.workloads] == [
         ("sparktui-toy", "docker", "head"), ("sparktui-host", "tmux", "worker")]

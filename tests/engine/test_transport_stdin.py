@@ -16,8 +16,8 @@ class EndsFirst:
     def __init__(self, conn) -> None:
         self.conn = conn
 
-    async def create_process(self, command: str):
-        process = await self.conn.create_process(command)
+    async def create_process(self, command: str, **options):
+        process = await self.conn.create_process(command, **options)
         await process.wait_closed()
         return process
 
@@ -33,5 +33,5 @@ def test_a_command_that_ended_before_its_input_was_sent_is_its_answer(test_clust
             return answered, fed
 
     answered, fed = asyncio.run(go())
-    assert (answered.exit_status, answered.stdout) == (3, "held\n")
-    assert (fed.exit_status, fed.stdout) == (0, "ABCD")
+    assert (answered.exit_code, answered.stdout) == (3, "held\n")
+    assert (fed.exit_code, fed.stdout) == (0, "ABCD")

@@ -109,6 +109,7 @@ class TestDaemon:
         self.api = DockerApi(self.socket)
         self.proc: subprocess.Popen | None = None
         self.node: Any = None
+        self.gpu_hook = True  # the stub NVIDIA hook on dockerd's PATH (set_gpu_hook)
 
     @property
     def host(self) -> str:
@@ -119,10 +120,6 @@ class TestDaemon:
         self.seeded = self.pool.seed.plant(self.root / "data")
         for d in ("data", "exec", "bin"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
-        hook = self.root / "bin" / "nvidia-container-runtime-hook"
-        hook.write_text("#!/bin/sh\n# stub: there is no GPU; dockerd only needs it to exist\n"
-                        "exit 0\n")
-        hook.chmod(0o755)
         wrapper = self.root / "runtime"
         wrapper.write_text(RUNTIME_WRAPPER.format(
             python=shlex.quote(sys.executable), script=shlex.quote(str(OCI_RUNTIME)),
@@ -132,6 +129,13 @@ class TestDaemon:
         self.spawn()
 
     def spawn(self) -> None:
+        hook = self.root / "bin" / "nvidia-container-runtime-hook"
+        if self.gpu_hook:
+            hook.write_text("#!/bin/sh\n# stub: there is no GPU; dockerd only needs it to "
+                            "exist\nexit 0\n")
+            hook.chmod(0o755)
+        else:
+            hook.unlink(missing_ok=True)
         argv = [
             DOCKERD, "--data-root", str(self.root / "data"), "--exec-root",
             str(self.root / "exec"), "-H", self.host, "--pidfile", str(self.root / "docker.pid"),
@@ -194,6 +198,14 @@ class TestDaemon:
         """SIGTERM: the daemon starts its shutdown (``stop`` waits for it)."""
         if self.running and self.proc is not None:
             self.proc.send_signal(signal.SIGTERM)
+
+    def set_gpu_hook(self, present: bool) -> None:
+        """Restart the daemon with or without the stub NVIDIA hook on its PATH: without
+        it, ``--gpus all`` fails as on a node without the NVIDIA container toolkit
+        (dockerd finds the hook at its start only)."""
+        self.kill()
+        self.gpu_hook = present
+        self.spawn()
 
     def stop(self) -> None:
         self.terminate()
@@ -265,6 +277,8 @@ class TestDaemon:
 
     def clean(self) -> None:
         """No containers, default images, not anyone's: ready for the next cluster."""
+        if not self.gpu_hook:
+            self.set_gpu_hook(True)
         self.reset()
         self.set_images(None)
         (self.root / "node.json").unlink(missing_ok=True)

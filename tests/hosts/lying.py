@@ -110,7 +110,12 @@ exec /bin/bash -l
 '''
 
 
-@dataclass(frozen=True)
+def _short(data: bytes) -> str:
+    """A long answer by its start and its length (a failing example stays readable)."""
+    return repr(data) if len(data) <= 160 else f"{data[:120]!r} + ... ({len(data)} bytes)"
+
+
+@dataclass(frozen=True, repr=False)
 class Answer:
     """What a command is answered: ``data`` ``repeat`` times (None: without end,
     within the bound), then the exit code."""
@@ -118,6 +123,9 @@ class Answer:
     data: bytes = b""
     exit: int = 0
     repeat: int | None = 1
+
+    def __repr__(self) -> str:
+        return f"Answer({_short(self.data)}, exit={self.exit}, repeat={self.repeat})"
 
 
 class HonestNode:
@@ -183,7 +191,7 @@ class LyingNode:
         self.api.close()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class HttpLie:
     """A raw HTTP answer: ``head`` (status line and headers, as sent), then ``body``
     ``repeat`` times (None: without end, within the bound)."""
@@ -191,6 +199,9 @@ class HttpLie:
     body: bytes = b""
     head: bytes = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n"
     repeat: int | None = 1
+
+    def __repr__(self) -> str:
+        return f"HttpLie({_short(self.body)}, head={self.head!r}, repeat={self.repeat})"
 
 
 class LyingServer:

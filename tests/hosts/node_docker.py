@@ -73,6 +73,14 @@ class DockerNode:
         self.cluster.broken = True
         self.daemon.kill()
 
+    def without_gpu_runtime(self) -> None:
+        """The node's dockerd restarted without the NVIDIA hook on its PATH: ``docker run
+        --gpus all`` creates the container, then fails to start it (`could not select
+        device driver "" with capabilities: [[gpu]]`), as on a node without the NVIDIA
+        container toolkit. The daemon gets the hook back when the cluster lets it go."""
+        self.cluster.broken = True
+        self.daemon.set_gpu_hook(False)
+
     def docker_up(self) -> None:
         if not self.daemon.running:
             self.daemon.spawn()

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from sh_support import expected_calls, recording_bin, run_recorded, split_ssh
+from sh_support import expected_calls, recording_bin, run_recorded, split_ssh, unstamped
 
 from sparktui.config.loader import load_config, load_recipe
 from sparktui.config.models import DEFAULT_KNOWN_HOSTS
@@ -189,15 +189,20 @@ def test_any_string_in_any_field(ssh_bin: Path, field: tuple[str, tuple], value:
         assert sorted(p.name for p in work.iterdir()) == [".launch.sh", ".ssh-record"]
         assert not list(root.rglob("pwned"))
         received = [split_ssh(argv) for argv in calls]
-        assert [(r["host"], r["command"]) for r in received] == expected_calls(plan)
+        # every launch carries the run id its node makes (plan/render/run_id.py)
+        assert [(r["host"], unstamped(r["command"])) for r in received] == expected_calls(plan)
+        launched = {shlex.join(n.launch) for n in plan.nodes}
+        assert all(unstamped(r["command"]) != r["command"] for r in received
+                   if unstamped(r["command"]) in launched)
         for r in received:
             assert r["user"] == cfg.ssh_user
             assert "StrictHostKeyChecking=yes" in r["options"]
             assert any(o.startswith("UserKnownHostsFile=") for o in r["options"])
         launches = {shlex.join(n.launch): n.launch for n in plan.nodes}
         for r in received:
-            if r["command"] in launches:  # one round of unquoting gives the argv back
-                assert shlex.split(r["command"]) == launches[r["command"]]
+            line = unstamped(r["command"])
+            if line in launches:  # one round of unquoting gives the argv back
+                assert shlex.split(line) == launches[line]
     _arrives(where, path, value, plan)
 
 

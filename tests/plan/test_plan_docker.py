@@ -30,7 +30,12 @@ def test_multi_node_head_argv(tmp_path: Path) -> None:
     assert pairs(head, "--label") == [
         "sparktui.recipe=demo", "sparktui.cluster=duo", "sparktui.node=alpha",
         "sparktui.rank=0", "sparktui.role=head", "sparktui.port=30000",
-        "sparktui.after_stop=[]", "sparktui.mem_share=0.9"]  # vLLM's default share
+        "sparktui.after_stop=[]", "sparktui.mem_share=0.9",  # vLLM's default share
+        # every other label sparktui reads is set empty, so the image's LABELs cannot
+        # speak for sparktui (docker merges them into the container's)
+        "sparktui.service=", "sparktui.service_type=", "sparktui.service_index=",
+        "sparktui.start=", "sparktui.critical=", "sparktui.terminal=", "sparktui.pool=",
+        "sparktui.readiness=", "sparktui.metrics="]
     assert pairs(head, "--gpus") == ["all"]
     assert pairs(head, "--network") == ["host"]
     assert pairs(head, "--ulimit") == ["memlock=-1", "stack=67108864"]

@@ -49,6 +49,8 @@ def test_listing_splits_by_runtime_and_the_first_needs_no_marker() -> None:
     assert [f.name for f in alone["docker"].found] == ["sparktui-a"]
     assert alone["tmux"].found == []
     both = parse_list_all("@@sparktui-docker-error@@\nCannot connect\n@@sparktui-tmux@@\n"
-                          "== sparktui-b\nSPARKTUI_LABEL_RECIPE=b\n== sparktui-c\n")
+                          "== sparktui-b\n"
+                          'SPARKTUI_LABEL_RECIPE="b"; export SPARKTUI_LABEL_RECIPE;\n'
+                          "== sparktui-c\n")
     assert both["docker"].error == "Cannot connect"
     assert [(f.name, f.labels) for f in both["tmux"].found] == [("sparktui-b", {"recipe": "b"})]

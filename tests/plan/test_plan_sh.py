@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -91,7 +92,21 @@ def run_plan_script(script: str, fake_bin: Path, work: Path, piped_to: str | Non
                                       proc.stdout.decode("utf-8", "replace"),
                                       proc.stderr.decode("utf-8", "replace"))
     lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
-    return out, [json.loads(line) for line in lines]
+    return out, unstamped([json.loads(line) for line in lines])
+
+
+RUN_ID = re.compile(r"sparktui\.run=[0-9a-f]{16}")
+
+
+def unstamped(records: list[dict]) -> list[dict]:
+    """The records without the run id each launch's node made (plan/render/run_id.py):
+    one per launch, right after ``run``, each its own."""
+    ids = []
+    for r in records:
+        assert r["argv"][1] == "--label" and RUN_ID.fullmatch(r["argv"][2]), r["argv"]
+        ids.append(r["argv"][2])
+    assert len(set(ids)) == len(ids), ids
+    return [{**r, "argv": r["argv"][:1] + r["argv"][3:]} for r in records]
 
 
 def expected_records(plan: LaunchPlan) -> list[dict]:
@@ -159,6 +174,19 @@ def test_piped_script_runs_every_node(tmp_path: Path, fake_bin: Path, shell: str
     proc, records = run_plan_script(_render(plan), fake_bin, tmp_path, piped_to=shell)
     assert proc.returncode == 0, proc.stderr
     assert records == expected_records(plan)
+
+
+def test_each_run_of_the_script_starts_runs_of_its_own(tmp_path: Path, fake_bin: Path) -> None:
+    """The run id is made by each node's shell as the launch runs: a script kept and run
+    again does not reuse the ids of its first run (discovery tells runs apart by them)."""
+    script = _render(make_plan(tmp_path, DUO, TWO))
+    seen = []
+    for _ in range(2):
+        proc, _records = run_plan_script(script, fake_bin, tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        lines = (tmp_path / "record.jsonl").read_text(encoding="utf-8").splitlines()
+        seen += [json.loads(line)["argv"][2] for line in lines]
+    assert len(seen) == 4 and len(set(seen)) == 4, seen
 
 
 def test_hooks_run_before_launch(tmp_path: Path, fake_bin: Path) -> None:

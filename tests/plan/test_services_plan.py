@@ -252,7 +252,10 @@ def test_instance_names_and_labels(tmp_path: Path) -> None:
                       "sparktui.start=before_workers", "sparktui.critical=false",
                       "sparktui.terminal=false", "sparktui.pool=train",
                       'sparktui.readiness={"kind":"none","port":null,"path":null,'
-                      '"pattern":null,"timeout":300.0}', "sparktui.metrics=[]"]
+                      '"pattern":null,"timeout":300.0}', "sparktui.metrics=[]",
+                      # what an engine has, blank: its image's labels say nothing
+                      "sparktui.rank=", "sparktui.port=", "sparktui.after_stop=",
+                      "sparktui.mem_share="]
     assert launch[:5] == ["docker", "run", "-d", "--name", "sparktui-demo--w-1"]
     assert launch[launch.index("--network"):][:2] == ["--network", "host"]
 

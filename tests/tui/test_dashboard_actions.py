@@ -4,6 +4,7 @@ health check and a typed name, serve with its plan and progress, exec per node."
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 from site_support import toy_recipe
@@ -171,7 +172,10 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
     run = asyncio.run(go())
     assert run.result.ok, run.result
     for node in plan.nodes:
-        assert _docker_runs(s, node.name) == [node.launch]
+        (argv,) = _docker_runs(s, node.name)
+        # the plan's argv, stamped with the run id this serve gave it (run_id.py)
+        assert argv[2] == "--label" and re.fullmatch(r"sparktui\.run=[0-9a-f]{16}", argv[3])
+        assert argv[:2] + argv[4:] == node.launch
     rows = run.rows()
     assert [(r.step, r.node, r.state) for r in rows if r.step == "launch"] == [
         ("launch", name, "ok") for name in plan.start_order]

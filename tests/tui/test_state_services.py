@@ -100,4 +100,14 @@ def test_failed_serve_note_nothing_removed_or_kept() -> None:
     kept = note(("service", None, "started"), ("service", "n1", "ok"),
                 ("service", "n1", "failed"))
     assert "still on the cluster" in kept
-    assert "removed" in note(("service", "n1", "ok"), ("rollback", "n1", "ok"))
+    def named(*events: tuple[str, str | None, str, str]) -> str:
+        result = ActionResult(False, "n1", "launch", "boom")
+        return serve_failure_note(ActionRun(1, "serve", "c", "r", 0.0, result=result,
+                                            events=[Progress(*e) for e in events]))
+
+    # A launch that failed after docker created its container: removed, and named.
+    removed = named(("launch", "n1", "failed", "no such entrypoint"),
+                    ("rollback", "n1", "ok", "sparktui-r"))
+    assert removed == "Removed what this serve had started: sparktui-r (n1)."
+    left = named(("launch", "n1", "ok", ""), ("left", "n1", "warn", "sparktui-r"))
+    assert "sparktui-r (n1)" in left and "sparktui stop --cluster c --recipe r" in left

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -15,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sparktui import untrusted_json
 from sparktui.config.bench_result import LevelResult
 from sparktui.engine.bench.target import BenchTarget
 from sparktui.errors import fail
@@ -91,7 +91,7 @@ def read_level(artifacts: Path, concurrency: int) -> LevelResult | None:
     """The level's export read; None when there is none. A figure whose unit is not
     the one its name implies is a failure, never a number (BenchFailed)."""
     try:
-        export = json.loads((artifacts / EXPORT).read_text())
+        export = untrusted_json.loads((artifacts / EXPORT).read_text())
     except (OSError, ValueError):
         return None
     try:
@@ -179,6 +179,8 @@ async def run_levels(tool: str, settings: BenchSettings, target: BenchTarget,
     first_argv: list[str] = []
     environ = tool_env(settings, os.environ)
     work = Path(tempfile.mkdtemp(prefix="sparktui-bench-"))
+    # the router's key: aiperf 0.13 takes it on its argv only; the record's argv has none
+    keyed = ["--api-key", target.api_key.get_secret_value()] if target.api_key else []
     try:
         for index, concurrency in enumerate(settings.concurrency, 1):
             artifacts = work / f"c{concurrency}"
@@ -193,7 +195,7 @@ async def run_levels(tool: str, settings: BenchSettings, target: BenchTarget,
                                        state))
             say(0, "started")
             try:
-                code = await _run_level(argv, artifacts, say, environ)
+                code = await _run_level(argv + keyed, artifacts, say, environ)
             except asyncio.CancelledError:
                 partial = read_level(artifacts, concurrency)
                 if partial is not None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from itertools import accumulate, count
 from pathlib import Path
 
+from sparktui import untrusted_json
 from sparktui.config.bench_result import BenchRun
 from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError, fail
@@ -67,7 +68,7 @@ def load(path: Path) -> BenchRun:
     if (depth := _depth(text)) > MAX_DEPTH:
         raise fail("bench_run_too_deep", file=path, depth=depth, limit=MAX_DEPTH)
     try:
-        data = json.loads(text, parse_int=_integer, parse_float=_float,
+        data = untrusted_json.loads(text, parse_int=_integer, parse_float=_float,
                           parse_constant=_constant)
     except _NumberRefused as exc:
         raise fail("bench_run_number", file=path, number=shorten(exc.text, 24),

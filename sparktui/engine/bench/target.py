@@ -6,13 +6,15 @@ it, and the image ID on every node."""
 from __future__ import annotations
 
 import contextlib
-import json
 import shlex
 from dataclasses import dataclass, field
 
+from sparktui import untrusted_json
+from sparktui.config.schema import Secret
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
+from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import fail
 from sparktui.i18n import _
@@ -42,6 +44,8 @@ class BenchTarget:
     image_ids: dict[str, str | None] = field(default_factory=dict)
     via: str = "head"  # "head" or "router"
     note: str | None = None  # why ``auto`` did not take the router that is configured
+    api_key: Secret | None = field(default=None, repr=False, compare=False)
+    """The router's client key (via the router): the load sends it, no record holds it."""
 
     @property
     def url(self) -> str:
@@ -111,7 +115,7 @@ async def engine_version(transport: Transport, host: str, port: int, engine: str
         with contextlib.suppress(OSError, TimeoutError, ConnectionError, ValueError):
             answer = await http_get(transport, host, port, path, timeout)
             if answer.status == 200:
-                data = json.loads(answer.body)
+                data = untrusted_json.loads(answer.body)
                 if isinstance(data, dict) and isinstance(data.get("version"), str):
                     return data["version"][:64]
     return None
@@ -140,8 +144,14 @@ async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
     nodes = {n.name: n for n in cluster.nodes}
     host, load_port = nodes[head].ssh_ip, port
     router = router_plan(engine.config, cluster) if way == "router" else None
+    key = None
     if router is not None:
         host, load_port = router.host, router.port
+        try:
+            key = kept_client_key(cluster)
+        except RouterKeyError as exc:
+            raise fail("bench_router_lacks", cluster=health.cluster, model=model,
+                       address=router.address, detail=str(exc)) from None
     else:
         way = "head"  # the config was changed since the check: no router to go through
     timeout = engine.config.health_timeout_seconds
@@ -160,4 +170,4 @@ async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
         recipe=name, cluster=health.cluster, nodes=sorted({w.node for w in members}),
         head=head, host=host, port=load_port, model=model,
         engine=kind or "", image=head_workload.image if head_workload else "",
-        engine_version=version, image_ids=ids, via=way, note=note)
+        engine_version=version, image_ids=ids, via=way, note=note, api_key=key)

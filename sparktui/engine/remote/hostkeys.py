@@ -12,10 +12,15 @@ common, which looks like a dead network, and ``init-host-keys`` would not see th
 from __future__ import annotations
 
 import asyncio
+import binascii
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from sparktui.config.toml_source import read_text
+from sparktui.errors import fail
 
 if TYPE_CHECKING:  # asyncssh is imported when a key is fetched: it costs ~0.15 s
     import asyncssh
@@ -29,6 +34,59 @@ def known_hosts_path(config: Config) -> Path:
     if config.known_hosts_path:
         return Path(config.known_hosts_path).expanduser()
     return Path.home() / ".config" / "sparktui" / "known_hosts"
+
+
+MAX_KNOWN_HOSTS_BYTES = 16 << 20
+_MARKERS = ("@cert-authority", "@revoked")
+_PLAIN_PATTERNS = re.compile(r"!?[A-Za-z0-9._:*?\[\]%-]+(?:,!?[A-Za-z0-9._:*?\[\]%-]+)*",
+                             re.ASCII)
+_HASHED_PATTERN = re.compile(r"\|1\|[A-Za-z0-9+/]+={0,2}\|[A-Za-z0-9+/]+={0,2}", re.ASCII)
+_KEY_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9@.+-]{2,63}", re.ASCII)
+
+
+def is_known_hosts_entry(line: str) -> bool:
+    """One line as sshd(8)'s SSH_KNOWN_HOSTS FILE FORMAT has it: an optional marker, host
+    patterns (or one hashed name), the key type, and the key in base64, whose blob starts
+    with that same type (how every OpenSSH key and certificate is encoded); a comment may
+    follow."""
+    fields = line.split()
+    if fields and fields[0].startswith("@"):
+        if fields[0] not in _MARKERS:
+            return False
+        fields = fields[1:]
+    if len(fields) < 3:
+        return False
+    patterns, kind, blob = fields[:3]
+    if not (_HASHED_PATTERN.fullmatch(patterns) or _PLAIN_PATTERNS.fullmatch(patterns)):
+        return False
+    if not _KEY_TYPE.fullmatch(kind):
+        return False
+    try:
+        raw = binascii.a2b_base64(blob, strict_mode=True)
+    except binascii.Error:
+        return False
+    name = kind.encode("ascii")
+    return raw[:4] == len(name).to_bytes(4, "big") and raw[4:4 + len(name)] == name
+
+
+def foreign_line(path: Path) -> int | None:
+    """The first line of an existing ``path`` that is not a known_hosts entry (nor empty,
+    nor a comment), or None. sparktui appends to its known_hosts: a shared config's
+    ``known_hosts_path = "~/.bashrc"`` must not make it write there."""
+    if not os.path.lexists(path):
+        return None
+    text = read_text(path, limit=MAX_KNOWN_HOSTS_BYTES, too_large="known_hosts_too_large")
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not is_known_hosts_entry(stripped):
+            return number
+    return None
+
+
+def refuse_foreign(path: Path) -> None:
+    """A problem at the foreign line of ``path`` (see ``foreign_line``), else nothing."""
+    if (line := foreign_line(path)) is not None:
+        raise fail("known_hosts_foreign", file=path, line=line, path=path, bad_line=line)
 
 
 def host_pattern(node: Node) -> str:
@@ -97,6 +155,7 @@ async def init_host_keys(config: Config, nodes: list[Node]) -> list[KeyResult]:
     (another key, another type, a revoked key) as changed and leave the file as it was."""
     path = known_hosts_path(config)
     remote = [n for n in nodes if not n.local]
+    refuse_foreign(path)
     try:
         known = read_known_hosts(path)
     except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
@@ -145,11 +204,15 @@ def _openssh(key: asyncssh.SSHKey) -> str:
 
 
 def _append(path: Path, lines: list[str]) -> None:
+    """Appended to a known_hosts file (checked by ``refuse_foreign``), created private
+    when missing; an existing file keeps its mode (the operator's ~/.ssh/known_hosts is
+    theirs to set)."""
+    refuse_foreign(path)  # again, just before writing: what the checks said still holds
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab+") as handle:
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOCTTY, 0o600)
+    with os.fdopen(fd, "rb+") as handle:
+        size = os.fstat(fd).st_size
         lead = b""
-        if handle.seek(0, os.SEEK_END):  # a last line without its newline keeps it apart
-            handle.seek(-1, os.SEEK_END)
-            lead = b"" if handle.read(1) == b"\n" else b"\n"
+        if size:  # a last line without its newline keeps it apart
+            lead = b"" if os.pread(fd, 1, size - 1) == b"\n" else b"\n"
         handle.write(lead + "".join(line + "\n" for line in lines).encode())
-    os.chmod(path, 0o600)

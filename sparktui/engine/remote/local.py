@@ -1,4 +1,8 @@
-"""The built-in cluster's node: this machine, its commands run without SSH."""
+"""The built-in cluster's node: this machine, its commands run without SSH.
+
+A command's stdout and stderr are read up to ``OUTPUT_LIMIT`` each, as over SSH: past
+it the command (its whole process group) is killed and the error is "output too large".
+"""
 
 from __future__ import annotations
 
@@ -10,13 +14,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sparktui.config.models import Config, Node
-from sparktui.engine.remote.transport import (
-    Completed,
-    Stream,
+from sparktui.engine.remote.bounded import (
+    OUTPUT_LIMIT,
+    TooLarge,
     decode_output,
+    output_too_large,
+    read_bounded,
     split_lines,
-    timed_out,
 )
+from sparktui.engine.remote.transport import Completed, NodeError, Stream, timed_out
 
 
 class LocalTransport:
@@ -36,13 +42,15 @@ class LocalTransport:
             asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, start_new_session=True)
         try:
-            out, err = await asyncio.wait_for(
-                proc.communicate(stdin.encode() if stdin is not None else None), limit)
-        except TimeoutError:
+            out, err = await asyncio.wait_for(_communicate(proc, stdin), limit)
+        except (TimeoutError, TooLarge) as exc:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.communicate(), 5)
+                await asyncio.wait_for(proc.wait(), 5)
+            if isinstance(exc, TooLarge):
+                raise NodeError(self.node.name, "output too large",
+                                output_too_large(exc.limit, command)) from None
             raise timed_out(self.node.name, limit, command) from None
         return Completed(proc.returncode or 0, decode_output(out), decode_output(err))
 
@@ -65,6 +73,25 @@ class LocalTransport:
 
     async def close(self) -> None:
         return None
+
+
+async def _communicate(proc: asyncio.subprocess.Process,
+                       stdin: str | None) -> tuple[bytes, bytes]:
+    """``proc.communicate`` with each output read up to ``OUTPUT_LIMIT``."""
+    assert proc.stdout is not None and proc.stderr is not None
+
+    async def feed() -> None:  # while the outputs are read: a full pipe never blocks it
+        if stdin is None or proc.stdin is None:
+            return
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.write(stdin.encode())
+            await proc.stdin.drain()
+        proc.stdin.close()
+
+    _fed, out, err = await asyncio.gather(feed(), read_bounded(proc.stdout, OUTPUT_LIMIT),
+                                          read_bounded(proc.stderr, OUTPUT_LIMIT))
+    await proc.wait()
+    return out, err
 
 
 class _LocalStream:

@@ -4,6 +4,10 @@ One SSH connection per node is reused for every command and stream. OpenSSH's
 default ``MaxSessions 10`` refuses the 11th channel on a connection, so each
 connection carries at most ``CHANNELS_PER_CONNECTION`` channels and more
 connections are opened when long-lived log streams fill them.
+
+Every read is bounded (``remote.bounded``): a command's stdout and stderr keep at most
+``OUTPUT_LIMIT`` bytes each (past it the command is ended and the node's error is "output
+too large"), and a streamed line at most ``LINE_LIMIT`` characters (cut and marked).
 """
 
 from __future__ import annotations
@@ -18,9 +22,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.remote import hostkeys
+from sparktui.engine.remote.bounded import (
+    OUTPUT_LIMIT,
+    TooLarge,
+    command_shown,
+    decode_output,
+    output_too_large,
+    read_bounded,
+    split_lines,
+)
 from sparktui.i18n import N_, _
-from sparktui.scrub import mask_text
-from sparktui.visible import visible
 
 if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s
     import asyncssh
@@ -36,14 +47,15 @@ CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly130
 # The reasons, marked for translation: the code stays English, people read _(reason).
 REASONS = (N_("host key not trusted"), N_("authentication failed"), N_("timeout"),
            N_("unreachable"), N_("ssh error"), N_("connection lost"), N_("channel refused"),
-           N_("stream failed"), N_("docker unreachable"))
+           N_("stream failed"), N_("docker unreachable"), N_("output too large"))
 
 
 class NodeError(Exception):
     """A node could not do what was asked; ``reason`` is a short code for people and JSON."""
 
-    def __init__(self, node: str, reason: str, detail: str = ""):
+    def __init__(self, node: str, reason: str, detail: str = "", hint: str = ""):
         self.node, self.reason, self.detail = node, reason, detail
+        self.hint = hint  # what to do about it, when known (connect_errors.py)
         super().__init__(f"{node}: {self.text}")
 
     @property
@@ -53,9 +65,8 @@ class NodeError(Exception):
 
 
 def timed_out(node: str, limit: float, command: str) -> NodeError:
-    """A command's timeout, naming the command: its secrets masked before it is cut
-    (a value cut short would no longer be found by value), its text made safe."""
-    return NodeError(node, "timeout", f"{limit:g} s: {visible(mask_text(command))[:80]}")
+    """A command's timeout, naming the command as ``command_shown`` does."""
+    return NodeError(node, "timeout", f"{limit:g} s: {command_shown(command)}")
 
 
 @dataclass(frozen=True)
@@ -109,27 +120,6 @@ def ended_with_channel(command: str) -> str:
             "wait $p; rc=$?; kill $w 2>/dev/null; exit $rc")
 
 
-def decode_output(data: str | bytes | None) -> str:
-    if data is None:
-        return ""
-    return data if isinstance(data, str) else data.decode("utf-8", "replace")
-
-
-async def split_lines(reader: Any, size: int = 1 << 16) -> AsyncIterator[list[str]]:
-    """Read big chunks and split them: per-line reads cost more than the SSH transfer."""
-    partial = ""
-    while True:
-        data = decode_output(await reader.read(size))
-        if not data:
-            if partial:
-                yield [partial]
-            return
-        lines = (partial + data).split("\n")
-        partial = lines.pop()
-        if lines:
-            yield lines
-
-
 # ---------------------------------------------------------------------------
 # SSH
 # ---------------------------------------------------------------------------
@@ -158,8 +148,14 @@ class SshTransport:
     async def _connect(self) -> _Conn:
         import asyncssh
 
+        from sparktui.engine.remote.connect_errors import Attempt, connect_error, key_missing
+
         cfg = self._config
-        keys = [str(Path(cfg.ssh_key_path).expanduser())] if cfg.ssh_key_path else ()
+        key = str(Path(cfg.ssh_key_path).expanduser()) if cfg.ssh_key_path else None
+        attempt = Attempt(self.node.name, self.node.ssh_ip, self.node.ssh_port, cfg.ssh_user,
+                          key, self._known_hosts, cfg.connect_timeout_seconds)
+        if (missing := key_missing(attempt)) is not None:
+            raise missing
         # Never disabled: a missing file trusts no key (run `sparktui init-host-keys`).
         # Every key type is offered, the pinned ones first: a node without a key of a
         # pinned type shows another, refused as not trusted (sshd hangs up on a client
@@ -167,28 +163,19 @@ class SshTransport:
         try:
             pins = hostkeys.pins(self._known_hosts, self.node)
         except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
-            raise NodeError(self.node.name, "host key not trusted",
-                            f"{self._known_hosts}: {exc}") from None
+            raise attempt.error("host key not trusted", f"{self._known_hosts}: {exc}") from None
         try:
             conn = await asyncio.wait_for(asyncssh.connect(
                 self.node.ssh_ip, self.node.ssh_port, username=cfg.ssh_user,
-                client_keys=keys or None, known_hosts=pins.known_hosts, agent_path=None,
-                server_host_key_algs=pins.host_key_algs, encryption_algs=list(CIPHERS),
+                client_keys=[key] if key else None, known_hosts=pins.known_hosts,
+                agent_path=None, server_host_key_algs=pins.host_key_algs,
+                encryption_algs=list(CIPHERS),
                 keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=3,
                 connect_timeout=cfg.connect_timeout_seconds,
                 login_timeout=cfg.connect_timeout_seconds,
             ), cfg.connect_timeout_seconds)
-        except asyncssh.HostKeyNotVerifiable as exc:
-            raise NodeError(self.node.name, "host key not trusted", str(exc)) from None
-        except asyncssh.PermissionDenied as exc:
-            raise NodeError(self.node.name, "authentication failed", str(exc)) from None
-        except (TimeoutError, asyncssh.ConnectionLost):
-            raise NodeError(self.node.name, "timeout", "no SSH answer in "
-                            f"{cfg.connect_timeout_seconds:g} s") from None
-        except OSError as exc:
-            raise NodeError(self.node.name, "unreachable", exc.strerror or str(exc)) from None
-        except asyncssh.Error as exc:
-            raise NodeError(self.node.name, "ssh error", exc.reason) from None
+        except (TimeoutError, OSError, asyncssh.Error, asyncssh.KeyImportError) as exc:
+            raise connect_error(attempt, exc) from None
         return _Conn(conn)
 
     async def _take_slot(self) -> _Conn | None:
@@ -235,9 +222,10 @@ class SshTransport:
         holder = await self._acquire()
         broken = False
         try:
-            result = await asyncio.wait_for(_run(holder.conn, command, stdin), limit)
-            code = result.exit_status if result.exit_status is not None else 255
-            return Completed(code, decode_output(result.stdout), decode_output(result.stderr))
+            return await asyncio.wait_for(_run(holder.conn, command, stdin), limit)
+        except TooLarge as exc:
+            raise NodeError(self.node.name, "output too large",
+                            output_too_large(exc.limit, command)) from None
         except TimeoutError:
             raise timed_out(self.node.name, limit, command) from None
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError) as exc:
@@ -291,18 +279,23 @@ class SshTransport:
                 await holder.conn.wait_closed()
 
 
-async def _run(conn: Any, command: str, stdin: str | None) -> Any:
-    """``conn.run``, except that a command which ends before it has read its input
-    (it answered from what it had: a lease already held, say) is its answer, not a
-    lost connection: asyncssh's own ``input=`` raises BrokenPipeError then."""
-    if stdin is None:
-        return await conn.run(command, check=False)
-    process = await conn.create_process(command)
+async def _run(conn: Any, command: str, stdin: str | None) -> Completed:
+    """``conn.run`` with its stdout and stderr read up to ``OUTPUT_LIMIT`` (``TooLarge``
+    past it: the channel is closed, the command ends on its next write). A command
+    which ends before it has read its input (it answered from what it had: a lease
+    already held, say) is its answer, not a lost connection: asyncssh's own ``input=``
+    raises BrokenPipeError then."""
+    process = await conn.create_process(command, encoding=None)
     try:
-        with contextlib.suppress(BrokenPipeError):
-            process.stdin.write(stdin)
-            process.stdin.write_eof()
-        return await process.wait(check=False)
+        if stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.write(stdin.encode())
+                process.stdin.write_eof()
+        out, err = await asyncio.gather(read_bounded(process.stdout, OUTPUT_LIMIT),
+                                        read_bounded(process.stderr, OUTPUT_LIMIT))
+        await process.wait_closed()
+        code = process.exit_status if process.exit_status is not None else 255
+        return Completed(code, decode_output(out), decode_output(err))
     finally:
         process.close()
 

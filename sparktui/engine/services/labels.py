@@ -13,9 +13,9 @@ sparktui) falls back to the defaults of the kind named by ``service_type``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from sparktui import untrusted_json
 from sparktui.engine.status import Workload
 from sparktui.plan.service_model import PHASES, Readiness
 
@@ -51,7 +51,7 @@ def readiness(workload: Workload) -> Readiness | None:
         return kind.readiness({}) if kind is not None else None
     if raw.startswith("{"):
         try:
-            data = json.loads(raw)
+            data = untrusted_json.loads(raw)
             return Readiness(kind=str(data.get("kind", "none")), port=_port(data.get("port")),
                              path=data.get("path"), pattern=data.get("pattern"),
                              timeout=float(data.get("timeout") or 300.0))
@@ -76,7 +76,7 @@ def metrics(workload: Workload) -> list[Endpoint]:
     found: list[Endpoint] = []
     if raw.startswith("["):
         try:
-            for item in json.loads(raw):
+            for item in untrusted_json.loads(raw):
                 port = _port(item.get("port"))
                 if port is not None:
                     nodes = item.get("nodes")

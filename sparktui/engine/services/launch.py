@@ -20,6 +20,8 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services import probe
 from sparktui.engine.services.probe import Target
+from sparktui.engine.workloads.leftover import created
+from sparktui.engine.workloads.run_id import stamped
 from sparktui.engine.workloads.runtime import roll_back
 from sparktui.i18n import _, ngettext
 from sparktui.plan.runtime import runtime_for
@@ -118,11 +120,17 @@ class ServiceRunner:
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
         self.say(STEP, inst.node, StepState.STARTED, _("{tag}: launch {container}").format(
             tag=tag(inst), container=inst.container))
-        result = await self.t[inst.node].run(shlex.join(inst.launch))
+        result = await self.t[inst.node].run(shlex.join(stamped(service.runtime,
+                                                                inst.launch)))
         if not result.ok:
             detail = _("{tag}: launch failed: {why}").format(
                 tag=tag(inst), why=(result.stderr or result.stdout).strip()[:300])
             self.say(STEP, inst.node, StepState.FAILED, detail)
+            # Created, never run: removed (or named as left), not left to block the next.
+            runtime = service.runtime
+            if await created(self.t[inst.node], runtime, inst.container) and not await \
+                    roll_back(self.t[inst.node], inst.node, runtime, inst.container, self.say):
+                self.started.append(Started(service, inst, _target(service, inst)))
             raise ServiceFailed(inst.node, detail, reported=True)
         started = Started(service, inst, _target(service, inst))
         self.started.append(started)

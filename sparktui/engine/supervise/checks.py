@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -30,6 +30,8 @@ from sparktui.engine.telemetry import metrics
 from sparktui.engine.workloads.discover import (
     DISCOVER,
     DISCOVER_REST,
+    Discovery,
+    disown_image_runs,
     parse_discovery,
     parse_rest,
 )
@@ -94,18 +96,21 @@ def parse_look(node: str, output: str, docker: Listing | None = None) -> NodeLoo
 
 
 async def look(t: Transport, timeout: float) -> NodeLook:
-    async def listing_then_marks() -> tuple[Listing | None, str]:
+    async def listing_then_marks() -> NodeLook:
         docker = await docker_listing(t, timeout)
         result = await t.run(LOOK if docker is None else LOOK_REST, timeout=timeout)
-        return docker, result.stdout
+        seen = parse_look(t.node.name, result.stdout, docker)
+        if seen.workloads is None:
+            return seen
+        checked = await disown_image_runs(t, Discovery(seen.workloads), timeout)
+        return replace(seen, workloads=checked.workloads)
 
     try:
-        docker, output = await asyncio.wait_for(listing_then_marks(), timeout)
+        return await asyncio.wait_for(listing_then_marks(), timeout)
     except NodeError as exc:
         return NodeLook(t.node.name, error=exc.text)
     except TimeoutError:
         return NodeLook(t.node.name, error=_("timeout"))
-    return parse_look(t.node.name, output, docker)
 
 
 def started_of(group: list[Member], looks: Mapping[str, NodeLook]) -> Started:
@@ -140,7 +145,9 @@ def member_failures(group: list[Member], looks: Mapping[str, NodeLook],
 def _find(node_look: NodeLook | None, member: Member) -> Workload | None:
     if node_look is None or node_look.workloads is None:
         return None
-    return next((w for w in node_look.workloads if w.name == member.container), None)
+    # A foreign workload of the member's name is not the member: never restarted for it.
+    return next((w for w in node_look.workloads if w.ours and w.name == member.container),
+                None)
 
 
 async def api_failures(t: Transport, plan: LaunchPlan, timeout: float,

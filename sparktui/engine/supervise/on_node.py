@@ -34,9 +34,11 @@ from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise import remote, shell
 from sparktui.engine.supervise.record import Lease
 from sparktui.engine.supervise.shell import DIR
+from sparktui.engine.workloads.run_id import stamped
 from sparktui.engine.workloads.runtime import last_lines, workload_state
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan
+from sparktui.plan.runtime.docker import blank_labels
 
 CONTAINER_PREFIX = "sparktui-supervise-"
 LABEL = "sparktui.supervisor"
@@ -74,7 +76,9 @@ def config_text(config: Config, cluster: Cluster) -> str:
 
     data: dict[str, Any] = {name: getattr(config, name) for name in COPIED}
     data.update(ssh_key_path=KEY_MOUNT, known_hosts_path=f"{MOUNT}/known_hosts")
-    data["clusters"] = [cluster.model_dump()]
+    # Without [clusters.router]: its key stays on the operator's machine, and a restart
+    # on the head keeps the head's address, so the router's worker for it holds.
+    data["clusters"] = [{k: v for k, v in cluster.model_dump().items() if k != "router"}]
     if cluster.name in config.nccl:
         data["nccl"] = {cluster.name: config.nccl[cluster.name].model_dump()}
     if cluster.name in config.before_serve:
@@ -108,7 +112,8 @@ def run_argv(*, cluster: str, recipe: str, home: str, key: str, image: str,
     files = files_dir(home)
     argv = ["docker", "run", "-d", "--name", container_name(cluster),
             "--label", f"{LABEL}={cluster}", "--label", f"{RECIPE_LABEL}={recipe}",
-            "--network", "host", "--restart", "no",
+            # no label its image bakes makes it a recipe's workload (blank_labels)
+            *blank_labels(()), "--network", "host", "--restart", "no",
             "-v", f"{files}:{MOUNT}:ro", "-v", f"{key}:{KEY_MOUNT}:ro", image,
             "--config", f"{MOUNT}/config.toml", "--recipes", f"{MOUNT}/recipes",
             "supervise", recipe, "--cluster", cluster, "--mode", "on-node"]
@@ -216,7 +221,7 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
         await t.run(shlex.join(["docker", "rm", "-f", name]) + " >/dev/null 2>&1; true")
         argv = run_argv(cluster=cluster.name, recipe=plan.recipe, home=home, key=key,
                         image=config.supervise_image, interval=interval)
-        started = await t.run(shlex.join(argv))
+        started = await t.run(shlex.join(stamped("docker", argv)))
         if not started.ok:
             return failed((started.stderr or started.stdout).strip()[:300])
         return await _held(t, name, say, config.health_timeout_seconds)

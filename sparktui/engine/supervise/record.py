@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparktui import untrusted_json
+
 HISTORY_KEPT = 50
 """Restarts kept in the record, newest last."""
 LOG_LINES_KEPT = 30
@@ -45,7 +47,7 @@ def _finite(value: Any) -> Any:
 
 def _object(text: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(text)
+        value = untrusted_json.loads(text)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -15,9 +15,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from sparktui import untrusted_json
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.engine.health import serving_heads as heads_of
-from sparktui.engine.remote.http import http_get, http_request
+from sparktui.engine.remote.http import METRICS_BODY, http_get, http_request
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.labels import metrics as metric_endpoints
 from sparktui.engine.status import ClusterHealth, Workload
@@ -140,7 +141,8 @@ class ClusterTelemetry:
             port, path = exporters[kind]
             self.channels += 1
             try:
-                answer = await http_get(transport, node.ssh_ip, port, path, timeout)
+                answer = await http_get(transport, node.ssh_ip, port, path, timeout,
+                                        limit=METRICS_BODY)
             except Exception:  # refused, timed out: fall back to the command next time
                 return kind, None
             return kind, answer.body if answer.status == 200 else None
@@ -193,7 +195,7 @@ class ClusterTelemetry:
         try:
             asked = time.monotonic()
             answer = await http_get(self.transport_for(node), node.ssh_ip, port, "/metrics",
-                                    timeout)
+                                    timeout, limit=METRICS_BODY)
             if answer.status != 200:
                 raise ConnectionError(f"HTTP {answer.status}")
             # the engine wrote its counters somewhere between the question and the answer
@@ -257,7 +259,7 @@ async def deep_check(transport: Transport, host: str, port: int, model: str | No
     ok = False
     if answer.status == 200:
         try:
-            ok = bool(json.loads(answer.body).get("choices"))
+            ok = bool(untrusted_json.loads(answer.body).get("choices"))
         except (ValueError, AttributeError):
             ok = False
     return DeepCheck(ok, latency, answer.status, None if ok else answer.body[:200], model)

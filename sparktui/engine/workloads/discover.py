@@ -1,18 +1,28 @@
-"""Discover sparktui's workloads on a node (every runtime's), from their labels."""
+"""Discover sparktui's workloads on a node (every runtime's), from their labels.
+
+A node speaks only for itself, and an image never speaks for sparktui: a workload is
+the listing node's whatever its ``sparktui.node`` label says (one naming another node is
+foreign), and it is sparktui's only when it carries a run id that its image does not
+(``RUN_LABEL``). Foreign workloads are listed, so the operator sees them, and are never
+stopped, restarted, supervised or restored (``Workload.ours``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import re
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
-from sparktui.engine.workloads.docker_api import docker_listing
+from sparktui.engine.workloads.docker_api import docker_listing, image_run_labels
+from sparktui.i18n import _
 from sparktui.plan.fit.settings import argv_share
 from sparktui.plan.fit.shares import HOLDING_STATES, Holder
 from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
 from sparktui.plan.runtime import RUNTIMES, runtime_for
-from sparktui.plan.runtime.base import Found, Listing
+from sparktui.plan.runtime.base import RUN_ID_LENGTH, RUN_LABEL, Found, Listing
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
 ENGINE_ROLES = (HEAD, WORKER)
@@ -43,7 +53,28 @@ async def list_node(t: Transport, timeout: float | None = None) -> Discovery:
     if docker is None:
         docker = _DOCKER.parse_list((await t.run(_DOCKER.list_command(),
                                                  timeout=timeout)).stdout)
-    return parse_rest(t.node.name, docker, rest.stdout)
+    return await disown_image_runs(t, parse_rest(t.node.name, docker, rest.stdout), timeout)
+
+
+async def disown_image_runs(t: Transport, found: Discovery, timeout: float | None = None
+                            ) -> Discovery:
+    """``found`` with every docker workload whose run id is its image's own label made
+    foreign: an image made it, not sparktui. One read of each image (through the API,
+    else one ``docker image inspect`` of them all), only for workloads taken as ours. An
+    image that cannot be read has no labels to compare (the node could set any run id
+    itself: the check is against images, not against the node)."""
+    images = sorted({w.image_id for w in found.workloads if _checked(w)})
+    if not images:
+        return found
+    image_runs = await image_run_labels(t, images, timeout)
+    why = _("its run id is its image's own label")
+    workloads = [replace(w, foreign=why) if _checked(w) and image_runs.get(w.image_id)
+                 == w.labels.get(RUN_LABEL) else w for w in found.workloads]
+    return found._replace(workloads=workloads)
+
+
+def _checked(w: Workload) -> bool:
+    return w.ours and w.runtime == "docker" and bool(w.image_id)
 
 
 def parse_rest(node: str, docker: Listing, output: str) -> Discovery:
@@ -56,7 +87,8 @@ def _discovery(node: str, listings: dict[str, Listing]) -> Discovery:
     error = None
     for runtime in RUNTIMES:
         listing = listings[runtime]
-        workloads += [_workload(node, runtime, found) for found in listing.found]
+        workloads += [_workload(node, runtime, found) for found in listing.found
+                      if found.labels.get("recipe")]  # "": the router's, a supervisor's
         error = error or listing.error
     return Discovery(workloads, error)
 
@@ -69,21 +101,47 @@ async def discover(t: Transport) -> list[Workload]:
     return found.workloads
 
 
+_RUN_ID = re.compile(f"[0-9a-f]{{{RUN_ID_LENGTH}}}")
+_NUMBERS = {"rank": (0, 1 << 16), "port": (1, 65535), "service_index": (0, 1 << 16)}
+"""Labels that hold a number, and its bounds; empty is no value."""
+
+
 def _workload(node: str, runtime: str, found: Found) -> Workload:
+    """The node that listed it is its node, whatever its labels claim."""
     label = found.labels
     return Workload(
         name=found.name, recipe=label.get("recipe", ""), cluster=label.get("cluster", ""),
-        node=label.get("node", node), rank=_int(label.get("rank"), 0),
+        node=node, rank=_int(label.get("rank"), 0),
         role=label.get("role", ""), runtime=runtime, state=found.state, status=found.status,
         port=_int(label.get("port"), None), image=found.image, started_at=found.started_at,
-        restarts=found.restarts, exit_code=found.exit_code, service=label.get("service"),
+        restarts=found.restarts, exit_code=found.exit_code,
+        service=label.get("service") or None,
         service_index=_int(label.get("service_index"), None),
-        mem_share=_share(label.get(MEM_SHARE_LABEL), found.argv), labels=label)
+        mem_share=_share(label.get(MEM_SHARE_LABEL) or None, found.argv), labels=label,
+        foreign=found.foreign or foreign_reason(node, label), image_id=found.image_id)
+
+
+def foreign_reason(node: str, labels: dict[str, str]) -> str:
+    """Why a workload listed by ``node`` with ``labels`` is not sparktui's (empty: it is)."""
+    claimed = labels.get("node", "")
+    if claimed != node:
+        return _("labelled for node {claimed}, listed by {node}").format(
+            claimed=repr(claimed[:60]), node=node)
+    if not _RUN_ID.fullmatch(labels.get(RUN_LABEL, "")):
+        return _("no run id of sparktui's (not started by sparktui)")
+    for key, (low, high) in _NUMBERS.items():
+        value = labels.get(key, "")
+        if value and not (value.isdecimal() and value.isascii() and low <= int(value) <= high):
+            return _("label {key} is not a number: {value}").format(key=key,
+                                                                  value=repr(value[:20]))
+    return ""
 
 
 def share_holders(workloads: list[Workload], recipe: str) -> list[Holder]:
     """The engine members of other recipes among a node's workloads that hold (or are
-    about to take) their share of its memory."""
+    about to take) their share of its memory. A foreign one counts too: the node says
+    what holds its own memory, and a holder only ever makes a serve refuse (the fit
+    acts on no workload), where leaving it out would overcommit the node."""
     return [Holder(w.recipe, w.mem_share, w.port, w.name) for w in workloads
             if w.role in ENGINE_ROLES and w.recipe != recipe and w.state in HOLDING_STATES]
 

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from sparktui.engine.remote.http import HttpAnswer, unix_get
+from sparktui.engine.remote.http import DOCKER_BODY, HttpAnswer, unix_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.plan.runtime.base import MISSING, Found, Listing, State
 from sparktui.plan.runtime.docker import (
@@ -32,6 +32,9 @@ from sparktui.plan.runtime.docker import (
     api_inspect,
     api_state,
     found_in_inspect,
+    image_labels_command,
+    image_run_label,
+    parse_image_labels,
     socket_path,
 )
 
@@ -59,7 +62,7 @@ async def docker_listing(t: Transport, timeout: float | None = None) -> Listing 
                 answer = await _get(t, socket, api_inspect(container), limit)
             if answer.status == 404:  # removed since the list: as ``docker inspect``
                 return None
-            return found_in_inspect(_ok(answer).body)
+            return found_in_inspect(_ok(answer).body)  # None: it names no container
 
         found = await asyncio.gather(*(inspect(i) for i in ids))
         return Listing([f for f in found if f is not None])
@@ -88,6 +91,28 @@ async def docker_image_id(t: Transport, image: str, timeout: float | None = None
     return await _read(t, timeout, read)
 
 
+async def image_run_labels(t: Transport, image_ids: list[str],
+                           timeout: float | None = None) -> dict[str, str | None]:
+    """Each image's own ``sparktui.run`` label (None: it has none), by ID: through the
+    API, else in one ``docker image inspect`` of them all. An image neither can read is
+    left out. NodeError when the node does not answer in time."""
+    async def read(socket: str, limit: float) -> dict[str, str | None]:
+        gate = asyncio.Semaphore(INSPECTS_AT_ONCE)
+
+        async def label(image_id: str) -> tuple[str, str | None]:
+            async with gate:
+                answer = await _get(t, socket, api_image(image_id), limit)
+            return image_id, image_run_label(_ok(answer).body)
+
+        return dict(await asyncio.gather(*map(label, image_ids)))
+
+    found = await _read(t, timeout, read)
+    if found is None:
+        result = await t.run(image_labels_command(image_ids), timeout=timeout)
+        found = parse_image_labels(result.stdout)
+    return found
+
+
 async def _read(t: Transport, timeout: float | None,
                 read: Callable[[str, float], Awaitable[_T]]) -> _T | None:
     """``read(socket, limit)`` through the node's socket; None where it cannot answer
@@ -112,7 +137,7 @@ async def _socket(t: Transport, timeout: float) -> str | None:
 
 async def _get(t: Transport, socket: str, path: str, timeout: float) -> HttpAnswer:
     try:
-        return await unix_get(t, socket, path, timeout)
+        return await unix_get(t, socket, path, timeout, limit=DOCKER_BODY)
     except TimeoutError:
         raise NodeError(t.node.name, "timeout",
                         f"{timeout:g} s: docker API GET {path[:60]}") from None

@@ -15,6 +15,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from sparktui import untrusted_json
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.i18n import N_, _
 from sparktui.plan.runtime.docker import inspect_command
@@ -91,7 +92,7 @@ async def inspect(transport: Transport, name: str, timeout: float) -> Described:
         raise NodeError(node, N_("docker inspect failed"),
                         f"{name}: {visible((done.stderr or done.stdout).strip()[:300])}")
     try:
-        items = json.loads(done.stdout)
+        items = untrusted_json.loads(done.stdout)
         item = items[0] if isinstance(items, list) and items else None
     except json.JSONDecodeError:
         item = None

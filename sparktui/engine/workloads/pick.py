@@ -10,8 +10,8 @@ def containers(found: list[Workload], cluster: str, recipe: str | None = None, *
                running: bool = False) -> list[Workload]:
     """sparktui's docker containers among ``found`` (of ``recipe``, if given; only the
     running ones with ``running``): the cluster's engine members first, then its
-    services, then other clusters'."""
-    rows = [w for w in found if w.runtime == "docker" and recipe in (None, w.recipe)
+    services, then other clusters'. A foreign one is never picked (``Workload.ours``)."""
+    rows = [w for w in found if w.ours and w.runtime == "docker" and recipe in (None, w.recipe)
             and (w.running or not running)]
     return sorted(rows, key=lambda w: (w.cluster != cluster, w.is_service, not w.running,
                                        w.recipe, w.name))

@@ -6,10 +6,13 @@ what a state or a removal means is decided in one place per runtime.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import Completed, NodeError, Transport
 from sparktui.engine.workloads.docker_api import docker_image_id, docker_state
+from sparktui.labels import grace_wait
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
@@ -56,16 +59,22 @@ async def signal_stop(t: Transport, runtime: str, name: str) -> None:
 
 
 async def remove_workload(t: Transport, runtime: str, name: str,
-                          grace_seconds: float = 30.0) -> Completed:
+                          grace_seconds: float = 30.0,
+                          waiting: Callable[[str], None] | None = None) -> Completed:
     """Stop (the engine gets its grace period, then SIGKILL), then always remove.
 
     The stop runs under a timeout of the grace period plus a margin, so an engine that
     needs all of it is waited for instead of abandoned a moment before it is killed;
     the remove runs whatever the stop said. A workload that is already gone is success.
+    ``waiting`` is told what is waited for and how long before the stop runs: an engine
+    that ignores SIGTERM holds the stop for the whole grace period, which must not pass
+    in silence.
     """
     rt = runtime_for(runtime)
     removal = rt.removal(name, grace_seconds)
     if removal.stop is not None:
+        if waiting is not None and removal.stop_seconds > 0:
+            waiting(grace_wait(name, removal.stop_seconds))
         try:
             await t.run(removal.stop, timeout=removal.stop_seconds + STOP_MARGIN_SECONDS)
         except NodeError as exc:
@@ -76,16 +85,19 @@ async def remove_workload(t: Transport, runtime: str, name: str,
 
 
 async def roll_back(t: Transport, node: str, runtime: str, container: str, say: ProgressLog,
-                    grace_seconds: float = 30.0) -> None:
-    """Remove one workload a failed serve started; a failure is reported, not raised."""
+                    grace_seconds: float = 30.0) -> bool:
+    """Remove one workload a failed serve started; a failure is reported, not raised.
+    True: it is gone (its ``rollback ok`` row names it)."""
     say(Step.ROLLBACK, node, StepState.STARTED, container)
     try:
-        result = await remove_workload(t, runtime, container, grace_seconds)
+        result = await remove_workload(
+            t, runtime, container, grace_seconds,
+            waiting=lambda detail: say(Step.ROLLBACK, node, StepState.WAITING, detail))
     except NodeError as exc:
         say(Step.ROLLBACK, node, StepState.FAILED, exc.text)
-        return
+        return False
     if result.ok:
         say(Step.ROLLBACK, node, StepState.OK, container)
-    else:
-        say(Step.ROLLBACK, node, StepState.FAILED,
-            (result.stderr or result.stdout).strip()[:200])
+        return True
+    say(Step.ROLLBACK, node, StepState.FAILED, (result.stderr or result.stdout).strip()[:200])
+    return False

@@ -27,6 +27,8 @@ from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
+from sparktui.engine.workloads.leftover import created, left_behind
+from sparktui.engine.workloads.run_id import stamped
 from sparktui.engine.workloads.runtime import (
     last_lines,
     node_image_id,
@@ -58,7 +60,8 @@ class Serve:
                  progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
                  ready_timeout: float, poll_seconds: float = POLL_SECONDS,
                  keep_on_failure: bool = False, stop_grace: float = 30.0,
-                 fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False):
+                 fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False,
+                 model_free: Callable[[ProgressLog], Awaitable[str | None]] | None = None):
         self.plan = plan
         self.runtime = runtime_for(plan.runtime)
         self.t = transports
@@ -74,9 +77,20 @@ class Serve:
         self.services = ServiceRunner(transports, self._say)
         self.fit = fit
         self.fit_report: FitReport | None = None
-        self.force = force
+        self.force, self.model_free = force, model_free  # model_free: engine/router_names.py
+        self._launching: NodePlan | None = None  # its docker run is under way
+        self._rolling_back = False
 
     async def run(self) -> ActionResult:
+        """The serve; cancelled (Ctrl+C), it first removes what it started (unless kept),
+        and names whatever it leaves (``left`` rows) before the cancellation goes on."""
+        try:
+            return await self._serve()
+        except asyncio.CancelledError:
+            await self._interrupted()
+            raise
+
+    async def _serve(self) -> ActionResult:
         services = self.plan.services
         exit_code = None
         try:
@@ -103,8 +117,8 @@ class Serve:
             if not exc.reported:
                 self._say(exc.step, exc.node, StepState.FAILED, exc.detail)
             if (self.started or self.services.started) and not self.keep:
-                await self._rollback()
-                await self.services.rollback(self.stop_grace)
+                await self._roll_back_all()
+            self._say_left()
             return ActionResult(False, exc.node, exc.step, exc.detail, list(self._say.events))
         return ActionResult(True, steps=list(self._say.events), exit_code=exit_code)
 
@@ -185,6 +199,8 @@ class Serve:
         if len(self.plan.nodes) > 1:
             await self._rendezvous_free(found)
         self._shares(found)
+        if self.model_free and (why := await self.model_free(self._say)):  # behind the router
+            raise StepFailed(self.plan.head.name, Step.ROUTER, why)  # a name served already
 
     async def _rendezvous_free(self, found: dict[str, list[Workload]]) -> None:
         head = self.plan.head
@@ -280,16 +296,20 @@ class Serve:
 
     async def _launch(self, node: NodePlan) -> None:
         self._say(Step.LAUNCH, node.name, StepState.STARTED, node.role)
-        result = await self.t[node.name].run(shlex.join(node.launch))
+        self._launching = node
+        # a fresh run id per container: this one is sparktui's (run_id.py)
+        result = await self.t[node.name].run(shlex.join(stamped(self.plan.runtime,
+                                                                node.launch)))
+        self._launching = None
         if not result.ok:
             why = (result.stderr or result.stdout).strip()[:300]
             self._say(Step.LAUNCH, node.name, StepState.FAILED, why)
-            # docker run creates the container before it fails to start it (no NVIDIA
-            # runtime for --gpus, an entrypoint that does not exist): removed, kept on
-            # failure or not, since it never ran and would block the next serve
-            if await self._created(node):
-                await roll_back(self.t[node.name], node.name, self.plan.runtime,
-                                node.container, self._say, self.stop_grace)
+            # Created, never run (no GPU runtime, no such entrypoint): removed, kept or
+            # not, or it blocks the next serve ("already exists").
+            if await self._created(node) and not await roll_back(
+                    self.t[node.name], node.name, self.plan.runtime, node.container,
+                    self._say, self.stop_grace):
+                self.started.append(node)  # still there: named, removal tried again
             raise StepFailed(node.name, Step.LAUNCH, why, reported=True)
         self.started.append(node)
         self._say(Step.LAUNCH, node.name, StepState.OK, result.stdout.strip()[:12])
@@ -341,13 +361,36 @@ class Serve:
             wait = min(wait * 2, self.poll_seconds)
 
     async def _created(self, node: NodePlan) -> bool:
-        """Whether the node has the workload in any state; unknown counts as yes (the
-        removal is tried, and its row says how it went)."""
+        return await created(self.t[node.name], self.plan.runtime, node.container)
+
+    async def _interrupted(self) -> None:
+        """Ctrl+C: remove what this serve started (not when kept, nor again when a
+        rollback is already under way); a second Ctrl+C stops the removal. Either way,
+        what is left is named last."""
         try:
-            state = await workload_state(self.t[node.name], self.plan.runtime, node.container)
-        except NodeError:
-            return True
-        return not state.missing
+            launching, self._launching = self._launching, None
+            if launching is not None and await self._created(launching):
+                self.started.append(launching)
+            if self.keep or self._rolling_back or not (self.started or self.services.started):
+                return
+            self._say(Step.ROLLBACK, None, StepState.STARTED, _(
+                "interrupted: removing what this serve started (Ctrl+C again leaves it)"))
+            await self._roll_back_all()
+        finally:
+            self._say_left()
+
+    async def _roll_back_all(self) -> None:
+        self._rolling_back = True
+        await self._rollback()
+        await self.services.rollback(self.stop_grace)
+
+    def _say_left(self) -> None:
+        """A ``left`` row for each workload started and not removed (kept, interrupted,
+        or its removal failed)."""
+        started = [(n.name, n.container) for n in self.started]
+        started += [(s.instance.node, s.instance.container) for s in self.services.started]
+        for node, container in left_behind(self._say.events, started):
+            self._say(Step.LEFT, node, StepState.WARN, container)
 
     async def _rollback(self) -> None:
         """Every node's workload at once: each gets its grace period."""

@@ -4,6 +4,11 @@ the nodes with the runs' after_stop hooks.
 Heads go first so serving stops before its workers go, then the services (critical ones
 last), then after_stop runs once everything on a node is gone. An unreachable node is
 reported and the reachable ones are still stopped.
+
+Only sparktui's own workloads are acted on (``Workload.ours``): a foreign one (labelled
+for another node, without a run id of sparktui's, its labels unreadable) is named and
+left alone. Every step runs on the node that listed the workload, and an after_stop
+read back from a label runs only when each of its steps parses.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 
+from sparktui.config.scripts import BUILTIN_SCRIPTS
 from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -41,7 +47,13 @@ class Stop:
         self.unrestored: list[tuple[str, str]] = []  # (node, why) after_stop did not finish
 
     async def run(self) -> ActionResult:
-        found = [w for ws in await asyncio.gather(*map(self._found_on, self.t)) for w in ws]
+        listed = [w for ws in await asyncio.gather(*map(self._found_on, self.t)) for w in ws]
+        for workload in listed:
+            if not workload.ours:
+                self._say(Step.STOP, workload.node, StepState.WARN, _(
+                    "{name} left alone, not sparktui's: {why}").format(
+                    name=workload.name, why=workload.foreign))
+        found = [w for w in listed if w.ours]
         engine = [w for w in found if not w.is_service]
         # Heads get SIGTERM first, so serving stops before the workers go; then every
         # member gets its grace period at the same time (a stop costs one grace, not two).
@@ -85,8 +97,9 @@ class Stop:
     async def _remove(self, workload: Workload) -> None:
         self._say(Step.STOP, workload.node, StepState.STARTED, workload.name)
         try:
-            result = await remove_workload(self.t[workload.node], workload.runtime,
-                                           workload.name, self.stop_grace)
+            result = await remove_workload(
+                self.t[workload.node], workload.runtime, workload.name, self.stop_grace,
+                waiting=lambda why: self._say(Step.STOP, workload.node, StepState.WAITING, why))
             ok, detail = result.ok, result.stderr.strip()[:200]
         except NodeError as exc:
             ok, detail = False, exc.text
@@ -98,6 +111,13 @@ class Stop:
     async def _restore(self, workload: Workload) -> None:
         """The run's after_stop hooks on its node; the first that aborts ends them."""
         steps = after_stop_steps(workload, self.hooks_for)
+        if isinstance(steps, str):
+            why = _("the after_stop label of {recipe} on {node} does not parse ({why}): "
+                    "not restored, restore {node} by hand").format(
+                recipe=workload.recipe, node=workload.node, why=steps)
+            self._say(Step.AFTER_STOP, workload.node, StepState.FAILED, why)
+            self.unrestored.append((workload.node, why))
+            return
         if steps is None:
             why = _("the after_stop hooks of {recipe} are unknown (the run carries no "
                     "label and the recipe is not found): restore {node} by hand").format(
@@ -115,10 +135,19 @@ class Stop:
                 return
 
 
-def after_stop_steps(workload: Workload, hooks_for: HooksFor | None) -> list[HookStep] | None:
+def after_stop_steps(workload: Workload, hooks_for: HooksFor | None
+                     ) -> list[HookStep] | str | None:
     """What to run once ``workload`` is gone: its label (the plan put it there), else its
-    recipe's (a run from before the label); None when neither can be known."""
-    label = workload.labels.get(AFTER_STOP_LABEL)
-    if label is not None:
-        return from_label(label)
-    return hooks_for(workload.recipe) if hooks_for is not None else None
+    recipe's (a run from before the label); None when neither can be known; a string,
+    why not, when the label is there and does not parse (a step of an unknown kind, a
+    built-in script that does not exist): then no step of it runs."""
+    label = workload.labels.get(AFTER_STOP_LABEL) or None  # "": a container's blank
+    if label is None:
+        return hooks_for(workload.recipe) if hooks_for is not None else None
+    steps = from_label(label)
+    if steps is None:
+        return _("not a list of steps")
+    unknown = [s.run for s in steps if s.kind == "script" and s.run not in BUILTIN_SCRIPTS]
+    if unknown:
+        return _("unknown built-in script {name}").format(name=repr(unknown[0][:60]))
+    return steps

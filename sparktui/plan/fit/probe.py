@@ -9,11 +9,11 @@ markers carry a nonce so a file's text cannot fake one.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
 
+from sparktui import untrusted_json
 from sparktui.config.validation import PLACEHOLDER
 from sparktui.i18n import _
 from sparktui.plan import hf
@@ -130,7 +130,7 @@ def assess(node: str, output: str, nonce: str, question: Question) -> NodeFit:
                                         "files").format(repo=ref.repo, node=node),
                        mem_total=mem_total)
     try:
-        config = json.loads(found.get("config") or "null")
+        config = untrusted_json.loads(found.get("config") or "null")
         if not isinstance(config, dict):
             raise ValueError
     except ValueError:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
+from sparktui.plan.render.run_id import made_on_node, with_placeholder
 from sparktui.plan.render.sh_secrets import Secrets, feeding, reading
 from sparktui.plan.service_model import ServicePlan
 from sparktui.visible import visible
@@ -70,6 +71,7 @@ def _launch(node: _Reachable, prefix: str, argv: list[str], secrets: Secrets) ->
     """``argv`` run on the node, each secret it holds by position passed by name from the
     runner's environment (``sh_secrets``): to a remote node on ssh's stdin."""
     command, names = secrets.command(argv)
+    command = made_on_node(command)  # argv: ``with_placeholder``'s
     if not names or node.local:
         return _on(node, prefix, command)
     return f"{feeding(names)} | {prefix} {shlex.quote(reading(names, command))}"
@@ -128,7 +130,8 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
         node = plan.node(name)
         out.append("")
         out.append(_comment(f"launch on {node.name} (rank {node.rank}, {node.role})"))
-        out.append(_launch(node, prefixes[name], node.launch, secrets))
+        out.append(_launch(node, prefixes[name], with_placeholder(plan.runtime, node.launch),
+                           secrets))
     services(("after_frontend",))
     out = secrets.scrubbed(out)
     return "\n".join([*head, *secrets.preamble(), *out]) + "\n"
@@ -143,5 +146,6 @@ def _service(service: ServicePlan, user: str, key: str | None,
                           f"sparktui serve waits for readiness {probe}, this script does not")]
     for inst in service.instances:
         prefix = _ssh(inst, user, key, known_hosts)
-        lines.append(_launch(inst, prefix, inst.launch, secrets))
+        lines.append(_launch(inst, prefix, with_placeholder(service.runtime, inst.launch),
+                             secrets))
     return lines

@@ -18,6 +18,20 @@ from sparktui.plan.model import MountPlan
 MISSING = "missing"
 """The state of a workload that is not there (never started, removed, or gone for good)."""
 
+RUN_LABEL = "run"
+"""A value fresh for each workload sparktui starts (``new_run_id`` in the engine). The
+plan never carries it (it is pure); the engine adds it at launch (``Runtime.stamp``). An
+image's own ``LABEL``s are copied into its containers, so only a value nobody could know
+before the launch tells a container sparktui made from one an image or a person made."""
+RUN_ID_LENGTH = 16
+"""Hex digits of a run id (``secrets.token_hex(8)``)."""
+READ_LABELS = ("recipe", "cluster", "node", "rank", "role", "port", "after_stop",
+               "mem_share", "service", "service_type", "service_index", "start",
+               "critical", "terminal", "pool", "readiness", "metrics")
+"""Every label discovery and its readers take from a workload, besides ``RUN_LABEL``. A
+container sparktui makes sets each of them (empty when it has no value), so that no label
+baked into its image speaks for it."""
+
 
 @dataclass(frozen=True)
 class Command:
@@ -120,6 +134,10 @@ class Found:
     restarts: int = 0
     exit_code: int | None = None
     argv: tuple[str, ...] = ()  # what it runs, as the runtime reports it (docker: Path, Args)
+    image_id: str = ""  # the image's ID (docker), whose own labels tell its from ours
+    foreign: str = ""
+    """Why the listing itself cannot tell what the workload is (labels that contradict
+    each other); empty when it can."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +158,11 @@ class Runtime(ABC):
 
     @abstractmethod
     def launch(self, spec: Launch) -> list[str]:
-        """The argv that starts ``spec`` detached on the node."""
+        """The argv that starts ``spec`` detached on the node (without ``RUN_LABEL``)."""
+
+    @abstractmethod
+    def stamp(self, argv: list[str], run_id: str) -> list[str]:
+        """``launch``'s argv with ``RUN_LABEL`` set to ``run_id``, as the engine runs it."""
 
     def image_id_command(self, image: str) -> str | None:
         """A shell line printing the ID of ``image`` on the node; None: no images."""

@@ -9,8 +9,12 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
+from sparktui import untrusted_json
+from sparktui.i18n import _
 from sparktui.plan.runtime.base import (
     MISSING,
+    READ_LABELS,
+    RUN_LABEL,
     EngineLaunch,
     Found,
     Launch,
@@ -76,7 +80,7 @@ def api_image(image: str) -> str:
 
 def api_image_id(body: str) -> str:
     """``image_id_command``'s answer from an image inspect (ValueError: not one)."""
-    image_id = json.loads(body).get("Id")
+    image_id = untrusted_json.loads(body).get("Id")
     if not isinstance(image_id, str) or not image_id.startswith("sha256:"):
         raise ValueError("no image Id")
     return image_id
@@ -84,15 +88,16 @@ def api_image_id(body: str) -> str:
 
 def api_ids(body: str) -> list[str]:
     """The container IDs of ``API_LIST``'s answer (ValueError: not such an answer)."""
-    items = json.loads(body)
+    items = untrusted_json.loads(body)
     if not isinstance(items, list):
         raise ValueError("not a list of containers")
-    return [str(item["Id"]) for item in items]
+    return [item["Id"] for item in items
+            if isinstance(item, dict) and isinstance(item.get("Id"), str) and item["Id"]]
 
 
 def api_state(body: str) -> State:
     """``state_command``'s meaning from an inspect answer (ValueError: not one)."""
-    state = json.loads(body).get("State") or {}
+    state = _mapping(_mapping(untrusted_json.loads(body)).get("State"))
     status = state.get("Status")
     if not isinstance(status, str) or not status:
         raise ValueError("no State.Status")
@@ -100,12 +105,62 @@ def api_state(body: str) -> State:
     return State(status, None if status == "running" or not isinstance(code, int) else code)
 
 
-def found_in_inspect(body: str) -> Found:
-    """One container of an inspect answer, as ``parse_list`` reads it."""
-    item = json.loads(body)
+def found_in_inspect(body: str) -> Found | None:
+    """One container of an inspect answer, as ``parse_list`` reads it (None: it names no
+    container). ValueError: not JSON, or not an object."""
+    item = untrusted_json.loads(body)
     if not isinstance(item, dict):
         raise ValueError("not a container")
     return _found(item)
+
+
+def image_run_label(body: str) -> str | None:
+    """The value an image's own ``LABEL`` gives ``RUN_LABEL`` (None: none), from its
+    inspect answer (ValueError: not one)."""
+    item = untrusted_json.loads(body)
+    if not isinstance(item, dict):
+        raise ValueError("not an image")
+    value = _mapping(_mapping(item.get("Config")).get("Labels")).get(LABEL_PREFIX + RUN_LABEL)
+    return value if isinstance(value, str) else None
+
+
+def image_labels_command(image_ids: Sequence[str]) -> str:
+    """One ``docker image inspect`` of every image named, for ``parse_image_labels``."""
+    return shlex.join(["docker", "image", "inspect", "--format",
+                       "{{json .Id}} {{json .Config.Labels}}", *image_ids]) + " 2>/dev/null"
+
+
+def parse_image_labels(text: str) -> dict[str, str | None]:
+    """Each image's own ``RUN_LABEL`` value by ID, from ``image_labels_command``'s output;
+    a line it cannot read names no image."""
+    found: dict[str, str | None] = {}
+    for line in text.splitlines():
+        image_id, _, labels = line.partition(" ")
+        try:
+            image_id, labels = untrusted_json.loads(image_id), untrusted_json.loads(labels)
+        except ValueError:
+            continue
+        if isinstance(image_id, str):
+            value = _mapping(labels).get(LABEL_PREFIX + RUN_LABEL)
+            found[image_id] = value if isinstance(value, str) else None
+    return found
+
+
+def stamp_run(argv: list[str], run_id: str) -> list[str]:
+    """A ``docker run`` argv with ``RUN_LABEL`` set to ``run_id`` (before the image)."""
+    if argv[:2] != ["docker", "run"]:
+        raise ValueError("not a docker run")
+    return [*argv[:2], "--label", f"{LABEL_PREFIX}{RUN_LABEL}={run_id}", *argv[2:]]
+
+
+def blank_labels(given: Sequence[str]) -> list[str]:
+    """``--label`` arguments that set each of ``READ_LABELS`` not in ``given`` to the
+    empty value: an image's ``LABEL`` of that name then says nothing for the container."""
+    argv: list[str] = []
+    for key in READ_LABELS:
+        if key not in given:
+            argv += ["--label", f"{LABEL_PREFIX}{key}="]
+    return argv
 
 
 class Docker(Runtime):
@@ -117,6 +172,7 @@ class Docker(Runtime):
         argv = ["docker", "run", "-d", "--name", spec.name]
         for key, value in spec.labels.items():
             argv += ["--label", f"{LABEL_PREFIX}{key}={value}"]
+        argv += blank_labels(list(spec.labels))
         argv += _host_options(spec)
         for mount in spec.mounts:
             argv += ["-v", mount.volume]
@@ -128,6 +184,9 @@ class Docker(Runtime):
         if command.replaces_entrypoint:
             return [*argv, "--entrypoint", command.argv[0], spec.image, *command.argv[1:]]
         return [*argv, spec.image, *command.argv]  # the image's entrypoint runs the argv
+
+    def stamp(self, argv: list[str], run_id: str) -> list[str]:
+        return stamp_run(argv, run_id)
 
     def image_id_command(self, image: str) -> str:
         return shlex.join(["docker", "image", "inspect", "--format", "{{.Id}}", image])
@@ -171,10 +230,13 @@ class Docker(Runtime):
             why = text.lstrip()[len(_ERROR):].strip()
             return Listing([], why or "docker failed")
         try:
-            items: list[dict[str, Any]] = json.loads(text.strip() or "[]")
-        except json.JSONDecodeError:
-            return Listing([])
-        return Listing([_found(item) for item in items])
+            items = untrusted_json.loads(text.strip() or "[]")
+        except ValueError:
+            return Listing([], _("docker's listing is not JSON"))
+        if not isinstance(items, list):
+            return Listing([], _("docker's listing is not a list"))
+        found = (_found(item) for item in items if isinstance(item, dict))
+        return Listing([f for f in found if f is not None])
 
 
 SHELL = "if command -v bash >/dev/null 2>&1; then exec bash; else exec sh; fi"
@@ -213,25 +275,52 @@ def _host_options(spec: Launch) -> list[str]:
     return []
 
 
-def _found(item: dict[str, Any]) -> Found:
-    """One entry of ``docker inspect``."""
-    labels = (item.get("Config") or {}).get("Labels") or {}
-    state = item.get("State") or {}
-    status = state.get("Status", "unknown")
-    exit_code = state.get("ExitCode")
+def _found(item: dict[str, Any]) -> Found | None:
+    """One entry of ``docker inspect``, whatever its fields hold (a daemon or a node may
+    answer anything); None when it names no container. Labels that are not text make
+    it foreign: what it is cannot be read."""
+    name = _text(item.get("Name")).lstrip("/")
+    if not name:
+        return None
+    config = _mapping(item.get("Config"))
+    raw = config.get("Labels")
+    labels: dict[str, str] = {}
+    foreign = "" if isinstance(raw, dict | None) else _("its labels are not an object")
+    for key, value in _mapping(raw).items():
+        if isinstance(key, str) and key.startswith(LABEL_PREFIX):
+            if isinstance(value, str):
+                labels[key[len(LABEL_PREFIX):]] = value
+            else:
+                foreign = foreign or _("label {key} is not text").format(key=repr(key[:60]))
+    state = _mapping(item.get("State"))
+    status = _text(state.get("Status")) or "unknown"
+    code = state.get("ExitCode")
+    exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    args = item.get("Args")
+    argv = [item.get("Path"), *(args if isinstance(args, list) else [])]
+    started = state.get("StartedAt")
     return Found(
-        name=str(item.get("Name", "")).lstrip("/"),
-        labels={k[len(LABEL_PREFIX):]: v for k, v in labels.items()
-                if k.startswith(LABEL_PREFIX)},
-        state=status, status=status if status == "running" else f"{status} ({exit_code})",
-        image=(item.get("Config") or {}).get("Image", ""), started_at=state.get("StartedAt"),
-        restarts=_count(item.get("RestartCount")),
+        name=name, labels=labels, state=status,
+        status=status if status == "running" else f"{status} ({exit_code})",
+        image=_text(config.get("Image")), started_at=started if isinstance(started, str)
+        else None, restarts=_count(item.get("RestartCount")),
         exit_code=None if status == "running" else exit_code,
-        argv=tuple(str(a) for a in [item.get("Path") or "", *(item.get("Args") or [])] if a))
+        argv=tuple(a for a in argv if isinstance(a, str) and a),
+        image_id=_text(item.get("Image")), foreign=foreign)
+
+
+def _mapping(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return 0
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return 0

@@ -1,17 +1,25 @@
 """Workloads as detached tmux sessions on the host: no image, the same env and labels.
 
 Labels travel as ``SPARKTUI_LABEL_<KEY>`` session variables, which
-``tmux show-environment`` reads back, so sessions are found like containers; the pane's
+``tmux show-environment -s`` reads back, so sessions are found like containers; the pane's
 output is copied to a log file from its first line (``_LOGGED``), so logs read like a
 container's.
+
+A recipe's env value may hold a newline, and so print a line that looks like a label.
+``-s`` prints each variable as ``NAME="value"; export NAME;`` with every ``"`` of a value
+escaped, so a line that opens ``SPARKTUI_LABEL_<KEY>="`` starts a variable: no value can
+forge one (``_LABEL_LINE``).
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 
+from sparktui.i18n import _
 from sparktui.plan.runtime.base import (
     MISSING,
+    RUN_LABEL,
     Found,
     Launch,
     Listing,
@@ -28,8 +36,11 @@ LOG_DIR = '"$HOME/.cache/sparktui"'
 _LIST = (
     "tmux ls -F '#{session_name}' 2>/dev/null | while read -r s; do "
     'case "$s" in sparktui-*) echo "== $s"; '
-    f"tmux show-environment -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
+    f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
 )
+_LABEL_LINE = re.compile(rf'{LABEL_ENV}([A-Z0-9_]+)="((?:[^"\\]|\\.)*)"; export {LABEL_ENV}\1;')
+"""One label as ``show-environment -s`` prints it (a value's ``"$`\\`` escaped)."""
+_ESCAPED = re.compile(r"\\(.)")
 
 
 _LOGGED = f'mkdir -p {LOG_DIR}; "$@" 2>&1 | tee "$HOME/.cache/sparktui/$0.log"'
@@ -73,6 +84,11 @@ class Tmux(Runtime):
         held = ["sh", "-c", _LOGGED, spec.name, *spec.command.wrapped]
         return [*argv, "--", *map(literal, held)]
 
+    def stamp(self, argv: list[str], run_id: str) -> list[str]:
+        if argv[:2] != ["tmux", "new-session"]:
+            raise ValueError("not a tmux new-session")
+        return [*argv[:2], "-e", f"{LABEL_ENV}{RUN_LABEL.upper()}={run_id}", *argv[2:]]
+
     def state_command(self, name: str) -> str:
         return shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null"
 
@@ -101,19 +117,24 @@ class Tmux(Runtime):
         found = []
         session: str | None = None
         labels: dict[str, str] = {}
+        twice: list[str] = []
 
         def flush() -> None:
             # A session named sparktui-* without our labels belongs to someone else.
             if session is not None and labels.get("recipe"):
+                why = _("label {key} given twice").format(key=twice[0]) if twice else ""
                 found.append(Found(name=session, labels=labels, state="running",
-                                   status="running"))
+                                   status="running", foreign=why))
 
         for line in text.splitlines():
             if line.startswith("== "):
                 flush()
-                session, labels = line[3:].strip(), {}
-            elif line.startswith(LABEL_ENV) and "=" in line:
-                key, value = line[len(LABEL_ENV):].split("=", 1)
-                labels[key.lower()] = value
+                session, labels, twice = line[3:].strip(), {}, []
+            elif (label := _LABEL_LINE.fullmatch(line)) is not None:
+                # Any other line is part of a value (a newline in it): never a label.
+                key = label.group(1).lower()
+                if key in labels:
+                    twice.append(key)
+                labels[key] = _ESCAPED.sub(r"\1", label.group(2))
         flush()
         return Listing(found)

@@ -27,6 +27,7 @@ from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import cluster_workloads, needs_typed_name
 from sparktui.tui.widgets.footer import FittingFooter
+from sparktui.visible import visible
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
 
@@ -68,7 +69,10 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
         text.append(wl.name, style="bold" if hit else "dim")
         text.append(f"  {wl.recipe} · {wl.role} · {wl.status or wl.state}",
                     style="" if hit else "dim")
-        if not hit:
+        if not hit and not wl.ours:
+            text.append("\n    " + _("stays: not sparktui's ({why})").format(
+                why=visible(wl.foreign)), style="dim italic")
+        elif not hit:
             text.append("\n    " + (stays or _("stays: it belongs to cluster {cluster}").format(
                 cluster=wl.cluster)), style="dim italic")
         text.append("\n")

@@ -91,15 +91,26 @@ def failure_text(run: ActionRun) -> Text:
 
 
 def serve_failure_note(run: ActionRun) -> str:
-    """What a failed serve left behind: removed, nothing, or kept (keep on failure). A
-    launch that failed may still have created its container (it is then rolled back),
-    so "nothing" is said only when there is no rollback row either."""
+    """What a failed serve left behind: what was removed, what is left (named), or
+    nothing (only when nothing was started, nor created by a launch that failed)."""
     steps = {(e.step, e.state) for e in run.events}
-    launched = {e.node for e in run.events if e.step == "launch" and e.state == "ok"}
-    rolled = {e.node for e in run.events
-              if e.step == "rollback" and e.state in ("ok", "failed")}
-    if rolled and not launched - rolled:
-        return _("What this serve had started was removed (see the rollback rows).")
+    left = [f"{e.detail} ({e.node})" for e in run.events if e.step == "left"]
+    removed = [f"{e.detail} ({e.node})" for e in run.events
+               if e.step == "rollback" and e.state == "ok" and e.node]
+    lines = []
+    if removed:
+        lines.append(_("Removed what this serve had started: {workloads}.").format(
+            workloads=", ".join(removed)))
+    if left:
+        lines.append(_("What this serve had started is still on the cluster: {workloads}; "
+                       "stop it with sparktui stop --cluster {cluster} --recipe {recipe}."
+                       ).format(
+            workloads=", ".join(left), cluster=run.cluster, recipe=run.recipe))
+    elif ("rollback", "failed") in steps:
+        lines.append(_("Not everything this serve had started could be removed (see the "
+                       "rollback rows)."))
+    if lines:
+        return "\n".join(lines)
     # A service instance's first "ok" on its node is its launch.
     started = ("launch", "ok") in steps or any(
         e.step == "service" and e.state == "ok" and e.node for e in run.events)

@@ -6,7 +6,8 @@
   lines (``  File ...``, ``ValueError: ...``, ``During handling ...``) stay at ERROR.
 * :func:`is_error_line` is what "jump to the first error" looks for.
 * :func:`save_log` writes lines to ``sparktui-logs-<cluster>-<timestamp>.log``, atomically,
-  readable by the operator only (0600).
+  readable by the operator only (0600), each through the terminal filter
+  (``visible.terminal_safe``): a saved log is read with ``cat`` or ``less -R`` too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sparktui.config.files import atomic_write_text
 from sparktui.engine.status import LogLine
 from sparktui.i18n import _
 from sparktui.tui.viewmodel.health import strip_ansi
+from sparktui.visible import terminal_safe
 
 DEBUG, INFO, WARNING, ERROR = 10, 20, 30, 40
 LEVEL_CHOICES = (0, ERROR, WARNING, INFO)
@@ -150,5 +152,6 @@ def save_log(lines: Iterable[str], directory: Path, cluster: str, now: float) ->
     while path.exists():
         count += 1
         path = directory / name.replace(".log", f"-{count}.log")
-    atomic_write_text(path, "".join(line + "\n" for line in lines), new_mode=0o600)
+    text = "".join(line.replace("\n", "\\n") + "\n" for line in lines)
+    atomic_write_text(path, terminal_safe(text), new_mode=0o600)
     return path

@@ -181,9 +181,10 @@ def short_detail(detail: str) -> str:
 
 
 def cluster_workloads(cluster: str):
-    """The default scope of a stop: the cluster's own workloads (by their labels)."""
+    """The default scope of a stop: the cluster's own workloads (by their labels); never a
+    foreign one (stop leaves it alone)."""
     def affects(work: Workload) -> bool:
-        return work.cluster == cluster
+        return work.ours and work.cluster == cluster
     return affects
 
 

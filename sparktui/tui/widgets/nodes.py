@@ -324,6 +324,8 @@ class NodesPane(Vertical):
             return Text(_("docker down"), style="bold red")
         if work is None:
             return Text(_("none"), style="dim")
+        if not work.ours:  # listed, never stopped or restored: not sparktui's
+            return Text(_("foreign") + f" {work.state}", style="bold yellow")
         if compact and work.running:
             return Text(work.recipe, style="bold green")
         label = container_state(work.state, work.exit_code, short=True)

@@ -53,6 +53,25 @@ sys.argv = ["smg.launch_router", *args]
 runpy.run_module("smg.launch_router", run_name="__main__", alter_sys=True)
 '''
 
+PYTHON_DIR = "/opt/smg-bin"
+PYTHON = f'''#!/usr/bin/python3
+"""The image's python3, as lightseekorg/smg's venv has it (smg importable): sparktui runs
+``python3 -c KEY_READER ARGS`` (sparktui/plan/router.py). The real interpreter with SMG's
+folder as its path; like the entrypoint above, a wildcard --host on the host network binds
+this node's address."""
+import os
+import sys
+
+args = sys.argv[1:]
+for flag in ("--host", "--prometheus-host"):
+    if flag in args and os.environ.get("SPARKTEST_HOST_NETWORK", "1") == "1":
+        at = args.index(flag) + 1
+        if at < len(args) and args[at] in ("0.0.0.0", "::"):
+            args[at] = os.environ.get("SPARKTUI_NODE_ADDR", args[at])
+os.execve("/usr/bin/python3", ["python3", *args],
+          {{**os.environ, "PYTHONPATH": {IN_CONTAINER!r}}})
+'''
+
 
 def available() -> bool:
     return (SMG_SITE / "smg" / "launch_router.py").is_file()
@@ -97,11 +116,13 @@ def context() -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as raw:
         t = build._Tar(raw)
-        t.file("Dockerfile", (b"FROM sparktest/base:latest\nCOPY root/ /\n"
-                              b'ENTRYPOINT ["/usr/local/bin/smg-router"]\nCMD []\n'))
+        t.file("Dockerfile", ("FROM sparktest/base:latest\nCOPY root/ /\n"
+                              f"ENV PATH={PYTHON_DIR}:/usr/local/bin:/usr/bin:/bin\n"
+                              'ENTRYPOINT ["/usr/local/bin/smg-router"]\nCMD []\n').encode())
         for path in _extra_files():
             t.copy(path, "root/" + str(path).lstrip("/"))
         t.file("root/usr/local/bin/smg-router", ENTRYPOINT.encode(), 0o755)
+        t.file(f"root{PYTHON_DIR}/python3", PYTHON.encode(), 0o755)
     return buf.getvalue()
 
 

@@ -1,0 +1,69 @@
+"""A serve that fails at its launch leaves nothing behind, and says what is true: docker
+creates the container before it fails to start it (no NVIDIA hook for ``--gpus all``, an
+entrypoint that does not exist), and that container is removed, in any state."""
+
+from __future__ import annotations
+
+import asyncio
+
+from site_support import Recorder, toy_recipe
+
+from sparktui.cli import main
+from sparktui.engine.api import ActionResult
+from sparktui.tui.screens.progress import serve_failure_note
+from sparktui.tui.viewmodel.runs import ActionRun
+
+
+def _serve(s, name: str, **kw) -> tuple[ActionResult, Recorder]:
+    rec = Recorder()
+
+    async def go() -> ActionResult:
+        engine = s.engine()
+        try:
+            return await engine.serve(s.plan(name), rec, **kw)
+        finally:
+            await engine.close()
+
+    return asyncio.run(go()), rec
+
+
+def _note(result: ActionResult, rec: Recorder, recipe: str) -> str:
+    run = ActionRun(1, "serve", "test", recipe, 0.0, events=list(rec.events), result=result)
+    return serve_failure_note(run)
+
+
+def _assert_removed_and_said(s, result: ActionResult, rec: Recorder, node: str,
+                             recipe: str) -> None:
+    assert not result.ok and result.failed_step == "launch", result
+    assert s.hosts.node(node).containers() == {}
+    assert (node, "rollback") in rec.steps("ok")
+    note = _note(result, rec, recipe)
+    assert "Nothing was started" not in note
+    assert f"sparktui-{recipe} ({node})" in note and "Removed" in note
+
+
+def test_an_entrypoint_that_does_not_exist_leaves_no_created_container(site, capsys):
+    s = site(1)
+    s.recipe("noent", toy_recipe(nodes=1).replace('entrypoint = ["vllm", "serve"]',
+                                                   'entrypoint = ["no-such-engine"]'))
+    for _attempt in range(2):  # the second serve is not refused for "already exists"
+        result, rec = _serve(s, "noent", keep_on_failure=True)  # created, never run: gone
+        _assert_removed_and_said(s, result, rec, "node1", "noent")
+        assert "already exists" not in result.detail
+        assert not [e for e in rec.events if e.step == "left"]
+    assert main(s.cli("serve", "noent")) == 1
+    err = capsys.readouterr().err
+    assert "already exists" not in err and "left running" not in err
+
+
+def test_a_node_without_the_nvidia_hook_leaves_no_created_container(fresh_site, capsys):
+    s = fresh_site(2)
+    s.recipe("toy", toy_recipe())
+    s.hosts.node("node1").without_gpu_runtime()  # the head, started after node2's worker
+    result, rec = _serve(s, "toy")
+    assert "gpu" in result.detail.lower(), result.detail
+    _assert_removed_and_said(s, result, rec, "node1", "toy")
+    assert s.hosts.node("node2").containers() == {}  # the worker that had started: removed
+    assert "sparktui-toy (node2)" in _note(result, rec, "toy")
+    result, _rec = _serve(s, "toy")
+    assert result.failed_step == "launch" and "already exists" not in result.detail
