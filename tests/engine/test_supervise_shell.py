@@ -127,6 +127,21 @@ def _config(tmp_path: Path) -> Config:
     return load_config(path).config
 
 
+def test_supervisions_files_are_its_owners_only_whatever_the_umask(sh):
+    """The state holds log lines: its folder is 0700 and its files 0600, a folder made
+    open by an earlier version is closed, under the node's umask 022."""
+    sh.home.mkdir(parents=True, mode=0o755)
+    os.chmod(sh.home, 0o755)
+    for line, stdin in ((shell.acquire("aaa", 30), _lease("aaa").text()),
+                        (shell.write_state(), '{"restarts": []}'),
+                        (shell.append_mark(), Mark("m", "stop", "c").line())):
+        assert sh("umask 022; " + line, stdin).returncode == 0
+    assert sh.home.stat().st_mode & 0o777 == 0o700
+    modes = {p.name: p.stat().st_mode & 0o777 for p in sh.home.iterdir()}
+    assert {"lease", "state.json", "marks.jsonl", "lock"} <= set(modes), modes
+    assert set(modes.values()) == {0o600}, modes
+
+
 def test_the_heads_config_has_its_cluster_and_no_secret(tmp_path):
     config = _config(tmp_path)
     text = on_node.config_text(config, config.cluster("pair"))

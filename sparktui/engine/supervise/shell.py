@@ -17,7 +17,10 @@ DIR = '"$HOME/.local/state/sparktui/supervise"'
 MARKS_KEPT = 100
 """Lines of ``marks.jsonl`` kept: the file is cut to the newest half beyond this."""
 
-_ENTER = f"d={DIR}; mkdir -p \"$d\" && cd \"$d\" || exit 1; "
+# Owner only (issue 28): the state holds log lines, the marks who stopped what. A folder
+# made before this (0755) is closed too; one the on-node supervisor's root made is left.
+_ENTER = (f"umask 077; d={DIR}; mkdir -p \"$d\" && {{ chmod 700 \"$d\" 2>/dev/null; "
+          "cd \"$d\"; } || exit 1; ")
 # Best effort where flock is missing: the lease is then only as good as the file system.
 # A lock not had in time is an error, never a licence to go on without it; what comes on
 # stdin is read before the lock is asked for, so a slow writer cannot hold the others up.
