@@ -249,10 +249,17 @@ def known_recipe(args: argparse.Namespace, health: ClusterHealth, recipe: str) -
     running = {w.recipe for w in health.workloads}
     if recipe in folder or recipe in running:
         return True
-    print(_("no recipe {recipe} in {folder}, and none runs on {cluster}: nothing was "
-            "stopped (recipes: {known})").format(
-        recipe=visible(recipe), folder=recipes_dir_from(args), cluster=health.cluster,
-        known=", ".join(sorted({*folder, *running})) or _("none")), file=sys.stderr)
+    known = ", ".join(sorted({*folder, *running})) or _("none")
+    if health.all_known:
+        print(_("no recipe {recipe} in {folder}, and none runs on {cluster}: nothing was "
+                "stopped (recipes: {known})").format(
+            recipe=visible(recipe), folder=recipes_dir_from(args), cluster=health.cluster,
+            known=known), file=sys.stderr)
+    else:  # a node that did not answer may run it: never "none runs"
+        print(_("no recipe {recipe} in {folder}, and what runs on {cluster} is {state}: "
+                "nothing was stopped (recipes: {known})").format(
+            recipe=visible(recipe), folder=recipes_dir_from(args), cluster=health.cluster,
+            state=cluster_state(health), known=known), file=sys.stderr)
     return False
 
 

@@ -88,6 +88,23 @@ def test_health_of_a_cluster_whose_docker_is_down_says_unknown_not_idle(fresh_si
         s.hosts.node("node1").docker_up()
 
 
+def test_stop_of_an_unknown_recipe_beside_a_dead_docker_never_says_none_runs(fresh_site,
+                                                                             capsys):
+    """The recipe is no folder's, and whether it runs on node1 is unknown: refused, and
+    the refusal says so instead of "none runs"."""
+    s = fresh_site(1)
+    s.hosts.node("node1").docker_down()
+    try:
+        capsys.readouterr()
+        assert main(s.cli("stop", "--recipe", "nosuch", "--yes")) != 0
+        err = capsys.readouterr().err
+        assert "none runs" not in err, err
+        assert ("what runs on test is unknown: docker on node1 does not answer: nothing "
+                "was stopped") in err, err
+    finally:
+        s.hosts.node("node1").docker_up()
+
+
 def test_the_cluster_state_names_each_node_that_did_not_say_what_runs() -> None:
     from sparktui.cli.cluster_cmds import cluster_state
     from sparktui.engine.status import ClusterHealth, NodeHealth
