@@ -5,6 +5,7 @@ entrypoint that does not exist), and that container is removed, in any state."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from site_support import Recorder, toy_recipe
 
@@ -13,14 +14,16 @@ from sparktui.engine.api import ActionResult
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
 
+NO_ENTRYPOINT = ('entrypoint = ["vllm", "serve"]', 'entrypoint = ["no-such-engine"]')
 
-def _serve(s, name: str, **kw) -> tuple[ActionResult, Recorder]:
+
+def _serve(s, name: str, plan=None, **kw) -> tuple[ActionResult, Recorder]:
     rec = Recorder()
 
     async def go() -> ActionResult:
         engine = s.engine()
         try:
-            return await engine.serve(s.plan(name), rec, **kw)
+            return await engine.serve(plan or s.plan(name), rec, **kw)
         finally:
             await engine.close()
 
@@ -44,16 +47,41 @@ def _assert_removed_and_said(s, result: ActionResult, rec: Recorder, node: str,
 
 def test_an_entrypoint_that_does_not_exist_leaves_no_created_container(site, capsys):
     s = site(1)
-    s.recipe("noent", toy_recipe(nodes=1).replace('entrypoint = ["vllm", "serve"]',
-                                                   'entrypoint = ["no-such-engine"]'))
+    s.recipe("noent", toy_recipe(nodes=1).replace(*NO_ENTRYPOINT))
     for _attempt in range(2):  # the second serve is not refused for "already exists"
         result, rec = _serve(s, "noent", keep_on_failure=True)  # created, never run: gone
         _assert_removed_and_said(s, result, rec, "node1", "noent")
         assert "already exists" not in result.detail
         assert not [e for e in rec.events if e.step == "left"]
+        assert ("node1", "launch") in rec.steps("failed")
+        assert _note(result, rec, "noent").startswith(
+            "Removed what this serve had started: sparktui-noent (node1)")
     assert main(s.cli("serve", "noent")) == 1
     err = capsys.readouterr().err
     assert "already exists" not in err and "left running" not in err
+    assert s.hosts.node("node1").containers() == {}
+
+
+def test_the_started_worker_and_the_created_head_are_both_removed(site) -> None:
+    """Two nodes: the worker starts (its entrypoint exists), the head's is created and
+    fails; both are gone and the note says removed."""
+    s = site(2)
+    s.recipe("half", toy_recipe().replace(*NO_ENTRYPOINT))
+    plan = s.plan("half")
+    assert plan.start_order[-1] == plan.head.name  # the head goes last, after the worker
+    worker = next(n for n in plan.nodes if n.name != plan.head.name)
+    argv = list(worker.launch)
+    at = argv.index("vllm:test")  # the worker runs sleep 600 in place of its engine
+    argv[at:] = ["--entrypoint", "sleep", "vllm:test", "600"]
+    nodes = [replace(n, launch=argv) if n.name == worker.name else n for n in plan.nodes]
+    result, rec = _serve(s, "half", plan=replace(plan, nodes=nodes))
+    assert not result.ok and result.failed_node == plan.head.name, result
+    assert (worker.name, "launch") in rec.steps("ok")
+    for node in (n.name for n in plan.nodes):
+        assert s.hosts.node(node).containers() == {}, node
+        assert (node, "rollback") in rec.steps("ok")
+    assert _note(result, rec, "half") == ("Removed what this serve had started: "
+                                          "sparktui-half (node1), sparktui-half (node2).")
 
 
 def test_a_node_without_the_nvidia_hook_leaves_no_created_container(fresh_site, capsys):
