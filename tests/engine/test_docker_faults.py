@@ -187,8 +187,9 @@ def test_a_foreign_tmux_session_named_like_ours_is_not_ours(site, capsys):
 
 
 def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(fresh_site, capsys):
-    s = fresh_site(2)
-    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "600"'))
+    # A ready timeout the test cannot reach: node2's death, not the clock, ends the wait.
+    s = fresh_site(2, top="ready_timeout_seconds = 3600")
+    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "36000"'))
     plan = s.plan("toy")
     rec = Recorder()
 

@@ -18,9 +18,12 @@ from sparktui.config.loader import load_config
 from sparktui.engine.api import Step, StepState
 from sparktui.tui.viewmodel.runs import progress_rows
 
-NEVER_READY = 'STANDIN_READY_AFTER = "600"'
+NEVER_READY = 'STANDIN_READY_AFTER = "36000"'
 IGNORES_TERM = 'STANDIN_ON_SIGTERM = "ignore"'
 NODES = ("node1", "node2")
+# The serve must still be waiting when the test's Ctrl+C comes, however loaded the machine:
+# a ready timeout the test cannot reach, so the interrupt, not the clock, ends the serve.
+WAITS_LONG = "ready_timeout_seconds = 3600"
 
 
 class Lines:
@@ -69,7 +72,7 @@ def _serving_started(s, *extra: str) -> tuple[subprocess.Popen[str], Lines]:
 
 
 def test_ctrl_c_removes_what_the_serve_started(site):
-    s = site(2)
+    s = site(2, top=WAITS_LONG)
     s.recipe("slow", toy_recipe(env=NEVER_READY))
     proc, lines = _serving_started(s)
     try:
@@ -85,7 +88,7 @@ def test_ctrl_c_removes_what_the_serve_started(site):
 
 
 def test_ctrl_c_with_keep_on_failure_names_every_container_and_its_stop(site):
-    s = site(2)
+    s = site(2, top=WAITS_LONG)
     s.recipe("slow", toy_recipe(env=NEVER_READY))
     proc, _lines = _serving_started(s, "--keep-on-failure")
     try:
@@ -102,7 +105,7 @@ def test_ctrl_c_with_keep_on_failure_names_every_container_and_its_stop(site):
 
 
 def test_a_second_ctrl_c_leaves_the_rest_and_names_it(site):
-    s = _with_grace(site(2), 30)
+    s = _with_grace(site(2, top=WAITS_LONG), 30)
     s.recipe("slow", toy_recipe(env=NEVER_READY + "\n" + IGNORES_TERM))
     proc, lines = _serving_started(s)
     try:
