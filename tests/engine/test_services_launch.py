@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from service_support import service, services_only, with_services
 from site_support import Recorder, toy_recipe
@@ -152,10 +151,10 @@ def test_a_crashed_instance_fails_at_once_with_its_exit_code_and_last_lines(site
     s = site(2)
     n1, n2 = _nodes(s)
     store = service("store", [n1, n2], ["sh", "-c", "echo store {index} failed to bind; exit 7"],
-                    readiness=Readiness("tcp", port=7998, timeout=60))
-    began = time.monotonic()
+                    readiness=Readiness("tcp", port=7998, timeout=3600))
+    # An hour's readiness timeout: only noticing the crash can end this serve.
     result, _ = _serve(s, services_only("test", [store]), Recorder())
-    assert time.monotonic() - began < 20  # far below the 60 s readiness timeout
+    assert "not ready" not in result.detail
     assert not result.ok and result.failed_step == "service"
     assert "exit code 7" in result.detail
     assert "failed to bind" in result.detail  # the instance's last log lines

@@ -4,7 +4,6 @@ code, end to end on four real sshd test hosts (recipes and a hand-built plan).""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from service_support import service, services_only
@@ -74,7 +73,8 @@ def test_a_critical_service_crashing_during_a_terminal_run_ends_it(site):
     meanwhile fails the run at once (its exit code) and rolls everything back."""
     s = site(4)
     n1, n2, n3, _n4 = _nodes(s)
-    train = service("train", [n1, n2], ["sleep", "120"], terminal=True, pool="train")
+    # The terminal service would run ten hours: only the critical crash can end this serve.
+    train = service("train", [n1, n2], ["sleep", "36000"], terminal=True, pool="train")
     store = service("store", [n3], ["sh", "-c", "sleep 2; echo store lost its disk; exit 4"],
                     critical=True, pool="store")
     plan = services_only("test", [store, train])
@@ -87,10 +87,8 @@ def test_a_critical_service_crashing_during_a_terminal_run_ends_it(site):
         finally:
             await engine.close()
 
-    started = time.monotonic()
     served = asyncio.run(go())
     assert not served.ok
-    assert time.monotonic() - started < 60  # not the terminal service's 120 s
     failed = [e.detail for e in rec.events if e.state == "failed" and e.step == "service"]
     assert any("exit code 4" in d and "store lost its disk" in d for d in failed), failed
     for node in ("node1", "node2", "node3"):
