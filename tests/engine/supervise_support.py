@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from site_support import eventually
 
 from sparktui.engine.supervise.record import (
@@ -46,6 +47,18 @@ def sparks(site):
     for node in site.hosts.nodes:
         node.set_memory(total=SPARK_TOTAL, available=SPARK_AVAILABLE)
     return site
+
+
+@pytest.fixture
+def sh(tmp_path):
+    """Supervision's shell lines run by a real sh in a home of their own (``.home``: its
+    supervision folder)."""
+    def run(command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+        return subprocess.run(["sh", "-c", command], input=stdin, env=env, text=True,
+                              capture_output=True, timeout=30, check=False)
+    run.home = tmp_path / ".local/state/sparktui/supervise"  # type: ignore[attr-defined]
+    return run
 
 
 def env() -> dict[str, str]:

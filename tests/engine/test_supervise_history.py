@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import time
 from dataclasses import replace
 
 import pytest
 from rich.console import Console
+from supervise_support import sh
 
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
@@ -33,6 +33,8 @@ from sparktui.engine.supervise.record import (
 from sparktui.engine.supervise.words import ending_lines, status_line
 from sparktui.tui.screens.confirm import health_text
 from sparktui.tui.viewmodel.supervision import supervision_alerts, supervision_mark
+
+__all__ = ["sh"]  # a fixture, used by name
 
 NOW = time.time()
 GAVE_UP = Record("tb2", "tbv", "ops@laptop pid 7", "foreground", "gave_up", 1, 600, 2,
@@ -104,16 +106,6 @@ def test_a_live_supervisor_is_never_touched_and_a_lost_ones_lease_goes():
     assert history.closing(SupervisionStatus("n1", record=ENDED), concerns, reason) == (
         None, None)
     assert history.closing(replace(live, error="timeout"), concerns, reason) == (None, None)
-
-
-@pytest.fixture
-def sh(tmp_path):
-    def run(command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
-        return subprocess.run(["sh", "-c", command], input=stdin, env=env, text=True,
-                              capture_output=True, timeout=30, check=False)
-    run.home = tmp_path / ".local/state/sparktui/supervise"  # type: ignore[attr-defined]
-    return run
 
 
 def test_the_clearing_line_replaces_only_the_record_it_read_and_only_a_lapsed_lease(sh):
