@@ -63,9 +63,10 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
                               "model name behind the router (--share-model); nothing "
                               "changed"))),
     "supervise": (
-        (ExitCode.OK, N_("ended by an operator (stop, power off, --end, Ctrl+C): the group "
-                         "keeps running; or --on-node installed")),
-        (ExitCode.FAILED, N_("gave up after too many restarts, or lost the group")),
+        (ExitCode.OK, N_("ended by an operator (stop, power off, --end, Ctrl+C); --end "
+                         "done; or --on-node installed")),
+        (ExitCode.FAILED, N_("gave up (too many restarts, memory not reclaimed), or lost the "
+                             "group; --end: a node did not take the mark")),
         BAD_INPUT,
         (ExitCode.REFUSED, N_("another supervisor holds the group"))),
     "health": (

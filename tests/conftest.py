@@ -5,9 +5,19 @@ sparktui site built on them (site_support.py), and marks every test that uses th
 import gc
 from pathlib import Path
 
-import pytest
-from hosts.fixtures import HOST_FIXTURES, fresh_cluster, host_pool, shared_cluster, test_cluster
-from site_support import fresh_site, site
+import home_support
+
+home_support.isolate()  # before anything of sparktui or the test hosts reads a home
+
+import pytest  # noqa: E402
+from hosts.fixtures import (  # noqa: E402
+    HOST_FIXTURES,
+    fresh_cluster,
+    host_pool,
+    shared_cluster,
+    test_cluster,
+)
+from site_support import fresh_site, site  # noqa: E402
 
 DASHBOARD_TESTS = Path(__file__).resolve().parent / "tui"
 
@@ -53,11 +63,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session fails when anything in the real home's sparktui folders changed while
+    it ran (tests/home_support.py): a test wrote into the home of whoever runs them."""
+    if hasattr(session.config, "workerinput"):
+        return  # each worker's tests are the controller's to judge, once, at the end
+    changed = home_support.changed()
+    if changed:
+        session.config.get_terminal_writer().line(
+            "the tests changed the real home's sparktui state: " + ", ".join(changed[:20]),
+            red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """One full collection, then the heap frozen, before pytest's own clean-up collects
     five times over it to report unraisable exceptions. The first collection finds the
     garbage (its finalizers' exceptions still reach pytest's hook and are reported); the
     other four walked the whole heap of a test process again, which after a few hundred
     dashboards is large: seconds of CPU per worker, all of it at the end of the run."""
+    home_support.clean_up()
     gc.collect()
     gc.freeze()

@@ -104,10 +104,12 @@ def cluster_state(health: ClusterHealth) -> str:
     return _("not serving")
 
 
-def print_health(health: ClusterHealth) -> None:
+def print_health(health: ClusterHealth, *, history: bool = False) -> None:
+    """``history``: an ended supervision too (``health``); before an action, only one that
+    is, or alerts, now."""
     state = cluster_state(health)
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
-    print_supervision(health.supervision, health.checked_at)
+    print_supervision(health.supervision, health.checked_at, history=history)
     if health.router is not None:
         r = health.router
         print("  " + _("router {address} on {node}: {state}; models {models}").format(
@@ -153,7 +155,7 @@ def run_health(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**health.as_dict(), **extra}, indent=2))
     else:
-        print_health(health)
+        print_health(health, history=True)
         if args.deep:
             print_deep(extra.get("deep"))
     # Nothing serving is an answer, not a failure: the deep check has nothing to ask

@@ -144,8 +144,8 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--on-node", action="store_true",
                    help=_("run the supervisor in a container on the head (docs/supervise.md)"))
     p.add_argument("--end", action="store_true",
-                   help=_("end the cluster's supervision, wherever it runs; the group "
-                          "keeps running"))
+                   help=_("end the cluster's supervision, wherever it runs; nothing is "
+                          "stopped"))
     p.add_argument("--mode", choices=("foreground", "on-node"), default="foreground",
                    help=argparse.SUPPRESS)  # what the on-node container says it is
     _share_model_option(p)

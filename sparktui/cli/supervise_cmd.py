@@ -12,7 +12,7 @@ from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, wit
 from sparktui.cli.output import print_progress
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.supervise.events import Happening, SuperviseEvent, SuperviseResult
-from sparktui.engine.supervise.words import restart_line, status_line
+from sparktui.engine.supervise.words import ending_lines, restart_line, status_line
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
 from sparktui.fmt import format_time
 from sparktui.i18n import _
@@ -112,31 +112,27 @@ def _end(args: argparse.Namespace, config) -> int:
     cluster = pick_cluster(config, args.cluster)
 
     async def go(engine: ClusterEngine):
-        missed = await engine.end_supervision(cluster.name, print_progress, recipe=args.recipe)
-        return missed, await engine.supervision(cluster.name)
+        return await engine.end_supervision(cluster.name, print_progress, recipe=args.recipe)
 
-    missed, status = with_engine(config, go)
-    if missed:
-        print(_("the mark could not be written on {nodes}").format(nodes=", ".join(missed)),
-              file=sys.stderr)
-    print(_("supervision of {cluster} ends; the group keeps running").format(
-        cluster=cluster.name))
-    line = status_line(status, time.time())
-    if line:
-        print("  " + line)
-    return EXIT_FAILED if missed else EXIT_OK
+    ending = with_engine(config, go)
+    for line in ending_lines(ending):
+        print(scrub(line))
+    return EXIT_FAILED if ending.missed else EXIT_OK
 
 
-def print_supervision(status, now: float, history: int = 5) -> None:
-    """``health``'s lines: the state, then the last restarts."""
-    line = status_line(status, now) if status is not None else None
+def print_supervision(status, now: float, restarts: int = 5, *, history: bool = True) -> None:
+    """``health``'s lines: the state, then the last restarts. ``history`` False (before a
+    stop, power or restart): only supervision that is, or alerts, now."""
+    if status is None or not (history or status.current):
+        return
+    line = status_line(status, now)
     if line is None:
         return
     print("  " + line)
     record = status.record
     if record is None:
         return
-    for event in record.restarts[-history:]:
+    for event in record.restarts[-restarts:]:
         print("    " + restart_line(event))
     if status.state == "gave_up" and record.last_lines:
         print("    " + _("last lines of {node}:").format(node=visible(record.last_lines_node

@@ -133,6 +133,11 @@ class Config(Model):
     """The wait before the second restart of a window; it doubles for each further one
     (the first restart is at once)."""
     supervise_backoff_max_seconds: float = field(duration(ge=0), 300.0)
+    supervise_memory_wait_seconds: float = field(duration(ge=0), 120.0)
+    """Before a restart: how long each node's available memory may take to come back to
+    what the recipe needs (its engine's share of the node, the fit's figure) once the
+    group is stopped; then the supervisor gives up ("reboot it") instead of restarting
+    into an out-of-memory (a crashed engine's unified memory is not always given back)."""
     supervise_lease_seconds: float = field(duration(ge=1), 60.0)
     """A supervisor whose heartbeat is older than this is dead: another may take over."""
     supervise_image: str = field(text(min_length=1), "sparktui-supervisor:latest")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
+    from sparktui.engine.supervise.ending import Ending
     from sparktui.engine.supervise.on_node import Installed
     from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
     from sparktui.engine.workloads.inspect import Described
@@ -159,9 +160,10 @@ class ClusterControl(ClusterView, Protocol):
         ...
 
     async def end_supervision(self, cluster: str, progress: ProgressSink, *,
-                              recipe: str | None = None) -> list[str]:
-        """End the cluster's supervision wherever it runs, leaving its group running;
-        the nodes that could not take the disarm mark."""
+                              recipe: str | None = None) -> Ending:
+        """End the cluster's supervision wherever it runs, leaving its group as it is:
+        what it ended and cleared, the nodes that could not take the disarm mark, and
+        whether the group runs, read afresh after."""
         ...
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
-from sparktui.engine.api import ActionResult, ExecResult, ProgressSink, Step, StepState
+from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, Step, StepState
 from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
 from sparktui.engine.progress import ProgressLog
@@ -34,13 +34,15 @@ from sparktui.engine.status import (
     Workload,
     log_source,
 )
-from sparktui.engine.supervise import on_node
+from sparktui.engine.supervise import history, on_node
 from sparktui.engine.supervise.disarm import disarm as supervise_disarm
+from sparktui.engine.supervise.ending import Ending, ending
 from sparktui.engine.supervise.events import SuperviseResult, SuperviseSink
 from sparktui.engine.supervise.loop import Supervisor
 from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.engine.supervise.remote import new_mark, read_status
+from sparktui.engine.supervise.words import cleared_line
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
@@ -103,7 +105,7 @@ class ClusterEngine:
         router = router_plan(self.config, self.cluster(cluster))
         results, supervision, router_now = await asyncio.gather(
             asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes)),
-            read_status(self.transport(nodes[0]), timeout),
+            self.supervision(cluster),
             self._router_status(cluster, router, timeout))
         services = []
         if any(w.is_service for r in results for w in r.workloads):
@@ -227,6 +229,7 @@ class ClusterEngine:
                              model_free=lambda log: self._model_free(plan, log)).run()
         if not result.ok:
             return result
+        await self._served(plan, progress)
         return await self.refresh_router(plan.cluster, progress, result,
                                          share_model=bool(plan.router and plan.router.share_model))
 
@@ -250,6 +253,14 @@ class ClusterEngine:
         if disarm:
             await on_node.remove(transports.values(), cluster, recipe, progress)
         return await self.refresh_router(cluster, progress, result)
+
+    async def _served(self, plan: LaunchPlan, progress: ProgressSink) -> None:
+        """A new serve makes the recipe's give-up history (not a supervisor's own serve)."""
+        t = self.transport(self._nodes(plan.cluster)[0])
+        cleared = await history.close(t, *history.by_serve(plan.cluster, plan.recipe),
+                                      self.config.health_timeout_seconds)
+        if cleared is not None:
+            progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, cleared_line(cleared)))
 
     # -- the router (sparktui.engine.router) ----------------------------------------------
     async def _router_status(self, cluster: str, router: RouterPlan | None,
@@ -310,22 +321,24 @@ class ClusterEngine:
                                 hooks_for=hooks_for).run()
 
     async def supervision(self, cluster: str) -> SupervisionStatus:
-        """Supervision of ``cluster`` as its head keeps it (``health`` has it too)."""
-        return await read_status(self.transport(self._nodes(cluster)[0]),
-                                 self.config.health_timeout_seconds)
+        """Supervision of ``cluster`` as its head keeps it (``health`` has it too); only
+        this cluster's: the head's home may keep another cluster's (issue 29)."""
+        head = self.transport(self._nodes(cluster)[0])
+        return (await read_status(head, self.config.health_timeout_seconds)).of(cluster)
 
     async def end_supervision(self, cluster: str, progress: ProgressSink, *,
-                              recipe: str | None = None) -> list[str]:
-        """End whoever supervises ``cluster`` (``recipe`` only, if given), leaving its
-        group running: the supervisor reads the mark and exits; the on-node one is
-        removed. Returns the nodes that could not take the mark."""
+                              recipe: str | None = None) -> Ending:
+        """End whoever supervises ``cluster`` (``recipe`` only, if given), wherever it
+        runs, leaving its group as it is; a give-up is made history; then a fresh read
+        says whether the group runs."""
         transports = [self.transport(n) for n in self._nodes(cluster)]
-        missed = await supervise_disarm(transports, transports[:1],
-                                        new_mark("end", cluster, recipe), progress,
-                                        timeout=self.config.command_timeout_seconds,
-                                        read_timeout=self.config.health_timeout_seconds)
-        await on_node.remove(transports, cluster, recipe, progress)
-        return missed
+        before = await self.supervision(cluster)
+        disarmed = await supervise_disarm(transports, transports[:1],
+                                          new_mark("end", cluster, recipe), progress,
+                                          timeout=self.config.command_timeout_seconds,
+                                          read_timeout=self.config.health_timeout_seconds)
+        removed = await on_node.remove(transports, cluster, recipe, progress)
+        return ending(cluster, recipe, before, disarmed, removed, await self.health(cluster))
 
     async def supervise_on_node(self, plan: LaunchPlan, recipe_text: str, progress: ProgressSink,
                                 *, interval: float | None = None) -> on_node.Installed:

@@ -69,7 +69,7 @@ ENTRIES: list[Entry] = [
     Entry("app", "supervise", (), N_("Supervise"),
           N_("keep the selected recipe's group alive from a supervisor on the head")),
     Entry("app", "end_supervision", (), N_("End supervision"),
-          N_("end the supervision of the cluster in focus; the group keeps running")),
+          N_("end the supervision of the cluster in focus; nothing is stopped")),
     Entry("app", "stop_recipe", (), N_("Stop the selected recipe"),
           N_("stop only its group; the cluster's other recipes keep running (health check "
              "first)")),

@@ -20,6 +20,7 @@ from sparktui.engine.api import (
     ExecResult,
     ProgressSink,
 )
+from sparktui.engine.supervise.words import ending_lines
 from sparktui.engine.workloads.restart import restart
 from sparktui.i18n import _
 from sparktui.tui.messages import (
@@ -265,17 +266,18 @@ async def run_supervise(control: ClusterControl, plan: LaunchPlan, recipe_text: 
 
 async def run_end_supervision(control: ClusterControl, cluster: str, sink: ProgressSink,
                               run_id: int) -> ActionFinished:
-    """End the cluster's supervision; failed when a node could not take the mark."""
+    """End the cluster's supervision; failed when a node could not take the mark. The
+    result's detail says what it did and whether the group runs (a fresh read)."""
     try:
-        missed = await control.end_supervision(cluster, sink)
+        ending = await control.end_supervision(cluster, sink)
     except asyncio.CancelledError:
         raise
     except Exception as exc:
         return ActionFinished(run_id, _crashed("supervise", exc))
-    detail = _("the mark could not be written on {nodes}").format(
-        nodes=", ".join(missed)) if missed else ""
+    missed = ending.missed
     return ActionFinished(run_id, ActionResult(not missed, missed[0] if missed else None,
-                                               "supervise" if missed else None, detail))
+                                               "supervise" if missed else None,
+                                               "; ".join(ending_lines(ending))))
 
 
 async def run_exec(control: ClusterControl, cluster: str, command: str) -> list[ExecResult]:

@@ -8,11 +8,20 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from site_support import eventually
 
-from sparktui.engine.supervise.record import SupervisionStatus
+from sparktui.engine.supervise.record import (
+    Failure,
+    Lease,
+    Reason,
+    Record,
+    RestartEvent,
+    SupervisionStatus,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,6 +32,33 @@ TOP = "\n".join([
     "supervise_max_restarts = 2", "supervise_window_seconds = 600",
     "supervise_lease_seconds = 8",
 ])
+
+
+SPARK_TOTAL = 128e9
+SPARK_AVAILABLE = 120e9
+"""A DGX Spark's memory, idle: before a restart the supervisor waits for every node's
+MemAvailable to reach what the recipe claims (vLLM's default: 90% of MemTotal)."""
+
+
+def sparks(site):
+    """Every node of ``site`` with a Spark's memory of its own (``set_memory``, a
+    stand-in): the simulated nodes share this machine's, of which two engines' claims
+    can never both be available."""
+    for node in site.hosts.nodes:
+        node.set_memory(total=SPARK_TOTAL, available=SPARK_AVAILABLE)
+    return site
+
+
+@pytest.fixture
+def sh(tmp_path):
+    """Supervision's shell lines run by a real sh in a home of their own (``.home``: its
+    supervision folder)."""
+    def run(command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+        return subprocess.run(["sh", "-c", command], input=stdin, env=env, text=True,
+                              capture_output=True, timeout=30, check=False)
+    run.home = tmp_path / ".local/state/sparktui/supervise"  # type: ignore[attr-defined]
+    return run
 
 
 def env() -> dict[str, str]:
@@ -131,6 +167,27 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
                 else None)
     return until(ready, seconds, "the group supervised and running",
                  explain=proc.output if proc is not None else None)
+
+
+def gave_up(cluster: str = "test", recipe: str = "toy", ago: float = 60.0) -> Record:
+    """The record a supervisor leaves on the head when it gives up after two restarts."""
+    at = time.time() - ago
+    return Record(cluster, recipe, "ops@laptop pid 7", "foreground", "gave_up", 1, 600, 2,
+                  at - 300, at, (RestartEvent(at - 100, Failure("not_running", "node2",
+                                                                "exited (1)"), True),),
+                  Reason("too_many_restarts", {"restarts": 2, "window": 600}))
+
+
+def plant(site, record: Record | None = None, lease: Lease | None = None,
+          node: str = "node1", home: Path | None = None) -> None:
+    """Supervision's files on a node's disk as a supervisor leaves them (``home``: a
+    home of this machine instead, a local node's)."""
+    folder = (home or site.hosts.node(node).home) / ".local/state/sparktui/supervise"
+    folder.mkdir(parents=True, exist_ok=True)
+    if record is not None:
+        (folder / "state.json").write_text(record.text())
+    if lease is not None:
+        (folder / "lease").write_text(lease.text())
 
 
 def docker_runs(site, node: str) -> int:

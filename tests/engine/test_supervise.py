@@ -17,6 +17,7 @@ from supervise_support import (
     docker_runs,
     group,
     running,
+    sparks,
     supervision,
     until,
     wait_supervised,
@@ -26,7 +27,7 @@ from sparktui.cli import main
 
 
 def test_a_killed_worker_restarts_the_whole_group_and_a_stop_ends_the_supervisor(site, capsys):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     s.recipe("toy", toy_recipe())
     with SupervisorProcess(s, "toy") as sup:
         wait_supervised(s, sup)
@@ -70,7 +71,7 @@ def _freeze(s, node: str, container: str = "sparktui-toy") -> list[int]:
 
 
 def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     s.recipe("toy", toy_recipe())
     with SupervisorProcess(s, "toy") as sup:
         wait_supervised(s, sup)
@@ -97,7 +98,7 @@ def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
 
 
 def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, capsys):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     # healthy, then "CUDA out of memory" a second after the serve saw it ready, every
     # time (after its ready answer, not after a time: however long a loaded machine
     # takes to serve it, it has been seen healthy first)
@@ -118,10 +119,23 @@ def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, cap
     out = capsys.readouterr().out
     assert "supervision of toy gave up at" in out and "2 restarts in the last 10m" in out
     assert "last lines of" in out
+    # an end of supervision makes the give-up history, and says what is true of the group
+    # (issue 29, item 12): it does not run, it does not "keep running"
+    until(lambda: all(state != "running" for _, state in group(s).values()), 60,
+          "the crashed group's containers exited")
+    assert main(s.cli("supervise", "--end")) == 0
+    out = capsys.readouterr().out
+    assert "the give-up of toy's supervision is history now" in out
+    assert "toy does not run on test (2 containers left, none running)" in out, out
+    assert "keeps running" not in out
+    status = supervision(s)
+    assert status.state == "ended" and status.record.cleared.values["action"] == "end"
+    main(s.cli("health"))
+    assert "cleared by end of supervision on test by" in capsys.readouterr().out
 
 
 def test_a_group_that_never_becomes_healthy_is_not_restarted(site):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "60"\nSTANDIN_EXIT_AFTER = "1"'))
     with SupervisorProcess(s, "toy") as sup:
         assert sup.wait(120) == 1, sup.output()
@@ -136,7 +150,7 @@ def test_a_group_that_never_becomes_healthy_is_not_restarted(site):
 
 
 def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site, capsys):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     s.recipe("toy", toy_recipe())
     with SupervisorProcess(s, "toy") as first:
         wait_supervised(s, first)
@@ -154,7 +168,9 @@ def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site,
         assert second.saw("the group runs: watching it as it is")
         capsys.readouterr()
         assert main(s.cli("supervise", "--end")) == 0
-        assert "supervision of test ends; the group keeps running" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert f"the supervisor {status.lease.holder} of toy ended" in out
+        assert "toy runs on test: nothing was stopped" in out  # read after the end
         assert second.wait(60) == 0, second.output()
         assert "end of supervision on test by" in second.output()
     assert running(s) == before  # the same containers: nothing was restarted
@@ -162,7 +178,7 @@ def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site,
 
 
 def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(site, capsys):
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     # the head's own key to every node: here, the test hosts' user key (on the head's disk)
     s.config_path.write_text(f'supervise_image = "{SUPERVISOR_IMAGE}"\n'
                              f'supervise_key_path = "{s.hosts.key_path}"\n'
@@ -198,7 +214,7 @@ def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(s
 
 
 def test_a_stalled_engine_is_restarted(site):
-    s = site(2, top=TOP + "\ntelemetry_stall_seconds = 3")
+    s = sparks(site(2, top=TOP + "\ntelemetry_stall_seconds = 3"))
     s.recipe("toy", toy_recipe())
     with SupervisorProcess(s, "toy") as sup:
         wait_supervised(s, sup)

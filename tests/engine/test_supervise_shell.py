@@ -10,22 +10,14 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from supervise_support import sh
 
 from sparktui.config.loader import load_config
 from sparktui.config.models import Config
 from sparktui.engine.supervise import on_node, shell
 from sparktui.engine.supervise.record import Lease, Mark, parse_status
 
-
-@pytest.fixture
-def sh(tmp_path):
-    def run(command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
-        return subprocess.run(["sh", "-c", command], input=stdin, env=env, text=True,
-                              capture_output=True, timeout=30, check=False)
-    run.home = tmp_path / ".local/state/sparktui/supervise"  # type: ignore[attr-defined]
-    return run
+__all__ = ["sh"]  # a fixture, used by name
 
 
 def _lease(token: str, ttl: int = 30) -> Lease:

@@ -46,6 +46,37 @@ class NodeState:
         data.update(values)
         self._write_json("power.json", data)
 
+    def set_memory(self, *, total: float | None = None, available: float | None = None) -> None:
+        """Give the node memory figures of its own (bytes): its shells' ``cat
+        /proc/meminfo`` (standin/cat) then reads this machine's meminfo with MemTotal,
+        and MemAvailable and MemFree, set to these. A stand-in: the simulated nodes share
+        this machine's memory, where each DGX Spark has its own."""
+        lines, old = [], self._meminfo_values()
+        values = {"MemTotal": total if total is not None else old.get("MemTotal")}
+        avail = available if available is not None else old.get("MemAvailable")
+        values.update(MemAvailable=avail, MemFree=avail)
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            key = line.split(":", 1)[0]
+            if values.get(key) is not None:
+                line = f"{key + ':':<16}{int(values[key]) // 1024:>8} kB"
+            lines.append(line)
+        tmp = self.state_dir / ".meminfo.tmp"
+        tmp.write_text("\n".join(lines) + "\n")
+        os.replace(tmp, self.state_dir / "meminfo")
+
+    def _meminfo_values(self) -> dict[str, float]:
+        """MemTotal and MemAvailable as the node's shells read them now (bytes)."""
+        try:
+            text = (self.state_dir / "meminfo").read_text()
+        except OSError:
+            text = Path("/proc/meminfo").read_text()
+        found = {}
+        for line in text.splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("MemTotal", "MemAvailable") and rest.split():
+                found[key] = float(rest.split()[0]) * 1024
+        return found
+
     def _jsonl(self, name: str) -> list[list[str]]:
         try:
             lines = (self.state_dir / name).read_text().splitlines()

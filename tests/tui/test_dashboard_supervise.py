@@ -13,6 +13,7 @@ from engine.supervise_support import (
     all_new,
     build_supervisor_image,
     running,
+    sparks,
     supervision,
     until,
     wait_supervised,
@@ -35,7 +36,7 @@ CONTAINER = "sparktui-supervise-test"
 def _on_node_site(site):
     """Two nodes, small supervision limits, the supervisor's image built on the head and
     the head's own key to every node (the test hosts' user key, on the head's disk)."""
-    s = site(2, top=TOP)
+    s = sparks(site(2, top=TOP))
     s.config_path.write_text(f'supervise_image = "{SUPERVISOR_IMAGE}"\n'
                              f'supervise_key_path = "{s.hosts.key_path}"\n'
                              + s.config_path.read_text())
@@ -142,7 +143,7 @@ def test_x_ends_the_supervision_and_leaves_the_group_running(site):
             screen, verdict = await _confirm(app, pilot, "End supervision")
             # the group serves, but nothing is stopped: no name to type, nothing marked
             assert screen.health.serving and not screen.typed_required
-            assert verdict == "Nothing is stopped: the group of test keeps running."
+            assert verdict == "Nothing is stopped: the group of test stays as it is."
             run = app.flows.run
             assert run.action == "end_supervision" and run.result.ok, run.result
             await pilot.press("escape")

@@ -3,7 +3,9 @@
 The mark goes on every node first; then, for each head whose supervisor the mark
 disarms, the action waits until that supervisor has ended (it reads the marks at every
 check, so within about an interval), at most the lifetime of its lease. A supervisor
-that has not ended by then still reads the mark before any restart.
+that has not ended by then still reads the mark before any restart. What the mark
+concerns and no supervisor runs any more (a give-up, a lost supervisor) is made history
+on that head (``history``): it is no alert after the operator acted.
 """
 
 from __future__ import annotations
@@ -11,30 +13,56 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from sparktui.engine.api import Progress, ProgressSink, Step, StepState
 from sparktui.engine.remote.transport import Transport
-from sparktui.engine.supervise.record import Mark
+from sparktui.engine.supervise import history
+from sparktui.engine.supervise.record import Lease, Mark, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, write_marks
+from sparktui.engine.supervise.words import cleared_line
 from sparktui.i18n import _
 
 POLL_SECONDS = 0.5
 
 
+@dataclass(frozen=True)
+class Disarmed:
+    """What a mark did: ``missed`` the nodes that could not take it; the supervisors that
+    ``ended`` on it and those still ``running`` when the wait ran out; what it
+    ``cleared``."""
+
+    missed: list[str]
+    ended: list[Lease]
+    running: list[Lease]
+    cleared: list[history.Cleared]
+
+
 async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], mark: Mark,
                  progress: ProgressSink | None, *, timeout: float,
-                 read_timeout: float) -> list[str]:
+                 read_timeout: float) -> Disarmed:
     """Write ``mark`` on ``transports`` (each within ``timeout``), then wait for the
-    supervisors of ``heads`` it ends (each look within ``read_timeout``, as health's).
-    The nodes that could not take the mark."""
+    supervisors of ``heads`` it ends (each look within ``read_timeout``, as health's),
+    and clear what it concerns there."""
     missed = await write_marks(list(transports), mark, timeout)
-    await asyncio.gather(*(_ended(t, mark, progress, read_timeout)
-                           for t in dict.fromkeys(heads)))
-    return missed
+    heads = list(dict.fromkeys(heads))
+    waited = await asyncio.gather(*(_ended(t, mark, progress, read_timeout) for t in heads))
+    concerns, reason = history.by_mark(mark)
+    found = await asyncio.gather(*(history.close(t, concerns, reason, read_timeout, status)
+                                   for t, (_lease, status) in zip(heads, waited, strict=True)))
+    cleared = [c for c in found if c is not None]
+    for c in cleared:
+        if progress is not None:
+            progress(Progress(Step.SUPERVISE, c.node, StepState.OK, cleared_line(c)))
+    supervisors = [found for found, _status in waited if found is not None]
+    return Disarmed(missed, [lease for lease, ended in supervisors if ended],
+                    [lease for lease, ended in supervisors if not ended], cleared)
 
 
-async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None,
-                 timeout: float) -> None:
+async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeout: float
+                 ) -> tuple[tuple[Lease, bool] | None, SupervisionStatus]:
+    """The live supervisor the mark disarms on head ``t`` and whether it ended in time
+    (None when none runs there), and the head's supervision as last read."""
     def say(state: StepState, detail: str) -> None:
         if progress is not None:
             progress(Progress(Step.SUPERVISE, t.node.name, state, detail))
@@ -42,7 +70,7 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None,
     status = await read_status(t, timeout)
     lease = status.lease
     if not status.active or lease is None or not mark.disarms(lease.cluster, lease.recipe):
-        return
+        return None, status
     say(StepState.WAITING, _("until the supervisor {holder} ends").format(holder=lease.holder))
     deadline = time.monotonic() + lease.ttl
     while time.monotonic() < deadline:
@@ -50,6 +78,7 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None,
         status = await read_status(t, timeout)
         if not status.active or status.lease is None or status.lease.token != lease.token:
             say(StepState.OK, _("the supervisor {holder} ended").format(holder=lease.holder))
-            return
+            return (lease, True), status
     say(StepState.WARN, _("the supervisor {holder} is still running; it reads the mark "
                           "before any restart").format(holder=lease.holder))
+    return (lease, False), status

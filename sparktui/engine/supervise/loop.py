@@ -34,6 +34,7 @@ from sparktui.engine.supervise.events import (
     SuperviseResult,
     SuperviseSink,
 )
+from sparktui.engine.supervise.memory import Short, memory_back
 from sparktui.engine.supervise.policy import (
     GiveUp,
     Policy,
@@ -52,7 +53,7 @@ from sparktui.engine.supervise.record import (
     Record,
     RestartEvent,
 )
-from sparktui.engine.supervise.words import failure_text, mark_text, reason_text
+from sparktui.engine.supervise.words import failure_text, mark_text, reason_text, short_text
 from sparktui.engine.workloads.runtime import last_lines
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor
@@ -236,6 +237,14 @@ class Supervisor:
         await self._save("restarting")
         await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
                                hooks_for=self.hooks_for, disarm=False)
+        back = await memory_back(self.plan, self.transports, bound=self.policy.memory_wait,
+                                 interval=self.policy.interval, timeout=self.timeout,
+                                 disarming=self._disarming_now, waiting=self._memory_short)
+        if isinstance(back, Mark):
+            return await self._disarmed(back)
+        if back is not None:  # a restart now would end in an out-of-memory
+            self.restarts[-1] = replace(event, ok=False, detail=reason_text(back))
+            return await self._give_up(back, failure)
         served = await self._serve()
         if isinstance(served, SuperviseResult):
             return served
@@ -249,6 +258,11 @@ class Supervisor:
                 detail=detail))
             await self._save("watching")
         return None
+
+    async def _memory_short(self, shorts: list[Short]) -> None:
+        self._emit(Happening.WAITING, _("waiting for memory to come back: {nodes}").format(
+            nodes="; ".join(short_text(s, self.plan.recipe) for s in shorts)))
+        await self._save("memory")
 
     async def _serve(self) -> ActionResult | SuperviseResult:
         """Serve the plan while watching the marks: an operator's stop cancels it."""
@@ -290,8 +304,7 @@ class Supervisor:
         return SuperviseResult("gave_up", reason, failures=(failure,))
 
     async def _disarmed(self, mark: Mark) -> SuperviseResult:
-        reason = Reason("disarmed", {"action": mark.action, "cluster": mark.cluster,
-                                     "recipe": mark.recipe, "by": mark.by, "at": mark.at})
+        reason = mark.reason()
         await self._save("disarmed", reason)
         self._emit(Happening.DISARMED, reason_text(reason))
         return SuperviseResult("disarmed", reason, detail=mark_text(mark))

@@ -54,7 +54,8 @@ COPIED = ("ssh_user", "home_dir", "connect_timeout_seconds", "command_timeout_se
           "health_timeout_seconds", "ready_timeout_seconds", "stop_grace_seconds",
           "telemetry_stall_seconds", "supervise_interval_seconds", "supervise_failure_checks",
           "supervise_max_restarts", "supervise_window_seconds", "supervise_backoff_seconds",
-          "supervise_backoff_max_seconds", "supervise_lease_seconds", "mount_aliases")
+          "supervise_backoff_max_seconds", "supervise_lease_seconds",
+          "supervise_memory_wait_seconds", "mount_aliases")
 """The config fields the supervisor needs; nothing else reaches the head."""
 
 

@@ -33,6 +33,7 @@ class Policy:
     lease: float
     stall: float
     ready_timeout: float
+    memory_wait: float = 120.0
 
     @classmethod
     def from_config(cls, config: Config, interval: float | None = None) -> Policy:
@@ -40,7 +41,8 @@ class Policy:
                    config.supervise_failure_checks, config.supervise_max_restarts,
                    config.supervise_window_seconds, config.supervise_backoff_seconds,
                    config.supervise_backoff_max_seconds, config.supervise_lease_seconds,
-                   config.telemetry_stall_seconds, config.ready_timeout_seconds)
+                   config.telemetry_stall_seconds, config.ready_timeout_seconds,
+                   config.supervise_memory_wait_seconds)
 
     @property
     def heartbeat(self) -> float:

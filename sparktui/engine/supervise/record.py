@@ -8,9 +8,10 @@ their values (``Failure``, ``Reason``) and put into words by the reader
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparktui import untrusted_json
@@ -112,6 +113,11 @@ class Mark:
         return (self.action in ("stop", "end") and self.cluster == cluster
                 and self.recipe in (None, recipe))
 
+    def reason(self) -> Reason:
+        """Why a supervision it concerns ends (or its give-up is cleared)."""
+        return Reason("disarmed", {"action": self.action, "cluster": self.cluster,
+                                   "recipe": self.recipe, "by": self.by, "at": self.at})
+
     def line(self) -> str:
         return json.dumps({"id": self.id, "action": self.action, "cluster": self.cluster,
                            "recipe": self.recipe, "by": self.by, "at": self.at},
@@ -188,7 +194,10 @@ class RestartEvent:
 class Record:
     """The supervision of one group as its supervisor last wrote it on the head.
 
-    ``status``: watching, restarting, backoff, gave_up, disarmed, ended, lost.
+    ``status``: watching, restarting, memory (waiting for it before a restart), backoff,
+    waiting, gave_up, disarmed, ended. ``cleared``: what made a supervision that gave up,
+    or whose supervisor was lost, history (an operator's stop, end or power off, or a new
+    serve of the recipe); the record is then read as ended.
     """
 
     cluster: str
@@ -206,6 +215,7 @@ class Record:
     last_lines: tuple[str, ...] = ()
     last_lines_node: str | None = None
     healthy_since: float | None = None  # None: not healthy since its last failure
+    cleared: Reason | None = None
 
     def restarts_within(self, now: float) -> int:
         return sum(1 for r in self.restarts if r.at > now - self.window)
@@ -222,7 +232,8 @@ class Record:
                 "restarts": [r.as_dict() for r in self.restarts],
                 "reason": self.reason.as_dict() if self.reason else None,
                 "last_lines": list(self.last_lines), "last_lines_node": self.last_lines_node,
-                "healthy_since": self.healthy_since}
+                "healthy_since": self.healthy_since,
+                "cleared": self.cleared.as_dict() if self.cleared else None}
 
     def text(self) -> str:
         return json.dumps(self.as_dict(), separators=(",", ":")) + "\n"
@@ -247,7 +258,8 @@ class Record:
             if isinstance(lines, list) else (),
             _opt_str(data.get("last_lines_node")),
             _num(data.get("healthy_since"), -1.0) if data.get("healthy_since") is not None
-            else None)
+            else None,
+            Reason.from_dict(data.get("cleared")))
 
 
 @dataclass(frozen=True)
@@ -262,6 +274,7 @@ class SupervisionStatus:
     lease_age: float | None = None
     record: Record | None = None
     error: str | None = None  # the head could not be read: unknown
+    digest: str | None = None  # of the record's text as read: a change since is seen
 
     @property
     def active(self) -> bool:
@@ -271,15 +284,34 @@ class SupervisionStatus:
 
     @property
     def state(self) -> str:
-        """supervised, lost (a lease without heartbeat), the record's last status, none
-        or unknown."""
+        """supervised, lost (a lease without heartbeat), the record's last status (ended
+        once it was cleared), none or unknown."""
         if self.error is not None:
             return "unknown"
         if self.active:
             return "supervised"
         if self.lease is not None:
             return "lost"
-        return self.record.status if self.record is not None else "none"
+        if self.record is None:
+            return "none"
+        return "ended" if self.record.cleared is not None else self.record.status
+
+    @property
+    def current(self) -> bool:
+        """Supervision that is, or alerts, now: supervised, lost, gave up, or unknown. An
+        ended one is history: ``health`` and the head's details show it, a confirmation
+        of a stop (or power, restart) does not."""
+        return self.state in ("supervised", "lost", "gave_up", "unknown")
+
+    def of(self, cluster: str) -> SupervisionStatus:
+        """Only what concerns ``cluster``: a head shared by two clusters (or a home shared
+        by two nodes, as a local node's and a test bed's) keeps one lease and one record,
+        and another cluster's are not this one's."""
+        lease = self.lease if self.lease is not None and self.lease.cluster == cluster else None
+        record = (self.record if self.record is not None and self.record.cluster == cluster
+                  else None)
+        return replace(self, lease=lease, lease_age=self.lease_age if lease else None,
+                       record=record, digest=self.digest if record else None)
 
     def as_dict(self) -> dict[str, Any]:
         lease = self.lease
@@ -317,6 +349,9 @@ def parse_status(node: str, text: str) -> SupervisionStatus:
         age = float(age_text) if age_text.lstrip("-").isdecimal() else None
         if age is None:
             lease = None
+    digest = None
     if STATE_MARKER in sections:
-        record = Record.parse("\n".join(sections[STATE_MARKER][1]))
-    return SupervisionStatus(node, lease, age, record)
+        text = "\n".join(sections[STATE_MARKER][1]) + "\n"  # the file, as written
+        record = Record.parse(text)
+        digest = hashlib.sha256(text.encode()).hexdigest() if record is not None else None
+    return SupervisionStatus(node, lease, age, record, digest=digest)

@@ -69,6 +69,26 @@ def write_state() -> str:
     return _ENTER + 'cat > "state.json.$$" && mv "state.json.$$" state.json'
 
 
+def close(digest: str | None, lapsed: str | None) -> str:
+    """Make an ended supervision history, under the lock: replace ``state.json`` with stdin
+    only while its sha256 is still ``digest`` (nobody wrote it since it was read), and
+    remove the lease only while it is still token ``lapsed``'s and its heartbeat older
+    than its ttl (a supervisor that is alive, or took over since, is never touched).
+    Prints ``record`` and ``lease`` for what it did."""
+    parts = [_ENTER, _STDIN, _lock()]
+    if digest is not None:
+        parts.append('sum=$(sha256sum < state.json 2>/dev/null); '
+                     f'if [ "${{sum%% *}}" = {shlex.quote(digest)} ]; then '
+                     'mv "$in" state.json && echo record; fi; ')
+    parts.append('rm -f "$in"; ')
+    if lapsed is not None:
+        parts.append('if [ -s lease ]; then read -r tok ttl < lease; '
+                     f'age={_AGE}; if [ "$tok" = {shlex.quote(lapsed)} ] && '
+                     '[ "$age" -ge "$ttl" ] 2>/dev/null; then rm -f lease && echo lease; fi; '
+                     'fi; ')
+    return "".join(parts) + "true"
+
+
 def read_status() -> str:
     """What ``record.parse_status`` reads: the lease with its age, then the record."""
     return (f"cd {DIR} 2>/dev/null || exit 0; "

@@ -100,6 +100,20 @@ class FitReport:
                 "engine_overhead": ENGINE_OVERHEAD, "nodes": [n.as_dict() for n in self.nodes]}
 
 
+def overhead_inside(engine: str) -> bool:
+    """vLLM's share of the memory covers the engine's own; SGLang's does not."""
+    return engine != "sglang"
+
+
+def engine_claim(engine: str, share: float, mem_total: int) -> int:
+    """What the engine takes of a node's memory as it starts, and must find available:
+    its share of the total (vLLM refuses to start with less free: "Free memory on device
+    ... is less than desired GPU memory utilization"), and SGLang its own memory in the
+    rest. A fit's ``budget`` plus, for SGLang, its ``overhead``."""
+    budget = int(share * mem_total)
+    return budget if overhead_inside(engine) else budget + ENGINE_OVERHEAD
+
+
 def kv_value_bytes(settings: Settings, shape: Shape) -> int:
     """One KV value: ``--kv-cache-dtype`` (fp8 variants: 1 byte), else the model's."""
     if settings.kv_cache_dtype != "auto":
@@ -143,7 +157,7 @@ def node_fit(node: str, mem_total: int, weights_total: int, weights_from: str,
     one_seq, _ = kv_bytes(shape, value, layout, tokens, 1)
     budget = int(settings.share * mem_total)
     overhead = ENGINE_OVERHEAD
-    inside = layout.engine != "sglang"  # vLLM's share covers the engine's own memory
+    inside = overhead_inside(layout.engine)
     needed = weights + kv + (overhead if inside else 0)
     headroom = budget - needed
     free_for_kv = budget - weights - (overhead if inside else 0)

@@ -1,5 +1,5 @@
 """Supervision from the dashboard: ``S`` starts it for the selected recipe on the cluster
-in focus, ``X`` ends it (the group keeps running).
+in focus, ``X`` ends it (nothing is stopped).
 
 The dashboard starts the **on-node** supervisor (``ClusterControl.supervise_on_node``): a
 container on the cluster's head that keeps watching when the dashboard closes or the
@@ -112,7 +112,7 @@ class SuperviseFlows:
         if control is None or not cluster or self.flows.refuse_while_busy():
             return
         status = selection.health.supervision if selection.health is not None else None
-        if status is not None and status.state == "none":
+        if status is not None and not status.current:  # none, or history only
             self.host.notify(_("nothing supervises {cluster}").format(cluster=cluster),
                              severity="warning")
             return
@@ -120,12 +120,12 @@ class SuperviseFlows:
             title=_("End supervision of {cluster}").format(cluster=cluster),
             verb=_("End supervision"), cluster=cluster, affects=lambda work: False,
             typed=False,
-            untouched=_("Nothing is stopped: the group of {cluster} keeps running.").format(
+            untouched=_("Nothing is stopped: the group of {cluster} stays as it is.").format(
                 cluster=cluster),
             what=_("Writes a mark on every node of {cluster} that ends its supervisor, "
-                   "wherever it runs, and removes the supervisor's container from the head. "
-                   "Nothing is restarted after; the group keeps running. Below is what the "
-                   "nodes answer right now.").format(cluster=cluster),
+                   "wherever it runs, and removes the supervisor's container from the head; "
+                   "a supervision that gave up is cleared. Nothing is stopped or restarted. "
+                   "Below is what the nodes answer right now.").format(cluster=cluster),
             check=partial(self.host.fresh_health, cluster))
         self.host.push_screen(ConfirmScreen(request),
                               partial(self._end_confirmed, control, cluster))

@@ -93,7 +93,8 @@ def health_text(health: ClusterHealth, affects: Callable[[Workload], bool],
     text = Text()
     for node in health.nodes:
         node_block(text, node, affects, stays)
-    line = status_line(health.supervision, health.checked_at) if health.supervision else None
+    status = health.supervision  # an ended supervision is history: the details show it
+    line = status_line(status, health.checked_at) if status and status.current else None
     if line:
         text.append("⟳ " + line + "\n", style="cyan")
     text.rstrip()

@@ -110,8 +110,7 @@ class ActionRun:
             return _("{recipe} on {cluster} is supervised from its head ({container})").format(
                 recipe=self.recipe, cluster=self.cluster, container=result.detail)
         if result.ok and self.action == "end_supervision":
-            return _("supervision of {cluster} ends; the group keeps running").format(
-                cluster=self.cluster)
+            return result.detail  # what it did, and whether the group runs (read after)
         if self.action == "restart":
             return self._restart_outcome(result)
         if result.ok and self.action == "bench":

@@ -41,7 +41,8 @@ def supervision_mark(status: SupervisionStatus | None, now: float, *,
     state, record = status.state, status.record
     if state == "supervised":
         if record is not None and record.status in NOW and record.status != "waiting":
-            word = _("restarting") if record.status == "restarting" else _("restart soon")
+            word = (_("restarting") if record.status in ("restarting", "memory")
+                    else _("restart soon"))
             return Mark("⟳ " + word, "bold yellow")
         text = "⟳ " + _("supervised")
         count = record.restarts_within(now) if record is not None else 0
