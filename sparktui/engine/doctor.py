@@ -88,22 +88,32 @@ def _disk_check(node: str, section: str, hf_cache: str) -> Check:
                  .format(command="huggingface-cli delete-cache"))
 
 
+def _gpu_check(node: str, gpu: str) -> Check:
+    """nvidia-smi's first line; a failure's hint fits it: a node without nvidia-smi is
+    told where it comes from, not to run it."""
+    low = gpu.lower()
+    if gpu and "failed" not in low and "not found" not in low:
+        return Check(node, "gpu", PASS, gpu.splitlines()[0])
+    hint = (_("nvidia-smi is not on this node's PATH: install the NVIDIA driver, which "
+              "brings it") if "not found" in low else
+            _("check the driver with nvidia-smi; reboot after a driver update"))
+    return Check(node, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"), hint)
+
+
 def evaluate(node: Node, output: str, sent_at: float, received_at: float,
              ifname: str, hf_cache: str) -> list[Check]:
     s = _sections(output)
     name = node.name
-    checks = [Check(name, "ssh", PASS, format_ms((received_at - sent_at) * 1000))]
+    took = format_ms((received_at - sent_at) * 1000)
+    checks = [Check(name, "local", PASS, _("commands run on this machine, without SSH ({ms})")
+                    .format(ms=took)) if node.local else Check(name, "ssh", PASS, took)]
     docker = s.get("docker", "")
     checks.append(Check(name, "docker", PASS, _("server {version}").format(version=docker))
                   if docker and docker[0].isdigit() else
                   Check(name, "docker", FAIL, docker[:120] or _("no answer"),
                         _("start the daemon: {command}").format(
                             command="sudo systemctl start docker")))
-    gpu = s.get("gpu", "")
-    checks.append(Check(name, "gpu", PASS, gpu.splitlines()[0]) if gpu and "failed" not in
-                  gpu.lower() and "not found" not in gpu.lower() else
-                  Check(name, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"),
-                        _("check the driver with nvidia-smi; reboot after a driver update")))
+    checks.append(_gpu_check(name, s.get("gpu", "")))
     mem = {k.rstrip(":"): int(v) for k, v, *_ in
            (line.split() for line in s.get("meminfo", "").splitlines() if line.strip())}
     avail = mem.get("MemAvailable", 0) / 1048576
@@ -191,6 +201,8 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
         try:
             result = await transports[node.name].run(script)
         except NodeError as exc:
+            if node.local:  # no SSH: a shell of this machine that failed
+                return [Check(node.name, "local", FAIL, exc.text, exc.hint)], {}
             return [Check(node.name, "ssh", FAIL, exc.text, exc.hint or _(
                 "is the node on? try {command}, then ssh to it by hand").format(
                     command="sparktui init-host-keys"))], {}

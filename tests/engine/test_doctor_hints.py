@@ -1,0 +1,36 @@
+"""doctor's hints fit the error they follow (#29 item 10): a missing nvidia-smi is not
+"check the driver with nvidia-smi", and a local node, which uses no SSH, has no ssh line."""
+
+from __future__ import annotations
+
+from sparktui.config.models import Node
+from sparktui.engine.doctor import FAIL, PASS, evaluate
+
+REMOTE = Node(name="spark1", ssh_ip="10.0.0.1", rank=0)
+LOCAL = Node(name="vm", ssh_ip="127.0.0.1", rank=0, local=True)
+
+
+def _checks(node: Node, gpu: str) -> dict[str, object]:
+    out = f"@@docker\n28.2.2\n@@gpu\n{gpu}\n@@clock\n100.0\n"
+    return {c.name: c for c in evaluate(node, out, 100.0, 100.026, "", "/hf")}
+
+
+def test_a_missing_nvidia_smi_is_told_to_install_the_driver_not_to_run_it() -> None:
+    gpu = _checks(REMOTE, "bash: line 1: nvidia-smi: command not found")["gpu"]
+    assert gpu.status == FAIL
+    assert "check the driver with nvidia-smi" not in gpu.hint
+    assert "not on" in gpu.hint and "install" in gpu.hint, gpu.hint
+
+
+def test_a_failing_nvidia_smi_is_told_to_check_the_driver() -> None:
+    gpu = _checks(REMOTE, "NVIDIA-SMI has failed because it couldn't communicate with the "
+                  "NVIDIA driver.")["gpu"]
+    assert gpu.status == FAIL and "nvidia-smi" in gpu.hint and "reboot" in gpu.hint
+
+
+def test_a_local_node_has_no_ssh_check() -> None:
+    checks = _checks(LOCAL, "NVIDIA GB10, 128 GiB")
+    assert "ssh" not in checks
+    local = checks["local"]
+    assert local.status == PASS and "SSH" in local.detail, local
+    assert "ssh" in _checks(REMOTE, "NVIDIA GB10, 128 GiB")
