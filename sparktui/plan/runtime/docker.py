@@ -249,6 +249,28 @@ def exec_argv(name: str, command: Sequence[str] = (), *, tty: bool = True) -> li
     return [*argv, *command] if command else [*argv, "sh", "-c", SHELL]
 
 
+def gpu_probe_command(image: str, gpus: str) -> str:
+    """Whether ``docker run --gpus <gpus>`` works on the node, asked of its dockerd: it
+    selects the NVIDIA device driver (it has one only when it found
+    ``nvidia-container-runtime-hook`` on its PATH at its start) and runs the hook only
+    when a container starts; ``docker info`` and ``docker create`` say nothing of it. So a
+    container of the image starts, runs ``true`` and is removed (``--rm``: by the daemon
+    too when the start fails); no network, nothing else. Exit 0: it works; else docker's
+    error. ``docker container run``: not to be taken for a workload's ``docker run``."""
+    return shlex.join(["docker", "container", "run", "--rm", "--gpus", gpus,
+                       "--network", "none", "--entrypoint", "true", image])
+
+
+def gpus_value(argv: Sequence[str]) -> str | None:
+    """The ``--gpus`` value a ``docker run`` argv asks for (None: it asks for none)."""
+    for i, arg in enumerate(argv):
+        if arg == "--gpus" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--gpus="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def inspect_command(name: str) -> str:
     """The container's full ``docker inspect`` (a JSON list of one)."""
     return shlex.join(["docker", "inspect", "--type", "container", name])
