@@ -4,6 +4,7 @@ traceback; an engine that dies at start is shown with its last output and exit s
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 
@@ -51,3 +52,68 @@ def test_tmux_with_the_node_down_names_it(fresh_site, capsys):
     assert main(s.cli("tmux")) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.startswith("node1: "), err
+
+
+def _recipe(s, name: str, port: int, entrypoint: str) -> None:
+    s.recipe(name, "\n".join([
+        'engine = "vllm"', 'runtime = "tmux"', 'docker_image = "host"', 'model = "org/toy"',
+        f"port = {port}", f"entrypoint = {entrypoint}"]) + "\n")
+
+
+def test_an_engine_that_dies_at_start_shows_its_pane_and_exit_status(site, capsys):
+    """It wrote to its terminal, not to the log, and exited 7: its kept pane
+    (remain-on-exit) has the line and the status; the serve says both, then removes it."""
+    s = site(1)
+    _recipe(s, "tty", 30026,
+            '["sh", "-c", "echo ERROR straight to the terminal > /dev/tty; exit 7"]')
+    assert main(s.cli("serve", "tty")) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "ERROR straight to the terminal" in err, err
+    assert "sparktui-tty is exited 7" in err, err
+    assert s.hosts.ssh("node1", "tmux ls 2>/dev/null; true").stdout == ""  # removed
+
+
+def test_an_engine_that_exits_is_listed_exited_with_its_status(site, capsys):
+    """Kept for a post-mortem, the ended session is listed as docker lists an exited
+    container: state, status and exit code, and stop removes it."""
+    s = site(1)
+    _recipe(s, "ends", 30027, '["sh", "-c", "echo ERROR gone; exit 5"]')
+    assert main(s.cli("serve", "ends", "--keep-on-failure")) == 1
+    err = capsys.readouterr().err
+    assert "ERROR gone" in err and "sparktui-ends is exited 5" in err, err
+
+    async def look():
+        e = s.engine()
+        try:
+            return await e.workloads("test", "node1")
+        finally:
+            await e.close()
+
+    found = [w for w in asyncio.run(look()) if w.name == "sparktui-ends"]
+    assert [(w.state, w.status, w.exit_code) for w in found] == [("exited", "exited (5)", 5)]
+    assert main(s.cli("stop", "--yes")) == 0
+    assert s.hosts.ssh("node1", "tmux ls 2>/dev/null; true").stdout == ""
+
+
+def test_a_terminal_tmux_service_ends_the_run_with_its_exit_code(site, capsys):
+    """Its pane kept, a tmux instance has an exit code as a container has (it counted as 0:
+    a failed job read as a success)."""
+    s = site(1)
+    s.recipe("job", """\
+docker_image = "unused"
+
+[frontend]
+type = "none"
+
+[[services]]
+name = "job"
+runtime = "tmux"
+terminal = true
+command = ["sh", "-c", "echo job ran; exit 3"]
+""")
+    assert main(s.cli("serve", "job")) == 3
+    out = capsys.readouterr().out
+    assert "exited 3" in out, out
+    assert main(s.cli("stop", "--yes")) == 0
+    assert s.hosts.ssh("node1", "tmux ls 2>/dev/null; true").stdout == ""
