@@ -91,3 +91,17 @@ def test_a_docker_that_does_not_answer_is_not_an_image_missing(fresh_site):
     assert not result.ok and result.failed_step == "preflight" and result.failed_node == "node2"
     assert "could not check image vllm:test on node2" in result.detail, result.detail
     assert "docker pull" not in result.detail and "not present" not in result.detail
+
+
+def test_a_node_whose_gpu_driver_does_not_answer_is_refused_at_preflight(site, capsys):
+    """The hook is there but fails (the stub does when nvidia-smi fails on its node, as
+    the real one does without a working driver): doctor fails the node, so does serve."""
+    s = site(2)
+    s.recipe("toy", toy_recipe())
+    s.hosts.node("node1").set_gpu(fail=True)
+    result, rec = _serve(s, "toy")
+    assert not result.ok and result.failed_step == "preflight", result
+    assert result.failed_node == "node1" and ("node2", "preflight") in rec.steps("ok")
+    assert "`--gpus all` does not work on node1" in result.detail, result.detail
+    assert "driver not loaded" in result.detail and "nvidia-smi on node1" in result.detail
+    _nothing_on(s, "node1", "node2")

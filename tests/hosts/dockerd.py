@@ -8,7 +8,8 @@ containers, the default image tags). Each daemon's address is fixed at its start
 
 What this machine needs, found by trying (tests/hosts/README.md says more):
 - ``--gpus all`` needs an ``nvidia-container-runtime-hook`` on dockerd's PATH at start;
-  a stub that exits 0 is enough (there is no GPU).
+  a stub that exits 0 is enough (there is no GPU); it fails when the node's gpu.json
+  says ``fail`` (``GPU_HOOK``), as the real one does on a node without a working driver.
 - ``--ulimit memlock=-1`` cannot be granted in this sandbox, so containers run under
   ``RUNTIME_WRAPPER`` (oci_runtime.py), the test bed's concession: see there.
 - ``--iptables=false``; each daemon gets its own bridge (an island: no uplink, no NAT,
@@ -68,6 +69,22 @@ done
 exec /usr/sbin/runc "$@"
 """
 OCI_RUNTIME = Path(__file__).resolve().parent / "oci_runtime.py"
+GPU_HOOK = """#!{python} -I
+# Stub of the NVIDIA hook, which dockerd runs as a prestart hook of every --gpus
+# container (it needs one on its PATH to accept --gpus at all). There is no GPU here:
+# it passes, unless the node's gpu.json says nvidia-smi fails (set_gpu(fail=True)), then
+# it fails as the real one does on a node whose driver does not answer.
+import json, os, sys
+try:
+    with open({node}) as f:
+        state = json.load(f)["state"]
+    with open(os.path.join(state, "gpu.json")) as f:
+        broken = json.load(f).get("fail")
+except (OSError, ValueError, KeyError, AttributeError):
+    broken = False
+if broken:
+    sys.exit("nvidia-container-cli: initialization error: nvml error: driver not loaded")
+"""
 
 
 class DockerStartError(RuntimeError):
@@ -131,8 +148,8 @@ class TestDaemon:
     def spawn(self) -> None:
         hook = self.root / "bin" / "nvidia-container-runtime-hook"
         if self.gpu_hook:
-            hook.write_text("#!/bin/sh\n# stub: there is no GPU; dockerd only needs it to "
-                            "exist\nexit 0\n")
+            hook.write_text(GPU_HOOK.format(python=sys.executable,
+                                            node=json.dumps(str(self.root / "node.json"))))
             hook.chmod(0o755)
         else:
             hook.unlink(missing_ok=True)
