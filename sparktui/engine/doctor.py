@@ -12,14 +12,23 @@ import time
 from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
+from sparktui.config.rules import is_image
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
-from sparktui.plan.runtime.docker import Docker
+from sparktui.plan.runtime.docker import (
+    NO_GPU_DRIVER,
+    TOOLKIT_FIX,
+    Docker,
+    docker_error,
+    gpu_probe_command,
+)
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
+GPUS_OK = "sparktui-gpus-ok"
+NO_IMAGE = "sparktui-no-image"
 MIN_FREE_GIB = 8.0
 MIN_DISK_GIB = 100.0
 MAX_SKEW_SECONDS = 1.0
@@ -55,6 +64,12 @@ def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str)
     for image in images:
         inspect = Docker().image_id_command(image)
         parts.append(f"echo {shlex.quote('@@image ' + image)}; {inspect} 2>&1")
+    # --gpus as serve asks for it, with the first image the node has (a name a node
+    # gave, of a running container, only when it reads as an image: never as a flag)
+    if tried := [i for i in images if is_image(i)]:
+        tries = [f"if {Docker().image_id_command(i)} >/dev/null 2>&1; then "
+                 f"{gpu_probe_command(i, 'all')} 2>&1 && echo {GPUS_OK}; " for i in tried]
+        parts.append("echo '@@gpus'; " + "el".join(tries) + f"else echo {NO_IMAGE}; fi")
     return "; ".join(parts)
 
 
@@ -100,6 +115,20 @@ def _gpu_check(node: str, gpu: str) -> Check:
     return Check(node, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"), hint)
 
 
+def _gpus_check(node: str, said: str) -> Check | None:
+    """Whether the node's dockerd starts a container with ``--gpus all`` (None: no image
+    of those asked for is on the node to try it with)."""
+    if said.endswith(GPUS_OK):
+        return Check(node, "gpu runtime", PASS, _("docker run --gpus all starts a container"))
+    if said == NO_IMAGE:
+        return None
+    why = docker_error(said)[:120] or _("no answer")
+    return Check(node, "gpu runtime", FAIL, why, _(
+        "install the NVIDIA Container Toolkit (it brings nvidia-container-runtime-hook), "
+        "then restart docker: {command}").format(command=TOOLKIT_FIX) if NO_GPU_DRIVER in why
+        else _("check the driver with nvidia-smi; reboot after a driver update"))
+
+
 def evaluate(node: Node, output: str, sent_at: float, received_at: float,
              ifname: str, hf_cache: str) -> list[Check]:
     s = _sections(output)
@@ -114,6 +143,8 @@ def evaluate(node: Node, output: str, sent_at: float, received_at: float,
                         _("start the daemon: {command}").format(
                             command="sudo systemctl start docker")))
     checks.append(_gpu_check(name, s.get("gpu", "")))
+    if "gpus" in s and (runtime := _gpus_check(name, s["gpus"])) is not None:
+        checks.append(runtime)
     mem = {k.rstrip(":"): int(v) for k, v, *_ in
            (line.split() for line in s.get("meminfo", "").splitlines() if line.strip())}
     avail = mem.get("MemAvailable", 0) / 1048576

@@ -34,3 +34,30 @@ def test_a_local_node_has_no_ssh_check() -> None:
     local = checks["local"]
     assert local.status == PASS and "SSH" in local.detail, local
     assert "ssh" in _checks(REMOTE, "NVIDIA GB10, 128 GiB")
+
+
+def test_doctor_fails_a_node_whose_docker_cannot_give_gpus_as_serve_does(fresh_site,
+                                                                         capsys):
+    """The GPU seen by nvidia-smi is not enough: serve's ``--gpus all`` needs the NVIDIA
+    hook in the node's dockerd, which doctor now asks as serve's preflight does (#29
+    item 7: doctor and preflight say the same)."""
+    import json
+
+    from sparktui.cli import main
+
+    s = fresh_site(2)
+    s.hosts.node("node2").without_gpu_runtime()
+    assert main(s.cli("doctor", "--json", "--image", "vllm:test")) == 1
+    by = {(c["node"], c["name"]): c for c in json.loads(capsys.readouterr().out)}
+    assert by[("node1", "gpu runtime")]["status"] == PASS
+    runtime = by[("node2", "gpu runtime")]
+    assert runtime["status"] == FAIL and "could not select device driver" in runtime["detail"]
+    assert "nvidia-container-toolkit" in runtime["hint"], runtime
+    assert by[("node2", "gpu")]["status"] == PASS  # nvidia-smi itself answers
+    for node in ("node1", "node2"):  # the probes left nothing behind
+        assert s.hosts.ssh(node, "docker ps -aq").stdout.split() == []
+    s.hosts.node("node1").remove_image("vllm:test")
+    assert main(s.cli("doctor", "--json", "--image", "vllm:test")) == 1
+    by = {(c["node"], c["name"]): c for c in json.loads(capsys.readouterr().out)}
+    assert ("node1", "gpu runtime") not in by  # no image there to try it with
+    assert by[("*", "image vllm:test")]["status"] == FAIL

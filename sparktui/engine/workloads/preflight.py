@@ -16,12 +16,16 @@ from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.runtime import node_image_id
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan, NodePlan
-from sparktui.plan.runtime.docker import gpu_probe_command, gpus_value
+from sparktui.plan.runtime.docker import (
+    NO_GPU_DRIVER,
+    TOOLKIT_FIX,
+    docker_error,
+    gpu_probe_command,
+    gpus_value,
+)
 
 NO_SUCH_IMAGE = "no such image"
 """What docker says (``docker image inspect``, any case) of an image it does not have."""
-NO_GPU_DRIVER = "could not select device driver"
-"""dockerd's word for ``--gpus`` when it has no NVIDIA driver: no hook on its PATH."""
 
 
 @dataclass(frozen=True)
@@ -87,16 +91,13 @@ async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | 
     probe = await t.run(gpu_probe_command(plan.image, gpus))
     if probe.ok:
         return None
-    said = (probe.stderr or probe.stdout).strip().removeprefix("docker: ")
-    said = said.removeprefix("Error response from daemon: ").splitlines()[0][:300] if said \
-        else _("exit status {code}").format(code=probe.exit_code)
+    said = (docker_error(probe.stderr or probe.stdout)[:300]
+            or _("exit status {code}").format(code=probe.exit_code))
     if NO_GPU_DRIVER in said:
         return _("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
                  "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it brings "
                  "nvidia-container-runtime-hook), then restart docker: {fix}").format(
-            gpus=gpus, node=node.name, said=said,
-            fix="sudo apt-get install -y nvidia-container-toolkit && "
-                "sudo systemctl restart docker")
+            gpus=gpus, node=node.name, said=said, fix=TOOLKIT_FIX)
     return _("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
              "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver "
              "update").format(gpus=gpus, node=node.name, said=said)

@@ -261,6 +261,19 @@ def gpu_probe_command(image: str, gpus: str) -> str:
                        "--network", "none", "--entrypoint", "true", image])
 
 
+NO_GPU_DRIVER = "could not select device driver"
+"""dockerd's word for ``--gpus`` when it has no NVIDIA driver: no hook on its PATH."""
+TOOLKIT_FIX = "sudo apt-get install -y nvidia-container-toolkit && sudo systemctl restart docker"
+"""What gives a node's dockerd the NVIDIA hook (it looks for it at its start only)."""
+
+
+def docker_error(text: str) -> str:
+    """The first line of what docker said, without its ``docker: Error response from
+    daemon:`` prefix ("" when it said nothing)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line.removeprefix("docker: ").removeprefix("Error response from daemon: ")
+
+
 def gpus_value(argv: Sequence[str]) -> str | None:
     """The ``--gpus`` value a ``docker run`` argv asks for (None: it asks for none)."""
     for i, arg in enumerate(argv):
