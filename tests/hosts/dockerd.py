@@ -69,22 +69,7 @@ done
 exec /usr/sbin/runc "$@"
 """
 OCI_RUNTIME = Path(__file__).resolve().parent / "oci_runtime.py"
-GPU_HOOK = """#!{python} -I
-# Stub of the NVIDIA hook, which dockerd runs as a prestart hook of every --gpus
-# container (it needs one on its PATH to accept --gpus at all). There is no GPU here:
-# it passes, unless the node's gpu.json says nvidia-smi fails (set_gpu(fail=True)), then
-# it fails as the real one does on a node whose driver does not answer.
-import json, os, sys
-try:
-    with open({node}) as f:
-        state = json.load(f)["state"]
-    with open(os.path.join(state, "gpu.json")) as f:
-        broken = json.load(f).get("fail")
-except (OSError, ValueError, KeyError, AttributeError):
-    broken = False
-if broken:
-    sys.exit("nvidia-container-cli: initialization error: nvml error: driver not loaded")
-"""
+GPU_HOOK = Path(__file__).resolve().parent / "gpu_hook.py"  # the stub NVIDIA hook
 
 
 class DockerStartError(RuntimeError):
@@ -148,8 +133,8 @@ class TestDaemon:
     def spawn(self) -> None:
         hook = self.root / "bin" / "nvidia-container-runtime-hook"
         if self.gpu_hook:
-            hook.write_text(GPU_HOOK.format(python=sys.executable,
-                                            node=json.dumps(str(self.root / "node.json"))))
+            hook.write_text("#!/bin/sh\nexec {} -I {} {}\n".format(*map(shlex.quote, (
+                sys.executable, str(GPU_HOOK), str(self.root / "node.json")))))
             hook.chmod(0o755)
         else:
             hook.unlink(missing_ok=True)
