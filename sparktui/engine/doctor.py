@@ -24,6 +24,7 @@ from sparktui.plan.runtime.docker import (
     Docker,
     docker_error,
     gpu_probe_command,
+    gpus_given,
 )
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -118,7 +119,7 @@ def _gpu_check(node: str, gpu: str) -> Check:
 def _gpus_check(node: str, said: str) -> Check | None:
     """Whether the node's dockerd starts a container with ``--gpus all`` (None: no image
     of those asked for is on the node to try it with)."""
-    if said.endswith(GPUS_OK):
+    if said.endswith(GPUS_OK) or gpus_given(said):
         return Check(node, "gpu runtime", PASS, _("docker run --gpus all starts a container"))
     if said == NO_IMAGE:
         return None

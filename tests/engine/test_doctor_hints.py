@@ -28,6 +28,25 @@ def test_a_failing_nvidia_smi_is_told_to_check_the_driver() -> None:
     assert gpu.status == FAIL and "nvidia-smi" in gpu.hint and "reboot" in gpu.hint
 
 
+def test_the_gpu_runtime_check_reads_what_the_probe_said() -> None:
+    def runtime(said: str):
+        out = f"@@docker\n28.2.2\n@@gpu\nNVIDIA GB10\n@@gpus\n{said}\n@@clock\n100.0\n"
+        return {c.name: c for c in evaluate(REMOTE, out, 100.0, 100.0, "", "/hf")
+                }.get("gpu runtime")
+
+    assert runtime("sparktui-gpus-ok").status == PASS
+    assert runtime("docker: Error response from daemon: failed to create task: exec: "
+                   '"true": executable file not found in $PATH').status == PASS  # no true
+    no_hook = runtime('docker: Error response from daemon: could not select device driver ""'
+                      " with capabilities: [[gpu]].")
+    assert no_hook.status == FAIL and "nvidia-container-toolkit" in no_hook.hint
+    assert no_hook.detail.startswith("could not select device driver")
+    driver = runtime("docker: Error response from daemon: ... nvidia-container-cli: "
+                     "initialization error: nvml error: driver not loaded")
+    assert driver.status == FAIL and "nvidia-smi" in driver.hint
+    assert runtime("sparktui-no-image") is None  # no image on the node to try it with
+
+
 def test_a_local_node_has_no_ssh_check() -> None:
     checks = _checks(LOCAL, "NVIDIA GB10, 128 GiB")
     assert "ssh" not in checks

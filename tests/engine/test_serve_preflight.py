@@ -105,3 +105,20 @@ def test_a_node_whose_gpu_driver_does_not_answer_is_refused_at_preflight(site, c
     assert "`--gpus all` does not work on node1" in result.detail, result.detail
     assert "driver not loaded" in result.detail and "nvidia-smi on node1" in result.detail
     _nothing_on(s, "node1", "node2")
+
+
+def test_an_image_without_true_is_not_refused_for_its_gpus(site):
+    """The probe runs ``true``; an image without it (distroless, scratch) fails only after
+    the GPU hook has run (runc looks the command up after the prestart hooks), so that
+    failure says the GPUs were given: the serve goes on, and fails at launch for what is
+    really wrong (here: no engine in the image)."""
+    s = site(1)
+    s.hosts.ssh("node1", "tar -cf - -T /dev/null | docker import - notrue:1").check_returncode()
+    s.recipe("bare", toy_recipe(nodes=1).replace('docker_image = "vllm:test"',
+                                                 'docker_image = "notrue:1"'))
+    result, rec = _serve(s, "bare")
+    assert not result.ok and result.failed_step == "launch", result
+    assert ("node1", "preflight") in rec.steps("ok")
+    assert '"vllm"' in result.detail and '"true"' not in result.detail, result.detail
+    # what the launch created is removed; the probe left nothing either
+    assert s.hosts.ssh("node1", "docker ps -aq").stdout.split() == []

@@ -21,6 +21,7 @@ from sparktui.plan.runtime.docker import (
     TOOLKIT_FIX,
     docker_error,
     gpu_probe_command,
+    gpus_given,
     gpus_value,
 )
 
@@ -89,7 +90,7 @@ async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | 
     if gpus is None:
         return None
     probe = await t.run(gpu_probe_command(plan.image, gpus))
-    if probe.ok:
+    if probe.ok or gpus_given(probe.stderr + probe.stdout):
         return None
     said = (docker_error(probe.stderr or probe.stdout)[:300]
             or _("exit status {code}").format(code=probe.exit_code))

@@ -267,6 +267,16 @@ TOOLKIT_FIX = "sudo apt-get install -y nvidia-container-toolkit && sudo systemct
 """What gives a node's dockerd the NVIDIA hook (it looks for it at its start only)."""
 
 
+PROBE_NOT_FOUND = '"true": executable file not found'
+"""The probe's failure when its image has no ``true`` (distroless, scratch): runc looks a
+command up after the prestart hooks ran, so the GPUs were given (``gpus_given``)."""
+
+
+def gpus_given(said: str) -> bool:
+    """Whether what the probe said (exit 0 aside) still shows ``--gpus`` works."""
+    return PROBE_NOT_FOUND in said
+
+
 def docker_error(text: str) -> str:
     """The first line of what docker said, without its ``docker: Error response from
     daemon:`` prefix ("" when it said nothing)."""
