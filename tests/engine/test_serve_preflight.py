@@ -122,3 +122,8 @@ def test_an_image_without_true_is_not_refused_for_its_gpus(site):
     assert '"vllm"' in result.detail and '"true"' not in result.detail, result.detail
     # what the launch created is removed; the probe left nothing either
     assert s.hosts.ssh("node1", "docker ps -aq").stdout.split() == []
+    # and the hook does run first: without a working driver, the same image is refused
+    s.hosts.node("node1").set_gpu(fail=True)
+    result, _rec = _serve(s, "bare")
+    assert result.failed_step == "preflight" and "driver not loaded" in result.detail, result
+    assert s.hosts.ssh("node1", "docker ps -aq").stdout.split() == []
