@@ -93,7 +93,8 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT),
     "tmux": (
         (ExitCode.OK, N_("attached (the exit code is then ssh's or tmux's)")),
-        (ExitCode.FAILED, N_("no sparktui tmux session on the node")),
+        (ExitCode.FAILED, N_("no sparktui tmux session on the node, or the node did not "
+                             "answer")),
         BAD_INPUT),
     "shell": (
         (ExitCode.OK, N_("the shell ended (the exit code is then ssh's or the shell's)")),

@@ -15,8 +15,9 @@ from sparktui.engine.doctor import Check
 from sparktui.i18n import N_, _
 
 STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}
-CHECK_LABELS = {"ssh": N_("ssh"), "docker": N_("docker"), "gpu": N_("gpu"),
-                "memory": N_("memory"), "disk": N_("disk"), "nic": N_("nic"),
+CHECK_LABELS = {"ssh": N_("ssh"), "local": N_("local"), "docker": N_("docker"),
+                "gpu": N_("gpu"), "gpu runtime": N_("gpu runtime"), "memory": N_("memory"),
+                "disk": N_("disk"), "nic": N_("nic"),
                 "fabric ip": N_("fabric ip"), "clock": N_("clock"), "image": N_("image")}
 """engine/doctor.py's check names; ``nic`` and ``image`` are followed by what they check."""
 

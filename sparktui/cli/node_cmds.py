@@ -22,10 +22,11 @@ from sparktui.engine.remote.hostkeys import (
     known_hosts_path,
 )
 from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.workloads.discover import discover
+from sparktui.engine.workloads.discover import discover, list_node
 from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.scrub import scrub
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -98,8 +99,12 @@ def run_tmux(args: argparse.Namespace) -> int:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
     node = nodes[0]
-    found = with_engine(loaded.config, lambda e: e.workloads(cluster.name, node.name))
-    sessions = [w.name for w in found if w.runtime == "tmux"]
+    try:  # tmux's sessions: the node's docker, down or not, has no say in them
+        found = with_engine(loaded.config, lambda e: list_node(e.transport(node)))
+    except NodeError as exc:
+        print(scrub(f"{exc.node}: {exc.text}"), file=sys.stderr)
+        return EXIT_FAILED
+    sessions = [w.name for w in found.workloads if w.runtime == "tmux"]
     if not sessions:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
         return EXIT_FAILED  # like logs with nothing to show: the node answered, none runs

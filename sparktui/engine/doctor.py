@@ -12,14 +12,24 @@ import time
 from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
+from sparktui.config.rules import is_image
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
-from sparktui.plan.runtime.docker import Docker
+from sparktui.plan.runtime.docker import (
+    NO_GPU_DRIVER,
+    TOOLKIT_FIX,
+    Docker,
+    docker_error,
+    gpu_probe_command,
+    gpus_given,
+)
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
+GPUS_OK = "sparktui-gpus-ok"
+NO_IMAGE = "sparktui-no-image"
 MIN_FREE_GIB = 8.0
 MIN_DISK_GIB = 100.0
 MAX_SKEW_SECONDS = 1.0
@@ -55,6 +65,12 @@ def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str)
     for image in images:
         inspect = Docker().image_id_command(image)
         parts.append(f"echo {shlex.quote('@@image ' + image)}; {inspect} 2>&1")
+    # --gpus as serve asks for it, with the first image the node has (a name a node
+    # gave, of a running container, only when it reads as an image: never as a flag)
+    if tried := [i for i in images if is_image(i)]:
+        tries = [f"if {Docker().image_id_command(i)} >/dev/null 2>&1; then "
+                 f"{gpu_probe_command(i, 'all')} 2>&1 && echo {GPUS_OK}; " for i in tried]
+        parts.append("echo '@@gpus'; " + "el".join(tries) + f"else echo {NO_IMAGE}; fi")
     return "; ".join(parts)
 
 
@@ -88,22 +104,48 @@ def _disk_check(node: str, section: str, hf_cache: str) -> Check:
                  .format(command="huggingface-cli delete-cache"))
 
 
+def _gpu_check(node: str, gpu: str) -> Check:
+    """nvidia-smi's first line; a failure's hint fits it: a node without nvidia-smi is
+    told where it comes from, not to run it."""
+    low = gpu.lower()
+    if gpu and "failed" not in low and "not found" not in low:
+        return Check(node, "gpu", PASS, gpu.splitlines()[0])
+    hint = (_("nvidia-smi is not on this node's PATH: install the NVIDIA driver, which "
+              "brings it") if "not found" in low else
+            _("check the driver with nvidia-smi; reboot after a driver update"))
+    return Check(node, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"), hint)
+
+
+def _gpus_check(node: str, said: str) -> Check | None:
+    """Whether the node's dockerd starts a container with ``--gpus all`` (None: no image
+    of those asked for is on the node to try it with)."""
+    if said.endswith(GPUS_OK) or gpus_given(said):
+        return Check(node, "gpu runtime", PASS, _("docker run --gpus all starts a container"))
+    if said == NO_IMAGE:
+        return None
+    why = docker_error(said)[:120] or _("no answer")
+    return Check(node, "gpu runtime", FAIL, why, _(
+        "install the NVIDIA Container Toolkit (it brings nvidia-container-runtime-hook), "
+        "then restart docker: {command}").format(command=TOOLKIT_FIX) if NO_GPU_DRIVER in why
+        else _("check the driver with nvidia-smi; reboot after a driver update"))
+
+
 def evaluate(node: Node, output: str, sent_at: float, received_at: float,
              ifname: str, hf_cache: str) -> list[Check]:
     s = _sections(output)
     name = node.name
-    checks = [Check(name, "ssh", PASS, format_ms((received_at - sent_at) * 1000))]
+    took = format_ms((received_at - sent_at) * 1000)
+    checks = [Check(name, "local", PASS, _("commands run on this machine, without SSH ({ms})")
+                    .format(ms=took)) if node.local else Check(name, "ssh", PASS, took)]
     docker = s.get("docker", "")
     checks.append(Check(name, "docker", PASS, _("server {version}").format(version=docker))
                   if docker and docker[0].isdigit() else
                   Check(name, "docker", FAIL, docker[:120] or _("no answer"),
                         _("start the daemon: {command}").format(
                             command="sudo systemctl start docker")))
-    gpu = s.get("gpu", "")
-    checks.append(Check(name, "gpu", PASS, gpu.splitlines()[0]) if gpu and "failed" not in
-                  gpu.lower() and "not found" not in gpu.lower() else
-                  Check(name, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"),
-                        _("check the driver with nvidia-smi; reboot after a driver update")))
+    checks.append(_gpu_check(name, s.get("gpu", "")))
+    if "gpus" in s and (runtime := _gpus_check(name, s["gpus"])) is not None:
+        checks.append(runtime)
     mem = {k.rstrip(":"): int(v) for k, v, *_ in
            (line.split() for line in s.get("meminfo", "").splitlines() if line.strip())}
     avail = mem.get("MemAvailable", 0) / 1048576
@@ -191,6 +233,8 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
         try:
             result = await transports[node.name].run(script)
         except NodeError as exc:
+            if node.local:  # no SSH: a shell of this machine that failed
+                return [Check(node.name, "local", FAIL, exc.text, exc.hint)], {}
             return [Check(node.name, "ssh", FAIL, exc.text, exc.hint or _(
                 "is the node on? try {command}, then ssh to it by hand").format(
                     command="sparktui init-host-keys"))], {}

@@ -1,6 +1,7 @@
 """A serve that fails at its launch leaves nothing behind, and says what is true: docker
-creates the container before it fails to start it (no NVIDIA hook for ``--gpus all``, an
-entrypoint that does not exist), and that container is removed, in any state."""
+creates the container before it fails to start it (an entrypoint that does not exist), and
+that container is removed, in any state; a node without the NVIDIA hook for ``--gpus all``
+is refused before anything is created."""
 
 from __future__ import annotations
 
@@ -84,14 +85,17 @@ def test_the_started_worker_and_the_created_head_are_both_removed(site) -> None:
                                           "sparktui-half (node1), sparktui-half (node2).")
 
 
-def test_a_node_without_the_nvidia_hook_leaves_no_created_container(fresh_site, capsys):
+def test_a_node_without_the_nvidia_hook_is_refused_before_anything_is_created(fresh_site):
+    """Its docker would create the container, then fail to start it: the preflight asks
+    its dockerd first (test_serve_preflight.py), so no node has anything to remove."""
     s = fresh_site(2)
     s.recipe("toy", toy_recipe())
     s.hosts.node("node1").without_gpu_runtime()  # the head, started after node2's worker
-    result, rec = _serve(s, "toy")
-    assert "gpu" in result.detail.lower(), result.detail
-    _assert_removed_and_said(s, result, rec, "node1", "toy")
-    assert s.hosts.node("node2").containers() == {}  # the worker that had started: removed
-    assert "sparktui-toy (node2)" in _note(result, rec, "toy")
-    result, _rec = _serve(s, "toy")
-    assert result.failed_step == "launch" and "already exists" not in result.detail
+    for _attempt in range(2):  # the second serve is not refused for "already exists"
+        result, rec = _serve(s, "toy")
+        assert result.failed_step == "preflight" and result.failed_node == "node1", result
+        assert "gpu" in result.detail.lower() and "already exists" not in result.detail
+        assert not [e for e in rec.events if e.step in ("launch", "rollback", "left")]
+        assert _note(result, rec, "toy").startswith("Nothing was started")
+        for node in ("node1", "node2"):
+            assert s.hosts.node(node).containers() == {}

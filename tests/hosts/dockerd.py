@@ -8,7 +8,8 @@ containers, the default image tags). Each daemon's address is fixed at its start
 
 What this machine needs, found by trying (tests/hosts/README.md says more):
 - ``--gpus all`` needs an ``nvidia-container-runtime-hook`` on dockerd's PATH at start;
-  a stub that exits 0 is enough (there is no GPU).
+  a stub that exits 0 is enough (there is no GPU); it fails when the node's gpu.json
+  says ``fail`` (``GPU_HOOK``), as the real one does on a node without a working driver.
 - ``--ulimit memlock=-1`` cannot be granted in this sandbox, so containers run under
   ``RUNTIME_WRAPPER`` (oci_runtime.py), the test bed's concession: see there.
 - ``--iptables=false``; each daemon gets its own bridge (an island: no uplink, no NAT,
@@ -68,6 +69,7 @@ done
 exec /usr/sbin/runc "$@"
 """
 OCI_RUNTIME = Path(__file__).resolve().parent / "oci_runtime.py"
+GPU_HOOK = Path(__file__).resolve().parent / "gpu_hook.py"  # the stub NVIDIA hook
 
 
 class DockerStartError(RuntimeError):
@@ -131,8 +133,8 @@ class TestDaemon:
     def spawn(self) -> None:
         hook = self.root / "bin" / "nvidia-container-runtime-hook"
         if self.gpu_hook:
-            hook.write_text("#!/bin/sh\n# stub: there is no GPU; dockerd only needs it to "
-                            "exist\nexit 0\n")
+            hook.write_text("#!/bin/sh\nexec {} -I {} {}\n".format(*map(shlex.quote, (
+                sys.executable, str(GPU_HOOK), str(self.root / "node.json")))))
             hook.chmod(0o755)
         else:
             hook.unlink(missing_ok=True)

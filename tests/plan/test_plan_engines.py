@@ -281,7 +281,8 @@ def test_tmux_runtime_argv(tmp_path: Path) -> None:
     assert command[4:] == ["/opt/venv/bin/vllm", "serve", "org/model",
                            "--tensor-parallel-size", "1", "--pipeline-parallel-size", "1",
                            "--host", "0.0.0.0", "--port", "30000"]
-    assert chained == []
+    # the pane is kept when the command ends: its last output and exit status
+    assert chained == ["set-option", "-w", "-t", "sparktui-demo", "remain-on-exit", "on"]
     assert node.mounts == [] and plan.runtime == "tmux"
     assert "docker" not in launch
 

@@ -26,10 +26,14 @@ def test_docker_state(out: Completed, state: State) -> None:
     assert runtime_for("docker").parse_state(out) == state
 
 
-def test_an_ended_session_leaves_no_trace() -> None:
+def test_an_ended_session_is_kept_with_its_status() -> None:
+    """Its pane stays (remain-on-exit) with the command's status, as an exited container."""
     tmux = runtime_for("tmux")
     assert tmux.parse_state(Completed(1, "", "can't find session")).missing
-    assert not tmux.keeps_ended and runtime_for("docker").keeps_ended
+    assert tmux.parse_state(Completed(0, "1 7\n", "")) == State("exited", 7)
+    assert tmux.parse_state(Completed(0, "0 \n", "")) == State("running")
+    assert tmux.parse_state(Completed(0, "what\n", "")) == State("unknown")  # never running
+    assert tmux.keeps_ended and runtime_for("docker").keeps_ended
     assert str(State("exited", 1)) == "exited 1" and str(State("running")) == "running"
 
 
@@ -49,8 +53,9 @@ def test_listing_splits_by_runtime_and_the_first_needs_no_marker() -> None:
     assert [f.name for f in alone["docker"].found] == ["sparktui-a"]
     assert alone["tmux"].found == []
     both = parse_list_all("@@sparktui-docker-error@@\nCannot connect\n@@sparktui-tmux@@\n"
-                          "== sparktui-b\n"
+                          "== sparktui-b\n@@state 1 3\n"
                           'SPARKTUI_LABEL_RECIPE="b"; export SPARKTUI_LABEL_RECIPE;\n'
                           "== sparktui-c\n")
     assert both["docker"].error == "Cannot connect"
-    assert [(f.name, f.labels) for f in both["tmux"].found] == [("sparktui-b", {"recipe": "b"})]
+    assert [(f.name, f.labels, f.status, f.exit_code) for f in both["tmux"].found] == [
+        ("sparktui-b", {"recipe": "b"}, "exited (3)", 3)]

@@ -218,7 +218,7 @@ class ServiceRunner:
                 if state.running:
                     continue
                 code = state.exit_code
-                if code is None:  # a session keeps no exit code; a vanished container failed
+                if code is None:  # vanished (or a signal ended a session's pane): failed
                     code = 1 if runtime_for(s.target.runtime).keeps_ended else 0
                 codes[n] = code
                 self.say(STEP, s.instance.node,

@@ -25,16 +25,12 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
+from sparktui.engine.workloads import preflight
 from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
 from sparktui.engine.workloads.run_id import stamped
-from sparktui.engine.workloads.runtime import (
-    last_lines,
-    node_image_id,
-    roll_back,
-    workload_state,
-)
+from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.engines.base import rendezvous
@@ -94,9 +90,9 @@ class Serve:
         services = self.plan.services
         exit_code = None
         try:
+            await self._images_present(await self._each(Step.PREFLIGHT, self._image))
             await self._each(Step.PREFLIGHT, self._preflight)
             await self._service_step(self.services.preflight(services))
-            await self._image_ids_match()
             await self._fit()
             if self.plan.nodes:
                 await self._beside_others()
@@ -151,31 +147,32 @@ class Serve:
         return {n.name: r for n, r in zip(nodes, results, strict=True)}
 
     # -- preflight ---------------------------------------------------------------
-    async def _preflight(self, node: NodePlan) -> str | None:
-        t = self.t[node.name]
+    async def _image(self, node: NodePlan) -> preflight.ImageOn:
         self._say(Step.PREFLIGHT, node.name, StepState.STARTED)
-        image_id = None
-        inspect = await node_image_id(t, self.plan.runtime, self.plan.image)
-        if inspect is not None:
-            if not inspect.ok:
-                why = _("image {image} not present ({why})").format(
-                    image=self.plan.image, why=inspect.stderr.strip()[:200])
-                raise StepFailed(node.name, Step.PREFLIGHT, why)
-            image_id = inspect.stdout.strip()
+        return await preflight.image_on(self.t[node.name], self.plan, node.name)
+
+    async def _images_present(self, found: dict[str, preflight.ImageOn]) -> None:
+        """Every node has the image, the same one, or each that lacks it is named with its
+        fix."""
+        self.image_ids = {name: on.id for name, on in found.items()}
+        if refusals := preflight.missing_image_refusal(self.plan, found):
+            for r in refusals:
+                self._say(r.step, r.node, StepState.FAILED, r.detail)
+            raise StepFailed(refusals[0].node, Step.PREFLIGHT, "\n".join(
+                r.detail for r in refusals), reported=True)
+        if differ := preflight.ids_differ(self.image_ids):
+            raise StepFailed(None, Step.PREFLIGHT, differ)
+
+    async def _preflight(self, node: NodePlan) -> None:
+        """No workload of that name yet, and the GPUs its launch asks for can be given."""
+        t = self.t[node.name]
         if not (await workload_state(t, self.plan.runtime, node.container)).missing:
             why = _("{container} already exists on the node; stop it first").format(
                 container=node.container)
             raise StepFailed(node.name, Step.PREFLIGHT, why)
-        self._say(Step.PREFLIGHT, node.name, StepState.OK, image_id or "")
-        self.image_ids[node.name] = image_id
-        return image_id
-
-    async def _image_ids_match(self) -> None:
-        ids = {i for i in self.image_ids.values() if i}
-        if len(ids) > 1:
-            detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in self.image_ids.items())
-            raise StepFailed(None, Step.PREFLIGHT, _(
-                "image IDs differ across nodes: {detail}").format(detail=detail))
+        if gpus := await preflight.gpus_refusal(t, self.plan, node):
+            raise StepFailed(node.name, Step.PREFLIGHT, gpus)
+        self._say(Step.PREFLIGHT, node.name, StepState.OK, self.image_ids.get(node.name) or "")
 
     async def _fit(self) -> None:
         """The model against each node's memory: what does not fit (or cannot be

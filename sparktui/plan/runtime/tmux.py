@@ -32,25 +32,34 @@ from sparktui.plan.runtime.base import (
 LABEL_ENV = "SPARKTUI_LABEL_"
 LOG_DIR = '"$HOME/.cache/sparktui"'
 
-# Only sessions named sparktui-* that carry our labels are ours (see parse_list).
+_PANE = "#{pane_dead} #{pane_dead_status}"
+"""``1 <status>`` once the session's command has ended (its pane is kept: ``remain-on-exit``),
+``0`` while it runs."""
+_STATE_MARK = "@@state "
+# Only sessions named sparktui-* that carry our labels are ours (see parse_list). Each
+# session's state line comes first, before any label's value could print one.
 _LIST = (
     "tmux ls -F '#{session_name}' 2>/dev/null | while read -r s; do "
     'case "$s" in sparktui-*) echo "== $s"; '
+    f"tmux display-message -p -t \"$s\" '{_STATE_MARK}{_PANE}' 2>/dev/null; "
     f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
 )
+_DEAD = re.compile(r"1(?: (-?\d+))?")  # no status: a signal ended it
 _LABEL_LINE = re.compile(rf'{LABEL_ENV}([A-Z0-9_]+)="((?:[^"\\]|\\.)*)"; export {LABEL_ENV}\1;')
 """One label as ``show-environment -s`` prints it (a value's ``"$`\\`` escaped)."""
 _ESCAPED = re.compile(r"\\(.)")
 
 
-_LOGGED = f'mkdir -p {LOG_DIR}; "$@" 2>&1 | tee "$HOME/.cache/sparktui/$0.log"'
+_LOGGED = (f'mkdir -p {LOG_DIR}; exec 4>&1; s=$({{ {{ "$@" 2>&1 3>&- 4>&-; echo $? >&3; }} '
+           f'| tee "$HOME/.cache/sparktui/$0.log" >&4; }} 3>&1); exit "$s"')
 """The pane runs its command through ``tee`` into the log file, so ``sparktui logs``
 reads tmux runs like containers. tmux's ``pipe-pane`` did this before and lost a
 command's last lines when it ended at once (its pipe was dropped with the pane before
 it was written out, or read before its writer ran): the pane now ends only after
-``tee`` wrote every line, so a session that is gone has its whole log. The command's
+``tee`` wrote every line, so a session that ended has its whole log. The command's
 output is then a pipe, not the pane's terminal; engines log through ``logging``, which
-flushes each line."""
+flushes each line. The pane exits with the command's status (not ``tee``'s: fd 3 carries
+it past the pipe), which the pane that is kept shows."""
 
 
 def log_path(name: str) -> str:
@@ -70,10 +79,20 @@ def attach_argv(name: str) -> list[str]:
     return ["tmux", "attach-session", "-t", name]
 
 
+class _Said:
+    """A state line of the listing, read as ``state_command``'s answer."""
+
+    exit_code = 0
+    stderr = ""
+
+    def __init__(self, stdout: str) -> None:
+        self.stdout = stdout
+
+
 class Tmux(Runtime):
     name = "tmux"
     runs_image = False
-    keeps_ended = False  # the session ends with its command: no trace, no exit code
+    keeps_ended = True  # the pane is kept when its command ends: its output, its status
 
     def launch(self, spec: Launch) -> list[str]:
         argv = ["tmux", "new-session", "-d", "-s", spec.name]
@@ -82,7 +101,10 @@ class Tmux(Runtime):
             argv += ["-e", literal(f"{key}={value}")]
         # The session name is the script's $0, so the script holds no value of ours.
         held = ["sh", "-c", _LOGGED, spec.name, *spec.command.wrapped]
-        return [*argv, "--", *map(literal, held)]
+        # In the same tmux command list, so set before the server sees the command end:
+        # a command that dies at once leaves its pane, its last output and its status.
+        keep = [";", "set-option", "-w", "-t", spec.name, "remain-on-exit", "on"]
+        return [*argv, "--", *map(literal, held), *keep]
 
     def stamp(self, argv: list[str], run_id: str) -> list[str]:
         if argv[:2] != ["tmux", "new-session"]:
@@ -90,15 +112,29 @@ class Tmux(Runtime):
         return [*argv[:2], "-e", f"{LABEL_ENV}{RUN_LABEL.upper()}={run_id}", *argv[2:]]
 
     def state_command(self, name: str) -> str:
-        return shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null"
+        # display-message alone answers even for a session that is not there
+        return (shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null && "
+                + shlex.join(["tmux", "display-message", "-p", "-t", name, _PANE]))
 
     def parse_state(self, out: Output) -> State:
-        return State("running") if out.exit_code == 0 else State(MISSING)
+        if out.exit_code != 0:
+            return State(MISSING)  # no such session
+        said = out.stdout.strip()
+        if (dead := _DEAD.fullmatch(said)) is not None:
+            return State("exited", int(dead.group(1)) if dead.group(1) else None)
+        return State("running") if said == "0" else State("unknown")
 
     def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
         path = log_path(name)
         if not follow:
-            return f"exec cat {path}" if tail is None else f"exec tail -n {max(tail, 0)} {path}"
+            # The log file; empty (the command wrote to its terminal, or died before
+            # ``tee`` could write), what the kept pane shows, with its status line.
+            lines = "" if tail is None else f" | tail -n {max(tail, 0)}"
+            pane = shlex.join(["tmux", "capture-pane", "-p", "-J", "-S", "-", "-E", "-",
+                               "-t", name])
+            read = f"cat {path}" if tail is None else f"tail -n {max(tail, 0)} {path}"
+            return (f"if test -s {path}; then exec {read}; fi; "
+                    f"{pane} 2>/dev/null | sed -e '/^$/d'{lines}")
         lines = "+1" if tail is None else str(max(tail, 0))
         # --pid ends the follow when the session's process ends, like `docker logs -f`.
         pane = shlex.join(["tmux", "display-message", "-p", "-t", name, "#{pane_pid}"])
@@ -119,17 +155,27 @@ class Tmux(Runtime):
         labels: dict[str, str] = {}
         twice: list[str] = []
 
+        state: State = State("unknown")
+        first = False
+
         def flush() -> None:
             # A session named sparktui-* without our labels belongs to someone else.
             if session is not None and labels.get("recipe"):
                 why = _("label {key} given twice").format(key=twice[0]) if twice else ""
-                found.append(Found(name=session, labels=labels, state="running",
-                                   status="running", foreign=why))
+                status = (state.status if state.exit_code is None
+                          else f"{state.status} ({state.exit_code})")
+                found.append(Found(name=session, labels=labels, state=state.status,
+                                   status=status, exit_code=state.exit_code, foreign=why))
 
         for line in text.splitlines():
             if line.startswith("== "):
                 flush()
-                session, labels, twice = line[3:].strip(), {}, []
+                session, labels, twice, first = line[3:].strip(), {}, [], True
+                state = State("unknown")  # until its state line says
+                continue
+            after_name, first = first, False
+            if after_name and line.startswith(_STATE_MARK):  # only the line after "=="
+                state = self.parse_state(_Said(line[len(_STATE_MARK):]))
             elif (label := _LABEL_LINE.fullmatch(line)) is not None:
                 # Any other line is part of a value (a newline in it): never a label.
                 key = label.group(1).lower()

@@ -1,0 +1,104 @@
+"""serve's preflight per node, before anything starts: the image is there (and, where it
+is not, how to get it there), and the GPUs ``--gpus`` asks for can be given.
+
+A check that fails is said as such, never read as its answer: a daemon that does not
+answer is not an image missing.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from sparktui.engine.api import Step
+from sparktui.engine.remote.transport import Transport
+from sparktui.engine.workloads.hooks import StepFailed
+from sparktui.engine.workloads.runtime import node_image_id
+from sparktui.i18n import _
+from sparktui.plan.model import LaunchPlan, NodePlan
+from sparktui.plan.runtime.docker import (
+    NO_GPU_DRIVER,
+    TOOLKIT_FIX,
+    docker_error,
+    gpu_probe_command,
+    gpus_given,
+    gpus_value,
+)
+
+NO_SUCH_IMAGE = "no such image"
+"""What docker says (``docker image inspect``, any case) of an image it does not have."""
+
+
+@dataclass(frozen=True)
+class ImageOn:
+    """The plan's image on one node: its ID (None: the runtime runs no image), or missing."""
+
+    id: str | None
+    missing: bool = False
+
+
+async def image_on(t: Transport, plan: LaunchPlan, node: str) -> ImageOn:
+    """The image's ID on the node; missing only when docker says it has no such image.
+    StepFailed when docker could not say (the daemon down, an error of its own)."""
+    inspect = await node_image_id(t, plan.runtime, plan.image)
+    if inspect is None:
+        return ImageOn(None)
+    if inspect.ok:
+        return ImageOn(inspect.stdout.strip())
+    said = (inspect.stderr or inspect.stdout).strip()
+    if NO_SUCH_IMAGE in said.lower():
+        return ImageOn(None, missing=True)
+    raise StepFailed(node, Step.PREFLIGHT, _(
+        "could not check image {image} on {node}: {why}").format(
+        image=plan.image, node=node, why=said[:200] or _("no answer")))
+
+
+def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> str:
+    """One node's refusal: the image is not there, and the commands that put it there,
+    quoted for a shell: a pull on the node, or a copy from a node that has it."""
+    pull = shlex.join(["docker", "pull", plan.image])
+    text = _("image {image} is not present on {node}; get it there: on {node}, {pull}").format(
+        image=plan.image, node=lacking.name, pull=pull)
+    if having:
+        port = ["-p", str(lacking.ssh_port)] if lacking.ssh_port != 22 else []
+        ssh = shlex.join(["ssh", *port, f"{plan.ssh_user}@{lacking.ssh_ip}", "docker", "load"])
+        text += _("; or from {source}, which has it: {copy}").format(
+            source=having[0].name, copy=f"{shlex.join(['docker', 'save', plan.image])} | {ssh}")
+    return text
+
+
+def missing_image_refusal(plan: LaunchPlan, found: dict[str, ImageOn]) -> list[StepFailed]:
+    """A refusal for each node without the image (none: every node has it)."""
+    lacking = [n for n in plan.nodes if found[n.name].missing]
+    having = [n for n in plan.nodes if not found[n.name].missing]
+    return [StepFailed(n.name, Step.PREFLIGHT, image_fix(plan, n, having)) for n in lacking]
+
+
+def ids_differ(image_ids: dict[str, str | None]) -> str | None:
+    """The refusal when the nodes' images are not one image (None: they are)."""
+    if len({i for i in image_ids.values() if i}) < 2:
+        return None
+    detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in image_ids.items())
+    return _("image IDs differ across nodes: {detail}").format(detail=detail)
+
+
+async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | None:
+    """Why the node cannot give the container the GPUs its launch asks for (None: it can,
+    or it asks for none): asked of the node's dockerd with a container of the image that
+    runs ``true`` (gpu_probe_command), so docker's raw error does not come at launch."""
+    gpus = gpus_value(node.launch) if plan.runtime == "docker" else None
+    if gpus is None:
+        return None
+    probe = await t.run(gpu_probe_command(plan.image, gpus))
+    if probe.ok or gpus_given(probe.stderr + probe.stdout):
+        return None
+    said = (docker_error(probe.stderr or probe.stdout)[:300]
+            or _("exit status {code}").format(code=probe.exit_code))
+    if NO_GPU_DRIVER in said:
+        return _("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
+                 "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it brings "
+                 "nvidia-container-runtime-hook), then restart docker: {fix}").format(
+            gpus=gpus, node=node.name, said=said, fix=TOOLKIT_FIX)
+    return _("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
+             "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver "
+             "update").format(gpus=gpus, node=node.name, said=said)
