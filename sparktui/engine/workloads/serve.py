@@ -25,7 +25,7 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
-from sparktui.engine.workloads.discover import discover, share_holders
+from sparktui.engine.workloads.discover import discover, image_absent, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
 from sparktui.engine.workloads.run_id import stamped
@@ -158,8 +158,7 @@ class Serve:
         inspect = await node_image_id(t, self.plan.runtime, self.plan.image)
         if inspect is not None:
             if not inspect.ok:
-                why = _("image {image} not present ({why})").format(
-                    image=self.plan.image, why=inspect.stderr.strip()[:200])
+                why = await image_absent(t, self.plan.image, inspect.stderr)
                 raise StepFailed(node.name, Step.PREFLIGHT, why)
             image_id = inspect.stdout.strip()
         if not (await workload_state(t, self.plan.runtime, node.container)).missing:

@@ -111,7 +111,14 @@ class SuperviseFlows:
         control = self.host.control("end_supervision")
         if control is None or not cluster or self.flows.refuse_while_busy():
             return
-        status = selection.health.supervision if selection.health is not None else None
+        health = selection.health
+        status = health.supervision if health is not None else None
+        if status is not None and status.state == "none" and health and health.unknown:
+            # no record on the head, but a node's docker (a supervisor's container) is
+            # unknown: never "nothing supervises"
+            self.host.notify(_("what supervises {cluster} is {state}").format(
+                cluster=cluster, state=health.unknown), severity="error")
+            return
         if status is not None and status.state == "none":
             self.host.notify(_("nothing supervises {cluster}").format(cluster=cluster),
                              severity="warning")

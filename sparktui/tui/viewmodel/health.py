@@ -23,6 +23,7 @@ class Serving:
     running: float | None = None
     waiting: float | None = None
     others: int = 0  # more recipes serving on the cluster (their requests are counted)
+    services_only: bool = False  # a recipe of services only, all ready: no requests to count
 
 
 def _total(values: list[float | None]) -> float | None:
@@ -44,6 +45,9 @@ def serving_of(health: ClusterHealth) -> Serving:
         return Serving("serving", work.recipe, model, eng.port or work.port,
                        _total([e.running for e, _w in live]),
                        _total([e.waiting for e, _w in live]), len(live) - 1)
+    ready = health.services_ready
+    if ready:
+        return Serving("serving", ready[0], others=len(ready) - 1, services_only=True)
     running = [w for w in health.workloads if w.running]
     if running:
         head = next((w for w in running if w.role == "head"), running[0])

@@ -60,8 +60,9 @@ def describe(state: HeaderState) -> Text:
             text.append(f" :{serving.port}")
         if serving.others:
             text.append(f" +{serving.others}", style="bold green")
-        text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
-                    + f" {_num(serving.waiting)}", style="")
+        if not serving.services_only:
+            text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
+                        + f" {_num(serving.waiting)}", style="")
     elif serving.state == "starting":
         text.append("◐ " + _("starting") + f" {serving.recipe}", style="yellow")
     elif serving.state == "stopped":
