@@ -91,3 +91,11 @@ def test_stop_confirmation_when_a_nodes_docker_is_down_and_nothing_else_runs(sna
         await pilot.pause(0.2)
 
     assert snap_compare(screen, terminal_size=SIZES[size], run_before=settle)
+
+
+def test_the_header_is_never_idle_beside_a_node_that_did_not_say():
+    assert serving_of(blind_health()).state == "unknown"
+    idle = ClusterHealth("2nodes", [NodeHealth("spark2", True)], NOW)
+    assert serving_of(idle).state == "idle"
+    down = ClusterHealth("2nodes", [NodeHealth("spark2", False, error="timeout")], NOW)
+    assert serving_of(down).state == "unknown"

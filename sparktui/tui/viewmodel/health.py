@@ -16,7 +16,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 class Serving:
     """The header's view of what the cluster serves."""
 
-    state: str  # serving, starting, idle, stopped
+    state: str  # serving, starting, idle, stopped, unknown (a node did not say what runs)
     recipe: str = ""
     model: str = ""
     port: int | None = None
@@ -54,7 +54,7 @@ def serving_of(health: ClusterHealth) -> Serving:
         return Serving("starting", head.recipe, "", head.port)
     if health.workloads:
         return Serving("stopped", health.workloads[0].recipe)
-    return Serving("idle")
+    return Serving("idle" if health.all_known else "unknown")  # never idle beside a blind node
 
 
 ENGINE_ROLES = ("head", "worker")

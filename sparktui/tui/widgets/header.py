@@ -67,6 +67,8 @@ def describe(state: HeaderState) -> Text:
         text.append("◐ " + _("starting") + f" {serving.recipe}", style="yellow")
     elif serving.state == "stopped":
         text.append("○ " + _("stopped") + f" {serving.recipe}", style="dim")
+    elif serving.state == "unknown":  # the marks below say which node did not answer
+        text.append("? " + _("unknown"), style="bold yellow")
     else:
         text.append("○ " + _("idle"), style="dim")
     if not state.health.all_reachable:
