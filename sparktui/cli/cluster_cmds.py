@@ -304,9 +304,10 @@ def run_logs(args: argparse.Namespace) -> int:
         with_engine(loaded.config, follow)
     except KeyboardInterrupt:
         return EXIT_OK  # detaching never stops the container
-    if not targets and unseen:  # a node that did not answer is not "nothing runs"
-        print(_("no logs to show: {state}").format(
-            state=_("unknown: {why}").format(why="; ".join(unseen))), file=sys.stderr)
+    if unseen:  # a node that did not answer is not "nothing runs": its logs are unknown
+        state = _("unknown: {why}").format(why="; ".join(unseen))
+        print((_("not every log was shown: {state}") if targets else
+               _("no logs to show: {state}")).format(state=state), file=sys.stderr)
         return EXIT_FAILED
     if not targets:  # never silence: say that there was nothing to show
         where = _where(cluster.name, args.recipe)

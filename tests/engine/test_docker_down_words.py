@@ -58,3 +58,22 @@ def test_serve_beside_a_dead_docker_never_says_the_image_is_not_present(fresh_si
         assert s.hosts.node("node1").docker("ps", "-aq").stdout == ""  # nothing started
     finally:
         s.hosts.node("node2").docker_up()
+
+
+def test_logs_of_what_runs_beside_a_dead_docker_fail_and_say_what_is_missing(fresh_site,
+                                                                             capsys):
+    """node1's logs are shown; node2's are unknown: the answer is not whole (exit 1)."""
+    s = fresh_site(2)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    s.hosts.node("node2").docker_down()
+    try:
+        capsys.readouterr()
+        assert main(s.cli("logs", "--tail", "3")) == 1
+        captured = capsys.readouterr()
+        assert captured.out.startswith("node2 | docker unreachable"), captured.out
+        assert "node1 | " in captured.out
+        assert captured.err.strip() == ("not every log was shown: unknown: docker on node2 "
+                                        "does not answer"), captured.err
+    finally:
+        s.hosts.node("node2").docker_up()
