@@ -113,11 +113,14 @@ class SuperviseFlows:
             return
         health = selection.health
         status = health.supervision if health is not None else None
-        if status is not None and status.state == "none" and health and health.unknown:
-            # no record on the head, but a node's docker (a supervisor's container) is
-            # unknown: never "nothing supervises"
+        head = next((n for n in health.nodes if status and n.node == status.node and
+                     not n.known), None) if health is not None else None
+        if status is not None and status.state == "none" and head is not None:
+            # no record on the head, but its docker (a supervisor's container) did not
+            # answer: never "nothing supervises"
             self.host.notify(_("what supervises {cluster} is {state}").format(
-                cluster=cluster, state=health.unknown), severity="error")
+                cluster=cluster, state=_("unknown: {why}").format(why=head.unanswered)),
+                severity="error")
             return
         if status is not None and status.state == "none":
             self.host.notify(_("nothing supervises {cluster}").format(cluster=cluster),
