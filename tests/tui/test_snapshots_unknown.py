@@ -99,3 +99,16 @@ def test_the_header_is_never_idle_beside_a_node_that_did_not_say():
     assert serving_of(idle).state == "idle"
     down = ClusterHealth("2nodes", [NodeHealth("spark2", False, error="timeout")], NOW)
     assert serving_of(down).state == "unknown"
+
+
+def test_the_restart_and_supervise_confirmations_say_unknown_too():
+    """They share the stop's verdict: what they touch may run where docker is down."""
+    from sparktui.tui.screens.confirm import verdict
+
+    for verb in ("Restart", "Supervise"):
+        said = verdict(blind_health(), lambda w: w.recipe == "toy", verb, "2nodes").plain
+        assert said.startswith("What runs on 2nodes is unknown: docker on spark1 does not "
+                               "answer.\nSome nodes did not answer"), said
+    known = ClusterHealth("2nodes", [NodeHealth("spark2", True)], NOW)
+    assert verdict(known, lambda w: True, "Restart", "2nodes").plain == (
+        "Nothing of 2nodes runs on its nodes.")
