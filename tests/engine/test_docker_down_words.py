@@ -77,3 +77,19 @@ def test_logs_of_what_runs_beside_a_dead_docker_fail_and_say_what_is_missing(fre
                                         "does not answer"), captured.err
     finally:
         s.hosts.node("node2").docker_up()
+
+
+def test_stop_and_restart_headers_beside_a_dead_docker_say_unknown(fresh_site, capsys):
+    """Already true since b4f942c (print_health): proven for the two commands too."""
+    s = fresh_site(1)
+    s.recipe("one", toy_recipe(nodes=1))
+    s.hosts.node("node1").docker_down()
+    try:
+        for argv in (("stop",), ("restart", "one")):
+            capsys.readouterr()
+            assert main(s.cli(*argv)) != 0  # no terminal to confirm on, nor a docker
+            out = capsys.readouterr().out
+            assert out.splitlines()[0] == ("cluster test: unknown: docker on node1 does "
+                                           "not answer"), (argv, out)
+    finally:
+        s.hosts.node("node1").docker_up()
