@@ -80,8 +80,8 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT),
     "logs": (
         (ExitCode.OK, N_("the logs were shown (-f: until Ctrl+C)")),
-        (ExitCode.FAILED, N_("no sparktui workload runs there, or a node did not say: no "
-                             "logs to show")),
+        (ExitCode.FAILED, N_("no sparktui workload runs there, or a node did not say what "
+                             "runs on it: its logs are unknown")),
         BAD_INPUT),
     "exec": (
         (ExitCode.OK, N_("the command exited 0 on every node")),

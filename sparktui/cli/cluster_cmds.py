@@ -96,12 +96,7 @@ def cluster_state(health: ClusterHealth) -> str:
     that did not answer, or whose docker did not, may be serving (issue 29)."""
     if health.serving:
         return _("serving")
-    unknown = [_("docker on {node} does not answer").format(node=n.node) if n.reachable
-               else _("{node} does not answer").format(node=n.node)
-               for n in health.nodes if not n.known]
-    if unknown:
-        return _("unknown: {why}").format(why="; ".join(unknown))
-    return _("not serving")
+    return health.unknown or _("not serving")
 
 
 def print_health(health: ClusterHealth, *, history: bool = False) -> None:
@@ -284,17 +279,19 @@ def run_logs(args: argparse.Namespace) -> int:
                    known=[n.name for n in cluster.nodes])
     width = max(len(n.name) for n in cluster.nodes)
     targets: list[Workload] = []
-    unseen: list[str] = []  # nodes that could not say what runs on them
+    unseen: list[str] = []  # why nodes could not say what runs on them
+
+    def seen(health: ClusterHealth) -> None:
+        unseen.extend(n.unanswered for n in health.nodes
+                      if not n.known and args.node in (None, n.node))
 
     async def follow(engine: ClusterEngine) -> None:
         stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
                                     tail=args.tail, follow=args.follow,
-                                    on_targets=targets.extend)
+                                    on_targets=targets.extend, on_health=seen)
         gap = "-- " + _("stream interrupted; reconnecting") + " --"
         try:
             async for batch in stream:
-                if batch.gap and not targets and batch.node not in unseen:
-                    unseen.append(batch.node)
                 prefix = f"{batch.node:<{width}} | "
                 texts = batch.lines if not batch.gap else [*batch.lines, gap]
                 sys.stdout.write("".join(prefix + text + "\n" for text in texts))
@@ -309,9 +306,10 @@ def run_logs(args: argparse.Namespace) -> int:
         with_engine(loaded.config, follow)
     except KeyboardInterrupt:
         return EXIT_OK  # detaching never stops the container
-    if not targets and unseen:  # a node that did not answer is not "nothing runs"
-        print(_("no logs to show: could not see what runs on {nodes}").format(
-            nodes=", ".join(unseen)), file=sys.stderr)
+    if unseen:  # a node that did not answer is not "nothing runs": its logs are unknown
+        state = _("unknown: {why}").format(why="; ".join(unseen))
+        print((_("not every log was shown: {state}") if targets else
+               _("no logs to show: {state}")).format(state=state), file=sys.stderr)
         return EXIT_FAILED
     if not targets:  # never silence: say that there was nothing to show
         where = _where(cluster.name, args.recipe)

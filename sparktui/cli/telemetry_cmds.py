@@ -42,6 +42,8 @@ async def health_telemetry(engine: ClusterEngine, cluster: str, deep: bool) -> d
 def print_deep(deep: dict[str, Any] | None) -> None:
     if deep is None:
         print("  " + _("deep check: nothing serves"))
+    elif deep.get("unknown"):  # a node did not say: never "nothing serves"
+        print("  " + _("deep check: {state}").format(state=deep["error"]))
     elif deep["ok"]:
         print("  " + _("deep check: one-token completion in {ms:.0f} ms").format(
             ms=deep["latency_ms"] or 0))

@@ -131,11 +131,13 @@ class ClusterEngine:
         return await sampler.sample(health)
 
     async def deep_check(self, cluster: str) -> DeepCheck | None:
-        """A one-token completion on the serving head; None when nothing serves."""
+        """A one-token completion on the serving head; None when nothing serves, not ok
+        and ``unknown`` when no head answers and a node did not say what runs on it."""
         health = await self.health(cluster)
         head = serving_head(health)
         if head is None:
-            return None
+            return DeepCheck(False, error=health.unknown, unknown=True) if health.unknown \
+                else None
         node = next(n for n in self._nodes(cluster) if n.name == head.node)
         row = next((r for r in health.nodes if r.node == head.node), None)
         eng = next((e for e in row.engines if e.recipe == head.recipe), None) if row else None
@@ -174,9 +176,13 @@ class ClusterEngine:
     async def log_batches(self, cluster: str, *, node: str | None = None,
                           recipe: str | None = None, tail: int = 200, follow: bool = True,
                           on_targets: Callable[[list[Workload]], None] | None = None,
+                          on_health: Callable[[ClusterHealth], None] | None = None,
                           ) -> AsyncGenerator[LogBatch, None]:
-        """``on_targets`` hears which workloads will be streamed (none: nothing runs)."""
+        """``on_targets`` hears which workloads will be streamed (none: nothing runs, when
+        every node said so: ``on_health`` hears the check they were found by)."""
         health = await self.health(cluster)
+        if on_health is not None:
+            on_health(health)
         wanted = [w for w in health.workloads
                   if (node is None or w.node == node) and (recipe is None or w.recipe == recipe)]
         if on_targets is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from sparktui.engine.supervise.record import SupervisionStatus
+from sparktui.i18n import _
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,16 @@ class NodeHealth:
     def known(self) -> bool:
         """What runs on the node is known: SSH and its docker both answered."""
         return self.reachable and self.docker_error is None
+
+    @property
+    def unanswered(self) -> str:
+        """Why what runs on the node is unknown: ``docker on node1 does not answer``,
+        ``node1 does not answer``; empty when it said (issue 29)."""
+        if not self.reachable:
+            return _("{node} does not answer").format(node=self.node)
+        if self.docker_error is not None:
+            return _("docker on {node} does not answer").format(node=self.node)
+        return ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -218,8 +229,20 @@ class ClusterHealth:
 
     @property
     def serving(self) -> bool:
-        """True when any head answers /v1/models or has requests in flight."""
-        return any(e.ready or e.busy for e in self.engines)
+        """True when any head answers /v1/models or has requests in flight, or a recipe
+        of services only (no engine) has every service ready."""
+        return any(e.ready or e.busy for e in self.engines) or bool(self.services_ready)
+
+    @property
+    def services_ready(self) -> list[str]:
+        """The recipes of services only (no engine member on any node) whose services
+        are all ready: what they run is up, as a serving head is."""
+        engines = {w.recipe for w in self.workloads if w.role in ("head", "worker")}
+        by_recipe: dict[str, list[ServiceStatus]] = {}
+        for service in self.services:
+            by_recipe.setdefault(service.recipe, []).append(service)
+        return sorted(r for r, services in by_recipe.items() if r not in engines
+                      and all(s.state == "ready" for s in services))
 
     @property
     def recipes(self) -> list[str]:
@@ -235,6 +258,13 @@ class ClusterHealth:
         """Every node said what it runs (SSH and docker answered): only then is an
         empty list of workloads "nothing runs"."""
         return all(n.known for n in self.nodes)
+
+    @property
+    def unknown(self) -> str:
+        """``unknown: docker on node1 does not answer; node2 does not answer``: what runs on
+        the cluster, when a node did not say; empty when every node did."""
+        why = [n.unanswered for n in self.nodes if not n.known]
+        return _("unknown: {why}").format(why="; ".join(why)) if why else ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,

@@ -109,6 +109,9 @@ async def deep_check(engine: ClusterView, cluster: str) -> tuple[bool, str]:
         return False, _("deep check failed: {error}").format(error=str(exc) or type(exc).__name__)
     if result is None:
         return False, _("deep check: nothing serves on {cluster}").format(cluster=cluster)
+    if result.unknown:  # a node did not say what runs: never "nothing serves"
+        return False, _("deep check on {cluster}: {state}").format(cluster=cluster,
+                                                                    state=result.error)
     if result.ok:
         return True, _("deep check: one-token completion in {ms:.0f} ms").format(
             ms=result.latency_ms or 0)
@@ -121,7 +124,7 @@ async def follow_logs(engine: ClusterView, cluster: str,
                       flush_seconds: float = LOG_FLUSH_SECONDS) -> None:
     """Follow the cluster's logs, reconnecting when the stream ends, and deliver what came
     every ``flush_seconds`` as one ``LogsArrived`` (nothing when nothing came)."""
-    from sparktui.engine.status import LogLine
+    from sparktui.engine.status import SOURCE_SEP, LogLine
 
     batch: list[LogLine] = []
 
@@ -134,26 +137,59 @@ async def follow_logs(engine: ClusterView, cluster: str,
                 deliver(LogsArrived(cluster, lines))
 
     flusher = asyncio.create_task(flush())
+    said = _Said()
     try:
         while True:
             try:
                 async for part in engine.log_batches(cluster, tail=tail, follow=True):
                     _end_if_cancelled()
                     if part.gap:
-                        batch.append(LogLine(part.node, part.lines[0] if part.lines else "",
-                                             True))
+                        text = part.lines[0] if part.lines else ""
+                        if said.new(part.node, text):
+                            batch.append(LogLine(part.node, text, True))
                     else:
+                        said.recovered(part.node.split(SOURCE_SEP)[0])  # node1/glm
                         batch.extend([LogLine(part.node, text) for text in part.lines])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                batch.append(LogLine(node="", text=_("log stream failed: {error}").format(
-                    error=str(exc) or type(exc).__name__), gap=True))
+                text = _("log stream failed: {error}").format(error=str(exc)
+                                                             or type(exc).__name__)
+                if said.new("", text):
+                    batch.append(LogLine(node="", text=text, gap=True))
+            said.round_over()
             _end_if_cancelled()
             await asyncio.sleep(retry_seconds)
             tail = 0
     finally:
         flusher.cancel()
+
+
+class _Said:
+    """The errors the logs pane was told, per node: each reconnection says a node's
+    docker does not answer again, and the pane says it once, again only when it changes
+    or after the node recovered (a round without it, or a line from the node)."""
+
+    def __init__(self) -> None:
+        self.told: dict[str, str] = {}
+        self.heard: set[str] = set()  # the nodes with an error in this round
+
+    def new(self, node: str, text: str) -> bool:
+        """Whether to show the gap ``text`` of ``node`` (a plain marker always is)."""
+        if not text:
+            return True
+        self.heard.add(node)
+        if self.told.get(node) == text:
+            return False
+        self.told[node] = text
+        return True
+
+    def recovered(self, node: str) -> None:
+        self.told.pop(node, None)
+
+    def round_over(self) -> None:
+        self.told = {n: t for n, t in self.told.items() if n in self.heard}
+        self.heard = set()
 
 
 async def fresh_health(engine: ClusterView, cluster: str, timeout: float) -> ClusterHealth:

@@ -62,7 +62,7 @@ def test_logs_with_a_node_that_does_not_answer_never_says_nothing_runs(fresh_sit
     assert main(s.cli("logs")) == 1
     captured = capsys.readouterr()
     assert "node2" in captured.out and "unreachable" in captured.out
-    assert "could not see what runs on node2" in captured.err
+    assert "no logs to show: unknown: node2 does not answer" in captured.err
     assert "no sparktui workload runs" not in captured.err
 
 

@@ -119,6 +119,7 @@ class DeepCheck:
     status: int | None = None
     error: str | None = None
     model: str | None = None
+    unknown: bool = False  # no head answers, and a node did not say what runs (``error``)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -101,6 +101,18 @@ async def discover(t: Transport) -> list[Workload]:
     return found.workloads
 
 
+async def image_absent(t: Transport, image: str) -> str | None:
+    """When the image command failed because the node's docker does not answer (as
+    health finds it): whether the image is there is unknown (issue 29), never "not
+    present". None when docker answers: the error is the command's own."""
+    found = await list_node(t)
+    if found.docker_error is None:
+        return None
+    return _("whether image {image} is present is unknown: docker on {node} does not "
+             "answer ({why})").format(image=image, node=t.node.name,
+                                      why=found.docker_error[:200])
+
+
 _RUN_ID = re.compile(f"[0-9a-f]{{{RUN_ID_LENGTH}}}")
 _NUMBERS = {"rank": (0, 1 << 16), "port": (1, 65535), "service_index": (0, 1 << 16)}
 """Labels that hold a number, and its bounds; empty is no value."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sparktui.engine.api import Step
 from sparktui.engine.remote.transport import Transport
+from sparktui.engine.workloads.discover import image_absent
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.runtime import node_image_id
 from sparktui.i18n import _
@@ -48,9 +49,9 @@ async def image_on(t: Transport, plan: LaunchPlan, node: str) -> ImageOn:
     said = (inspect.stderr or inspect.stdout).strip()
     if NO_SUCH_IMAGE in said.lower():
         return ImageOn(None, missing=True)
-    raise StepFailed(node, Step.PREFLIGHT, _(
-        "could not check image {image} on {node}: {why}").format(
-        image=plan.image, node=node, why=said[:200] or _("no answer")))
+    raise StepFailed(node, Step.PREFLIGHT, await image_absent(t, plan.image)
+                     or _("could not check image {image} on {node}: {why}").format(
+                         image=plan.image, node=node, why=said[:200] or _("no answer")))
 
 
 def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> str:

@@ -37,6 +37,9 @@ class ContainerFlows:
                              severity="warning")
             return None
         row = next((n for n in health.nodes if n.node == node), None)
+        if row is not None and not row.known:  # its containers are unknown, never "none"
+            self.host.notify(_("unknown: {why}").format(why=row.unanswered), severity="error")
+            return None
         rows = containers(row.workloads if row else [], cluster, running=running)
         if not rows:
             tmux = row is not None and any(w.runtime == "tmux" for w in row.workloads)

@@ -111,7 +111,17 @@ class SuperviseFlows:
         control = self.host.control("end_supervision")
         if control is None or not cluster or self.flows.refuse_while_busy():
             return
-        status = selection.health.supervision if selection.health is not None else None
+        health = selection.health
+        status = health.supervision if health is not None else None
+        head = next((n for n in health.nodes if status and n.node == status.node and
+                     not n.known), None) if health is not None else None
+        if status is not None and not status.current and head is not None:
+            # no record on the head, but its docker (a supervisor's container) did not
+            # answer: never "nothing supervises"
+            self.host.notify(_("what supervises {cluster} is {state}").format(
+                cluster=cluster, state=_("unknown: {why}").format(why=head.unanswered)),
+                severity="error")
+            return
         if status is not None and not status.current:  # none, or history only
             self.host.notify(_("nothing supervises {cluster}").format(cluster=cluster),
                              severity="warning")

@@ -110,9 +110,12 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
         text.append(ngettext("{verb} touches {n} workload on {nodes}.",
                              "{verb} touches {n} workloads on {nodes}.", len(hit)).format(
             verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
-    else:
+    elif untouched or not health.unknown:
         text.append(untouched or _("Nothing of {cluster} runs on its nodes.").format(
             cluster=cluster), style="bold")
+    else:  # a node did not say what it runs: never "nothing runs"
+        text.append(_("What runs on {cluster} is {state}.").format(
+            cluster=cluster, state=health.unknown), style="bold red")
     if not typed:
         return text
     if health.serving:

@@ -123,6 +123,10 @@ def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | Non
         return text
     latency = format_ms(health.latency_ms) if health.latency_ms is not None else "-"
     _row(text, _("state"), _("reachable") + f" ({latency})", "green")
+    if health.docker_error is not None:  # its workloads are unknown, never "none"
+        _row(text, _("workloads"), _("unknown: {why}").format(why=health.unanswered),
+             "bold red")
+        _row(text, _("error"), visible(health.docker_error), "red")
     for work in health.workloads:
         text.append("\n")
         _row(text, _("workload"), work.name, "bold")
@@ -145,7 +149,7 @@ def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | Non
             r=format_optional(eng.running), w=format_optional(eng.waiting)))
         if eng.error:
             _row(text, _("error"), eng.error, "red")
-    if not health.workloads:
+    if not health.workloads and health.known:
         text.append(_("No sparktui workload on this node."), style="dim")
     return text
 

@@ -16,13 +16,14 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 class Serving:
     """The header's view of what the cluster serves."""
 
-    state: str  # serving, starting, idle, stopped
+    state: str  # serving, starting, idle, stopped, unknown (a node did not say what runs)
     recipe: str = ""
     model: str = ""
     port: int | None = None
     running: float | None = None
     waiting: float | None = None
     others: int = 0  # more recipes serving on the cluster (their requests are counted)
+    services_only: bool = False  # a recipe of services only, all ready: no requests to count
 
 
 def _total(values: list[float | None]) -> float | None:
@@ -44,13 +45,16 @@ def serving_of(health: ClusterHealth) -> Serving:
         return Serving("serving", work.recipe, model, eng.port or work.port,
                        _total([e.running for e, _w in live]),
                        _total([e.waiting for e, _w in live]), len(live) - 1)
+    ready = health.services_ready
+    if ready:
+        return Serving("serving", ready[0], others=len(ready) - 1, services_only=True)
     running = [w for w in health.workloads if w.running]
     if running:
         head = next((w for w in running if w.role == "head"), running[0])
         return Serving("starting", head.recipe, "", head.port)
     if health.workloads:
         return Serving("stopped", health.workloads[0].recipe)
-    return Serving("idle")
+    return Serving("idle" if health.all_known else "unknown")  # never idle beside a blind node
 
 
 ENGINE_ROLES = ("head", "worker")

@@ -60,12 +60,15 @@ def describe(state: HeaderState) -> Text:
             text.append(f" :{serving.port}")
         if serving.others:
             text.append(f" +{serving.others}", style="bold green")
-        text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
-                    + f" {_num(serving.waiting)}", style="")
+        if not serving.services_only:
+            text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
+                        + f" {_num(serving.waiting)}", style="")
     elif serving.state == "starting":
         text.append("◐ " + _("starting") + f" {serving.recipe}", style="yellow")
     elif serving.state == "stopped":
         text.append("○ " + _("stopped") + f" {serving.recipe}", style="dim")
+    elif serving.state == "unknown":  # the marks below say which node did not answer
+        text.append("? " + _("unknown"), style="bold yellow")
     else:
         text.append("○ " + _("idle"), style="dim")
     if not state.health.all_reachable:
