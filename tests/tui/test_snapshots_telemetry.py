@@ -73,3 +73,26 @@ def test_wall_tiles_from_a_frame():
     assert shown["ttft"].value == "640" and shown["ttft"].note == "p50 182ms"
     assert shown["mem"].value == "93" and shown["mem"].hot and shown["mem"].note == "spark1"
     assert {t.value for t in tiles(None).values()} == {"-"}
+
+
+def test_nodes_telemetry_80x24(snap_compare):
+    """At 80x24 the figures come in two blocks, memory then GPU (#29 item 18)."""
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_with_telemetry)
+
+
+def test_a_narrow_telemetry_table_cuts_no_figure():
+    """The nodes pane's width at 80 columns: every header and figure whole, no ellipsis."""
+    from plan_support import EXAMPLE_CONFIG
+
+    from sparktui.config.loader import load_config
+    from sparktui.tui.widgets.telemetry_table import telemetry_table
+
+    config = load_config(EXAMPLE_CONFIG).config
+    cluster = next(c for c in config.clusters if c.name == "2nodes")
+    text = telemetry_table(cluster, telemetry_frame(), 48).plain
+    lines = text.splitlines()
+    assert all(len(line) <= 48 for line in lines), lines
+    assert "…" not in text
+    for word in ("swap", "gpu", "power", "temp", "HF free", "512M", "61W", "71°C", "1.3T",
+                 "2.1T", "88G/20G/36G"):
+        assert word in text, (word, lines)

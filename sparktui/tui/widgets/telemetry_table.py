@@ -81,6 +81,15 @@ def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int, *,
     widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
               for i, h in enumerate(headers[:-1])]
     rest = width - sum(widths) - len(gap) * len(widths) - 1
+    if rest < 0 and all(len(r) == len(headers) for r in rows):  # 80x24: two blocks
+        rows = [_row(f, frame, 2) for name in names if (f := frame.node(name)) is not None]
+        widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
+                  for i, h in enumerate(headers[:-1])]
+        lines = [*_block(headers, rows, widths, gap, (0, 1, 2, 3, 4)),
+                 *_block(headers, rows, widths, gap, (0, 5, 6, 7, 8))]
+        if len(frame.engines) > 1:
+            lines += engine_lines(frame, 2, gap, wide=False)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
     if rest < 8:  # no room for the kernel line: it shows as an alert anyway
         headers, rows = headers[:-1], [r[:len(headers) - 1] for r in rows]
         widths, rest = widths[:-1], widths[-1]
@@ -101,6 +110,23 @@ def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int, *,
     if len(frame.engines) > 1:  # several recipes serve: one row of figures each
         lines += engine_lines(frame, spark, gap, wide=width >= 100)
     return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+
+
+def _block(headers: list[str], rows: list[list[Text]], widths: list[int], gap: str,
+           columns: tuple[int, ...]) -> list[Text]:
+    """The ``columns`` of the table, a block of their own: a narrow pane (80x24) shows
+    the memory figures, then the GPU's, rather than cut the GPU's off."""
+    lines = []
+    for cells in [[Text(h, style="bold") for h in headers], *rows]:
+        line = Text(" ")
+        for i in columns:
+            cell = cells[i].copy()
+            cell.pad_right(widths[i] - cell.cell_len)
+            line.append_text(cell)
+            line.append(gap)
+        line.rstrip()
+        lines.append(line)
+    return lines
 
 
 def _engine_row(e: EngineFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
