@@ -20,3 +20,10 @@ def shipped_recipes() -> Path | None:
     source checkout, where the examples are the developer's own files."""
     bundled = _PACKAGE / "_data" / "recipes"
     return bundled if bundled.is_dir() else None
+
+
+def supervisor_dockerfile() -> Path:
+    """The on-node supervisor's Dockerfile, built from a sparktui wheel (``supervise
+    --dockerfile`` prints it): inside the wheel, else the checkout's."""
+    bundled = _PACKAGE / "_data" / "supervisor.Dockerfile"
+    return bundled if bundled.is_file() else _PACKAGE.parent / "supervisor-wheel.Dockerfile"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -126,3 +127,56 @@ def test_installed_copy_prints_russian(site: Path, tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert Path(proc.stdout.strip()).is_relative_to(site)
     assert "файл не найден" in proc.stderr
+
+
+def _messages(site: Path) -> list[str]:
+    """Every msgid of the installed catalog template: each string sparktui shows through
+    ``_()``, ``ngettext`` or ``N_`` (messages, --help texts, labels)."""
+    pot = (site / "sparktui" / "_data" / "locales" / "sparktui.pot").read_text()
+    joined = re.sub(r'"\n"', "", pot)  # a long msgid's continuation lines, joined
+    return re.findall(r'^msgid(?:_plural)? "(.+)"$', joined, flags=re.MULTILINE)
+
+
+FILE_NAMED = re.compile(r"(?:docs|examples)/[\w./-]+|[\w.-]*\.Dockerfile\b")
+COMMAND_NAMED = re.compile(r"`sparktui ([a-z-]+)([^`]*)`")
+
+
+def test_no_message_points_at_a_file_the_install_lacks(site: Path) -> None:
+    """A pip install has no docs/, examples/ or Dockerfile beside it: a message names a
+    command that prints what it needs (#29 item 17)."""
+    messages = _messages(site)
+    assert len(messages) > 500
+    named = {m for text in messages for m in FILE_NAMED.findall(text)}
+    assert not [n for n in named if not (site / "sparktui" / "_data" / n).exists()], named
+
+
+def test_every_command_a_message_names_is_one_the_install_has(site: Path,
+                                                              tmp_path: Path) -> None:
+    named = {(m.group(1), tuple(w for w in m.group(2).split() if w.startswith("-")))
+             for text in _messages(site) for m in COMMAND_NAMED.finditer(text)}
+    assert ("supervise", ("--dockerfile",)) in named and ("power", ("--help",)) in named
+    code = ("import argparse, json\n"
+            "from sparktui.cli.parser import build_parser\n"
+            "sub = next(a for a in build_parser()._actions\n"
+            "           if isinstance(a, argparse._SubParsersAction))\n"
+            "print(json.dumps({name: [o for a in p._actions for o in a.option_strings]\n"
+            "                  for name, p in sub.choices.items()}))\n")
+    proc = _run_installed(site, tmp_path, "-c", code)
+    assert proc.returncode == 0, proc.stderr
+    options = json.loads(proc.stdout)
+    for command, flags in named:
+        assert command in options, command
+        assert set(flags) <= set(options[command]), (command, flags)
+
+
+def test_the_installed_copy_prints_what_its_messages_send_the_user_to(site: Path,
+                                                                        tmp_path: Path) -> None:
+    proc = _run_installed(site, tmp_path, "-m", "sparktui", "supervise", "--dockerfile")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (REPO / "supervisor-wheel.Dockerfile").read_text()
+    assert "\nFROM " in proc.stdout and 'ENTRYPOINT ["sparktui"]' in proc.stdout
+    assert "docker build -f supervisor.Dockerfile" in proc.stdout  # how to build it
+    proc = _run_installed(site, tmp_path, "-m", "sparktui", "power", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "[home_assistant]" in proc.stdout and "token = " in proc.stdout
+    assert "entity" in proc.stdout and "docs/" not in proc.stdout

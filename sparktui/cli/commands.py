@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Callable
 
 from sparktui import exitcodes
+from sparktui.cli.power_help import how_to_configure
 from sparktui.i18n import _
 
 
@@ -136,13 +137,19 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "supervise", _("serve a recipe and keep its group alive: restart "
                                         "the whole group when it fails (Ctrl+C ends)"), _(
         "Serve the recipe, then check its group every supervise_interval_seconds and "
-        "restart the whole group when a check fails twice in a row (docs/supervise.md)."))
+        "restart the whole group when a check fails twice in a row. --on-node runs it in a "
+        "container on the head, from an image built there once: --dockerfile prints its "
+        "Dockerfile and how to build it."))
     p.add_argument("recipe", nargs="?", help=_("recipe name (not needed with --end)"))
     cluster_option(p, recipe=True)
     p.add_argument("--interval", type=seconds_at_least(0.2), metavar="SECONDS",
                    help=_("seconds between checks (default: supervise_interval_seconds)"))
     p.add_argument("--on-node", action="store_true",
-                   help=_("run the supervisor in a container on the head (docs/supervise.md)"))
+                   help=_("run the supervisor in a container on the head (its image: "
+                          "--dockerfile)"))
+    p.add_argument("--dockerfile", action="store_true",
+                   help=_("print the Dockerfile of the --on-node image, with how to build "
+                          "it on the head, and exit"))
     p.add_argument("--end", action="store_true",
                    help=_("end the cluster's supervision, wherever it runs; nothing is "
                           "stopped"))
@@ -249,7 +256,7 @@ def register_power(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "power", _("power a cluster on, off, or switch between clusters "
                                     "through Home Assistant"), _(
         "Power through Home Assistant: each node's entity is its mains power; off shuts "
-        "the nodes down over SSH first (docs/power.md)."))
+        "the nodes down over SSH first.") + "\n\n" + how_to_configure())
     actions = p.add_subparsers(dest="power_action", metavar="ACTION", required=True)
 
     def action(name: str, summary: str) -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@ import sys
 from sparktui.cli.cluster_cmds import print_health
 from sparktui.cli.context import config_from, with_engine
 from sparktui.cli.output import state_word
+from sparktui.cli.power_help import how_to_configure
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.cluster import ClusterEngine
@@ -23,13 +24,6 @@ from sparktui.labels import outcome_line, step_label
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.scrub import scrub
-
-HA_EXAMPLE = """\
-[home_assistant]
-url = "http://homeassistant.local:8123"
-token = "<a long-lived access token: Home Assistant > your profile > Security>"
-shutdown_delay_seconds = 30
-"""
 
 
 def run_power(args: argparse.Namespace) -> int:
@@ -58,9 +52,7 @@ def _explain_missing(loaded: LoadedConfig) -> None:
     if loaded.builtin:
         print(_("(no config file was found: pass --config FILE or create "
                 "~/.config/sparktui/config.toml)"), file=sys.stderr)
-    print(_("Add a table like this one, and give each node an `entity` (e.g. switch.spark1) "
-            "and each cluster its `extra_entities`:"), file=sys.stderr)
-    print("\n" + HA_EXAMPLE, file=sys.stderr)
+    print(how_to_configure(), file=sys.stderr, end="")
 
 
 async def _checked_run(args: argparse.Namespace, loaded: LoadedConfig, plan: PowerPlan,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sparktui.engine.api import ActionResult
 from sparktui.engine.status import ClusterHealth, MetricsStatus
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
 from sparktui.labels import container_state
 from sparktui.plan.model import LaunchPlan
 
@@ -33,7 +33,8 @@ def metrics_line(m: MetricsStatus) -> str:
     if not m.up:
         return _("metrics {where}: down ({error})").format(where=where, error=m.error or "-")
     figures = ", ".join(f"{k} {v:g}" for k, v in m.headline.items())
-    return _("metrics {where}: up, {count} samples").format(where=where, count=m.samples) + (
+    return ngettext("metrics {where}: up, {count} sample", "metrics {where}: up, {count} samples",
+                    m.samples).format(where=where, count=m.samples) + (
         f"; {figures}" if figures else "")
 
 
@@ -45,5 +46,7 @@ def served_line(plan: LaunchPlan, result: ActionResult) -> str:
     if plan.nodes:
         return _("serving {recipe} on {cluster}: http://{host}:{port}/v1").format(
             recipe=plan.recipe, cluster=plan.cluster, host=plan.head.ssh_ip, port=plan.port)
-    return _("{recipe} on {cluster}: {count} services ready").format(
-        recipe=plan.recipe, cluster=plan.cluster, count=len(plan.services))
+    count = len(plan.services)
+    return ngettext("{recipe} on {cluster}: {count} service ready",
+                    "{recipe} on {cluster}: {count} services ready", count).format(
+        recipe=plan.recipe, cluster=plan.cluster, count=count)

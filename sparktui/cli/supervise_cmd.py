@@ -10,6 +10,7 @@ import time
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import print_progress
+from sparktui.config.toml_source import read_text
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.supervise.events import Happening, SuperviseEvent, SuperviseResult
 from sparktui.engine.supervise.words import ending_lines, restart_line, status_line
@@ -20,6 +21,7 @@ from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
+from sparktui.resources import supervisor_dockerfile
 from sparktui.scrub import scrub
 from sparktui.visible import visible
 
@@ -47,6 +49,9 @@ EXIT = {"disarmed": EXIT_OK, "interrupted": EXIT_OK, "refused": EXIT_REFUSED,
 
 
 def run_supervise(args: argparse.Namespace) -> int:
+    if args.dockerfile:
+        sys.stdout.write(read_text(supervisor_dockerfile()))
+        return EXIT_OK
     loaded = config_from(args)
     if args.end:
         return _end(args, loaded.config)

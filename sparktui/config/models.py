@@ -142,7 +142,7 @@ class Config(Model):
     """A supervisor whose heartbeat is older than this is dead: another may take over."""
     supervise_image: str = field(text(min_length=1), "sparktui-supervisor:latest")
     """The image ``supervise --on-node`` runs on the head: sparktui inside, its
-    entrypoint ``sparktui`` (docs/supervise.md)."""
+    entrypoint ``sparktui`` (``supervise --dockerfile`` prints its Dockerfile)."""
     supervise_key_path: str = field(text(min_length=1), "~/.ssh/id_ed25519")
     """On the head: the private key the on-node supervisor reaches every node with
     (``~`` is ssh_user's home there); it must already be authorized on every node."""

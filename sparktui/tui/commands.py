@@ -131,10 +131,17 @@ TEXTUAL_WORDS = (
 so the palette reads in one language. A word a later Textual changes shows as it is."""
 
 
+OURS_ALREADY = frozenset({"Keys"})
+"""Textual's palette entries an entry of ours offers already ("Help: keys"): the palette
+listed Keys twice."""
+
+
 def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
-    """Textual's palette entries (theme, quit, keys, screenshot...) in the user's language."""
+    """Textual's palette entries (theme, quit, screenshot...) in the user's language,
+    without those ours duplicate."""
     for command in commands:
-        yield command._replace(title=_(command.title), help=_(command.help))
+        if command.title not in OURS_ALREADY:
+            yield command._replace(title=_(command.title), help=_(command.help))
 
 
 SAME_AS = {("screen", "focus_logs"): ("screen", "focus_pane('logs')")}

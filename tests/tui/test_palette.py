@@ -90,3 +90,22 @@ async def test_watch_palette_has_the_logs_entries_but_no_recipe_edits():
         await pilot.press("escape")
         await _run_from_palette(pilot, "logs: wrap")
         assert app.dashboard.logs.wrap
+
+
+async def test_keys_is_listed_once():
+    """Textual's own "Keys" entry duplicated our "Help: keys" (#29 item 18); its Quit,
+    Theme and Screenshot stay."""
+    from textual.command import CommandList
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await palette_search(pilot, "keys")
+        commands = app.screen.query_one(CommandList)
+        titles = [str(commands.get_option_at_index(i).prompt).split("\n")[0]
+                  for i in range(commands.option_count)]
+        assert [t for t in titles if "keys" in t.lower()] == ["Help: keys"], titles
+        await pilot.press("escape")
+        await palette_search(pilot, "quit")
+        commands = app.screen.query_one(CommandList)
+        assert commands.option_count >= 1

@@ -5,6 +5,7 @@ python -m pytest -n 0 tests/tui/test_snapshots_multi.py --snapshot-update"""
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from sparktui.config.loader import load_config, load_recipe
@@ -79,6 +80,37 @@ def test_a_row_per_recipe_and_an_engine_row_each():
     assert rows[1].split()[:2] == [OSS, "spark1:30001"]
     assert rows[2].split()[:2] == [QWEN, "spark1:30000"]
     assert "412" in rows[2] and "2/1" in rows[2]
+
+
+def test_narrow_engine_rows_cut_no_figure():
+    """The nodes pane at 80 columns (46, 48 wide): every figure and its header whole, the
+    recipes' names take what is left (before: ``run/wait…`` and TTFT cut off)."""
+    for width in (46, 48):
+        lines = [line.plain for line in engine_lines(two_recipes_frame(), 2, " ",
+                                                     wide=False, width=width)]
+        assert all(len(line) <= width for line in lines), lines
+        assert lines[0].split()[1:] == ["gen", "KV", "run/wait", "TTFT", "p95"], lines
+        assert lines[1].split()[1:] == ["95", "12%", "1/0", "210ms"], lines
+        assert lines[2].split()[1:] == ["412", "47%", "2/1", "640ms"], lines
+        assert lines[2].split()[0] == QWEN and lines[1].startswith(" gpt-oss-120b-s")
+    assert engine_lines(two_recipes_frame(), 4, " ", width=200) == engine_lines(
+        two_recipes_frame(), 4, " ")  # room enough: as before
+
+
+@pytest.mark.parametrize("watch", [True, False], ids=["wall", "dashboard"])
+async def test_both_recipe_rows_show_whole_at_80x24(watch: bool):
+    """Both recipes' rows on screen with their TTFT, on the wall and on the dashboard
+    (before: the second row pushed off the wall's nodes pane, TTFT cut on both)."""
+    from tui.test_fit_80x24 import screen_rows
+
+    app = make_app(watch=watch)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(pilot, lambda: app.dashboard.cluster == "2nodes")
+        await _two_recipes(pilot)
+        pane = app.dashboard.nodes.region
+        rows = [row[pane.x:pane.right] for row in screen_rows(app)[pane.y:pane.bottom]]
+    for recipe, ttft in (("gpt-oss-120b-s", "210ms"), (QWEN, "640ms")):
+        assert any(recipe in row and ttft in row for row in rows), "\n".join(rows)
 
 
 def _glm_plan():

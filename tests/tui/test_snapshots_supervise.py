@@ -1,6 +1,6 @@
 """Snapshots of supervision on the dashboard (issue 14): "supervised" in the header and
 the clusters pane, the restarts in the alerts strip, the head's details with the restart
-history, a give-up, and the start confirmation, at 80x24 and 120x40. Deterministic: the
+history, a give-up, and the start confirmation (S), at 80x24 and 120x40. Deterministic: the
 example config, a fixed clock, a constructed health whose supervision is what a head
 keeps. Update with:
 python -m pytest -n 0 tests/tui/test_snapshots_supervise.py --snapshot-update
@@ -24,8 +24,9 @@ from sparktui.engine.supervise.record import (
     SupervisionStatus,
 )
 from sparktui.tui.messages import HealthUpdated
+from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.details import DetailsScreen
-from tui.support import NOW, make_app, serving_health, wait_for
+from tui.support import NOW, RecordingEngine, make_app, serving_health, wait_for
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 RECIPE = "qwen3-235b-2node"
@@ -116,3 +117,40 @@ async def test_the_head_details_hold_the_history_and_the_others_do_not():
         await pilot.pause(0.2)
         assert isinstance(app.screen, DetailsScreen)
         assert "supervision" not in app.screen.body.plain  # spark2 keeps no supervision
+
+
+async def _supervise_dialog(pilot: Pilot) -> None:
+    """S on qwen3-235b-2node, serving on 2nodes: the dialog with its fresh check back."""
+    app = pilot.app
+    await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)  # type: ignore[attr-defined]
+    assert app.dashboard.recipes.select(RECIPE)  # type: ignore[attr-defined]
+    await pilot.press("S")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen)
+                   and app.screen.health is not None)
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_supervise_confirmation(snap_compare, size: str):
+    """The whole check reads at 80x24: both nodes, their workloads and the engine."""
+    app = make_app(engine=RecordingEngine(), refresh_seconds=60)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_supervise_dialog)
+
+
+async def test_the_supervise_check_is_whole_at_80x24():
+    """Nothing of the fresh check is cut nor covered by the verdict, the name or the
+    buttons (before: a box of 7 rows under the buttons, 3 lines of the check read)."""
+    app = make_app(engine=RecordingEngine(), refresh_seconds=60)
+    async with app.run_test(size=SIZES["80x24"]) as pilot:
+        await _supervise_dialog(pilot)
+        screen = app.screen
+        box = screen.query_one("#confirm-health", VerticalScroll)
+        text = screen.query_one("#confirm-health-text")
+        assert text.region.height >= 5  # spark1, its workload, its engine, spark2, its own
+        assert box.content_region.contains_region(text.region), (box.region, text.region)
+        assert not box.max_scroll_y
+        bottom = screen.query_one("#confirm-bottom")
+        assert box.region.bottom <= bottom.region.y, (box.region, bottom.region)
+        for button in screen.query("#confirm-box Button"):
+            assert screen.query_one("#confirm-box").content_region.contains_region(
+                button.region), button

@@ -73,3 +73,67 @@ def test_wall_tiles_from_a_frame():
     assert shown["ttft"].value == "640" and shown["ttft"].note == "p50 182ms"
     assert shown["mem"].value == "93" and shown["mem"].hot and shown["mem"].note == "spark1"
     assert {t.value for t in tiles(None).values()} == {"-"}
+
+
+def test_nodes_telemetry_80x24(snap_compare):
+    """At 80x24 the figures come in two blocks, memory then GPU (#29 item 18)."""
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_with_telemetry)
+
+
+def test_a_narrow_telemetry_table_cuts_no_figure():
+    """The nodes pane's width at 80 columns: every header and figure whole, no ellipsis."""
+    from plan_support import EXAMPLE_CONFIG
+
+    from sparktui.config.loader import load_config
+    from sparktui.tui.widgets.telemetry_table import telemetry_table
+
+    config = load_config(EXAMPLE_CONFIG).config
+    cluster = next(c for c in config.clusters if c.name == "2nodes")
+    text = telemetry_table(cluster, telemetry_frame(), 48).plain
+    lines = text.splitlines()
+    assert all(len(line) <= 48 for line in lines), lines
+    assert "…" not in text
+    for word in ("swap", "gpu", "power", "temp", "HF free", "512M", "61W", "71°C", "1.3T",
+                 "2.1T", "88G/20G/36G"):
+        assert word in text, (word, lines)
+
+
+def test_watch_wall_80x24(snap_compare):
+    """At 80x24 the six figures are a 3x2 grid of compact tiles (#29 item 18)."""
+    assert snap_compare(make_app(watch=True), terminal_size=(80, 24),
+                        run_before=_with_telemetry)
+
+
+@pytest.mark.parametrize("code", ["en", "de", "es", "fr", "it", "ru"])
+async def test_the_wall_and_its_header_cut_nothing_at_80_columns(code: str) -> None:
+    """Every tile's label, value and note whole, and what serves in the header (before:
+    ``runni…``, ``KV c…``, the big digits cut, ``:30000`` wrapped out of the header)."""
+    import importlib
+
+    from tui.test_fit_80x24 import screen_rows
+    from tui.test_snapshots_i18n import language
+
+    with language(code) as support:
+        from sparktui.i18n import _
+        from sparktui.tui.widgets.wall import TILES
+
+        frames = importlib.import_module("tui.telemetry_support")
+        app = support.make_app(watch=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await support.wait_for(pilot, lambda: app.dashboard is not None
+                                   and app.dashboard.is_mounted)
+            messages = importlib.import_module("sparktui.tui.messages")
+            app.dashboard.post_message(messages.HealthUpdated(support.serving_health()))
+            app.dashboard.post_message(messages.TelemetryUpdated(frames.telemetry_frame()))
+            await pilot.pause(0.3)
+            rows = screen_rows(app)
+            wall = app.screen.query_one("#wall").region
+        shown = [row[wall.x:wall.right] for row in rows[wall.y:wall.bottom]]
+        text = "\n".join(shown)
+        assert "…" not in text, shown
+        for label in TILES.values():
+            assert any(_(label) in row for row in shown), (_(label), shown)
+        for figure in ("412", "1840", "2 " + _("waiting {n}").format(n=1), "47", "640",
+                       _("p50 {t}").format(t="182ms"), "93 spark1"):
+            assert figure in text, (figure, shown)
+        assert "qwen3-235b :30000" in rows[0] and _("READ-ONLY") in rows[0], rows[0]

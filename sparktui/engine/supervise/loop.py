@@ -55,7 +55,7 @@ from sparktui.engine.supervise.record import (
 )
 from sparktui.engine.supervise.words import failure_text, mark_text, reason_text, short_text
 from sparktui.engine.workloads.runtime import last_lines
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.model import LaunchPlan
 
@@ -133,8 +133,10 @@ class Supervisor:
 
     async def _supervise(self) -> SuperviseResult:
         await self._note_marks()
-        self._emit(Happening.ARMED, _("supervising {recipe} on {cluster}: every {seconds:g} s, "
-                                      "at most {restarts} restarts in {window:g} s").format(
+        self._emit(Happening.ARMED, ngettext(
+            "supervising {recipe} on {cluster}: every {seconds:g} s, at most {restarts} restart "
+            "in {window:g} s", "supervising {recipe} on {cluster}: every {seconds:g} s, at most "
+            "{restarts} restarts in {window:g} s", self.policy.max_restarts).format(
             recipe=self.plan.recipe, cluster=self.plan.cluster, seconds=self.policy.interval,
             restarts=self.policy.max_restarts, window=self.policy.window))
         await self._save("watching")

@@ -196,8 +196,8 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
                 holder=status.lease.holder, mode=status.lease.mode), status.lease)
         if not (await t.run(image_command(config.supervise_image))).ok:
             return failed(_("the image {image} is not on {node}: build it there "
-                            "(docs/supervise.md)").format(image=config.supervise_image,
-                                                          node=head.name))
+                            "(`sparktui supervise --dockerfile` prints its Dockerfile and "
+                            "how)").format(image=config.supervise_image, node=head.name))
         key = config.expand_home(config.supervise_key_path)
         if not (await t.run(key_command(key))).ok:
             return failed(_("{node} has no readable key at {path} (supervise_key_path)")

@@ -80,7 +80,9 @@ def _serve_failed(v: dict[str, Any]) -> str:
 REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "never_healthy": lambda v: _(
         "the group never became healthy under supervision: it is not restarted"),
-    "too_many_restarts": lambda v: _("{restarts} restarts in the last {window}").format(
+    "too_many_restarts": lambda v: ngettext(
+        "{restarts} restart in the last {window}", "{restarts} restarts in the last {window}",
+        v["restarts"] if isinstance(v.get("restarts"), int) else 2).format(
         restarts=_clean(v.get("restarts", "?")),
         window=format_duration(_seconds(v.get("window")))),
     "serve_failed": _serve_failed,

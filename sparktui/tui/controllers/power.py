@@ -101,11 +101,16 @@ class PowerFlows:
         config = self.host.session.loaded
         assert config is not None
         if config.config.home_assistant is None:
+            path = config.source.path
+            missing = (_("Power goes through Home Assistant, and the file {path} has no "
+                         "[home_assistant] table.").format(path=path) if path is not None
+                       else _("Power goes through Home Assistant, and no config file was "
+                              "found (~/.config/sparktui/config.toml)."))
             self.host.notify(
-                _("Power goes through Home Assistant, and {path} has no [home_assistant] "
-                  "table. Add one with url and token (a long-lived access token), and give "
-                  "each node an entity (e.g. switch.spark1). See docs/power.md.").format(
-                    path=config.source.path or _("the config")),
+                missing + " " + _("Add a [home_assistant] table with url and token (a "
+                                  "long-lived access token), and give each node an entity "
+                                  "(e.g. switch.spark1): `sparktui power --help` shows an "
+                                  "example."),
                 title=_("power is not configured"), severity="error", timeout=15)
             return None
         return control

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,7 +15,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.engine.supervise.words import restart_line, status_line
 from sparktui.fmt import format_ms, format_optional
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
 from sparktui.tui.widgets.footer import FittingFooter
@@ -46,8 +47,21 @@ class DetailsScreen(ModalScreen[None]):
         yield FittingFooter()
 
 
+ROW_LABELS = (
+    N_("supervision"), N_("cluster"), N_("rank"), N_("ssh"), N_("fabric"), N_("power"),
+    N_("state"), N_("error"), N_("workload"), N_("workloads"), N_("recipe"), N_("role"),
+    N_("image"), N_("port"), N_("restarts"), N_("/health"), N_("models"), N_("requests"),
+    N_("file"), N_("engine"), N_("model"), N_("nodes"), N_("parallel"),
+)
+"""Every label of a details row, in English: the values start in one column, after the
+longest label in the user's language."""
+
+
 def _row(text: Text, label: str, value: object, style: str = "") -> None:
-    text.append(f"{label:<12}", style="dim")
+    """``label`` in English (one of ROW_LABELS), shown translated."""
+    width = max(12, max(cell_len(_(known)) for known in ROW_LABELS) + 1)
+    shown = _(label)
+    text.append(shown + " " * (width - cell_len(shown)), style="dim")
     text.append(f"{value}\n", style=style)
 
 
@@ -83,7 +97,7 @@ def supervision_block(text: Text, status: SupervisionStatus, now: float) -> None
     text.append("\n\n")
     style = {"supervised": "cyan", "gave_up": "bold red", "lost": "yellow",
              "unknown": "red"}.get(status.state, "")
-    _row(text, _("supervision"), line, style)
+    _row(text, N_("supervision"), line, style)
     record = status.record
     if record is None:
         return
@@ -104,51 +118,51 @@ def supervision_block(text: Text, status: SupervisionStatus, now: float) -> None
 
 def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | None) -> Text:
     text = Text()
-    _row(text, _("cluster"), cluster)
-    _row(text, _("rank"), node.rank)
+    _row(text, N_("cluster"), cluster)
+    _row(text, N_("rank"), node.rank)
     where = _("this machine") if node.local else \
         f"{config.ssh_user}@{node.ssh_ip}:{node.ssh_port}"
-    _row(text, _("ssh"), where)
-    _row(text, _("fabric"), node.fabric_ip)
+    _row(text, N_("ssh"), where)
+    _row(text, N_("fabric"), node.fabric_ip)
     if node.entity:
-        _row(text, _("power"), node.entity)
+        _row(text, N_("power"), node.entity)
     text.append("\n")
     if health is None:
         text.append(_("No health check yet."), style="dim")
         return text
     if not health.reachable:
-        _row(text, _("state"), _("unreachable"), "bold red")
+        _row(text, N_("state"), _("unreachable"), "bold red")
         if health.error:
-            _row(text, _("error"), health.error, "red")
+            _row(text, N_("error"), health.error, "red")
         return text
     latency = format_ms(health.latency_ms) if health.latency_ms is not None else "-"
-    _row(text, _("state"), _("reachable") + f" ({latency})", "green")
+    _row(text, N_("state"), _("reachable") + f" ({latency})", "green")
     if health.docker_error is not None:  # its workloads are unknown, never "none"
-        _row(text, _("workloads"), _("unknown: {why}").format(why=health.unanswered),
+        _row(text, N_("workloads"), _("unknown: {why}").format(why=health.unanswered),
              "bold red")
-        _row(text, _("error"), visible(health.docker_error), "red")
+        _row(text, N_("error"), visible(health.docker_error), "red")
     for work in health.workloads:
         text.append("\n")
-        _row(text, _("workload"), work.name, "bold")
-        _row(text, _("recipe"), work.recipe)
-        _row(text, _("role"), work.role)
-        _row(text, _("state"), f"{work.state} {work.status}".strip())
+        _row(text, N_("workload"), work.name, "bold")
+        _row(text, N_("recipe"), work.recipe)
+        _row(text, N_("role"), work.role)
+        _row(text, N_("state"), f"{work.state} {work.status}".strip())
         if work.image:
-            _row(text, _("image"), work.image)
+            _row(text, N_("image"), work.image)
         if work.port:
-            _row(text, _("port"), work.port)
+            _row(text, N_("port"), work.port)
         if work.restarts:
-            _row(text, _("restarts"), work.restarts, "yellow")
+            _row(text, N_("restarts"), work.restarts, "yellow")
     for eng in health.engines:
         text.append("\n")
         if len(health.engines) > 1:
-            _row(text, _("recipe"), f"{eng.recipe} :{eng.port}")
-        _row(text, _("/health"), {True: "ok", False: _("failing"), None: "-"}[eng.health_ok])
-        _row(text, _("models"), ", ".join(eng.models) or "-")
-        _row(text, _("requests"), _("{r} running, {w} waiting").format(
+            _row(text, N_("recipe"), f"{eng.recipe} :{eng.port}")
+        _row(text, N_("/health"), {True: "ok", False: _("failing"), None: "-"}[eng.health_ok])
+        _row(text, N_("models"), ", ".join(eng.models) or "-")
+        _row(text, N_("requests"), _("{r} running, {w} waiting").format(
             r=format_optional(eng.running), w=format_optional(eng.waiting)))
         if eng.error:
-            _row(text, _("error"), eng.error, "red")
+            _row(text, N_("error"), eng.error, "red")
     if not health.workloads and health.known:
         text.append(_("No sparktui workload on this node."), style="dim")
     return text
@@ -156,17 +170,17 @@ def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | Non
 
 def recipe_details(entry: RecipeEntry) -> Text:
     text = Text()
-    _row(text, _("file"), entry.path)
+    _row(text, N_("file"), entry.path)
     if entry.loaded is None:
         text.append("\n" + render_problems(entry.problems), style="red")
         return text
     rec = entry.loaded.recipe
     if rec.description:
         text.append(rec.description + "\n\n")
-    _row(text, _("engine"), f"{rec.engine} ({rec.runtime})")
-    _row(text, _("model"), rec.model)
-    _row(text, _("image"), rec.docker_image)
-    _row(text, _("port"), rec.port)
-    _row(text, _("nodes"), rec.required_nodes or 1)
-    _row(text, _("parallel"), f"tp {rec.tensor_parallel_size} × pp {rec.pipeline_parallel_size}")
+    _row(text, N_("engine"), f"{rec.engine} ({rec.runtime})")
+    _row(text, N_("model"), rec.model)
+    _row(text, N_("image"), rec.docker_image)
+    _row(text, N_("port"), rec.port)
+    _row(text, N_("nodes"), rec.required_nodes or 1)
+    _row(text, N_("parallel"), f"tp {rec.tensor_parallel_size} × pp {rec.pipeline_parallel_size}")
     return text

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.engine.workloads.discover import share_holders
-from sparktui.i18n import N_, _
+from sparktui.i18n import N_, _, ngettext
 from sparktui.labels import failed_where
 from sparktui.plan.fit.probe import question_for
 from sparktui.plan.fit.shares import node_shares, share_line
@@ -235,6 +235,8 @@ def power_outcome(plan: PowerPlan, result: ActionResult) -> str:
     if result.ok:
         return _("{title}: everything was done").format(title=title)
     if result.done:
-        return _("{title}: partly done, {n} of {total} steps not done").format(
+        return ngettext("{title}: partly done, {n} of {total} steps not done",
+                        "{title}: partly done, {n} of {total} steps not done",
+                        len(result.outcomes)).format(
             title=title, n=len(result.not_done), total=len(result.outcomes))
     return _("{title}: nothing was done").format(title=title)

@@ -22,6 +22,7 @@ from sparktui.tui.widgets.spark import pct, rate, sparkline
 
 SPARK = 12  # header sparklines: the last 24 s at the default interval
 WIDE = 160  # columns from which the header shows every live figure
+NARROW = 100  # under it --watch's header leaves to the wall what the wall shows
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,21 @@ def _num(value: float | None) -> str:
     return format_optional(value)
 
 
-def describe(state: HeaderState) -> Text:
-    """Left part: ``sparktui  2nodes (2 nodes)  ● serving qwen3 :30000 run 2 wait 0``."""
-    text = Text.assemble((" sparktui ", "bold reverse"), "  ")
+def describe(state: HeaderState, compact: bool = False) -> Text:
+    """Left part: ``sparktui  2nodes (2 nodes)  ● serving qwen3 :30000 run 2 wait 0``.
+
+    ``compact`` (--watch under 100 columns): ``2nodes  ● serving qwen3 :30000``, without
+    the name of the program, the count of nodes (the clusters pane has it) and running/
+    waiting (the wall's tile has them), so what serves fits at 80 columns; a longer
+    name is cut at its end with an ellipsis, never wrapped out of sight.
+    """
+    text = (Text(" ", no_wrap=True, overflow="ellipsis") if compact
+            else Text.assemble((" sparktui ", "bold reverse"), "  "))
     if state.cluster:
         text.append(state.cluster, style="bold")
-        text.append(" (" + ngettext("{n} node", "{n} nodes", state.nodes).format(n=state.nodes)
-                    + ")", style="dim")
+        if not compact:
+            text.append(" (" + ngettext("{n} node", "{n} nodes", state.nodes).format(
+                n=state.nodes) + ")", style="dim")
         text.append("  ")
     if state.health is None:
         text.append("○ " + (_("checking…") if state.connected else _("not connected")),
@@ -60,7 +69,7 @@ def describe(state: HeaderState) -> Text:
             text.append(f" :{serving.port}")
         if serving.others:
             text.append(f" +{serving.others}", style="bold green")
-        if not serving.services_only:
+        if not serving.services_only and not compact:
             text.append("  " + _("running") + f" {_num(serving.running)}  " + _("waiting")
                         + f" {_num(serving.waiting)}", style="")
     elif serving.state == "starting":
@@ -170,7 +179,8 @@ class StatusHeader(Horizontal):
     def _paint(self) -> None:
         if not self.is_mounted:
             return
-        show_line(self.query_one("#header-left", Static), describe(self.state))
+        compact = self.state.watch and self.size.width < NARROW
+        show_line(self.query_one("#header-left", Static), describe(self.state, compact))
         wide = self.size.width >= WIDE
         live = Text() if self.state.watch and not wide else live_figures(self.state, wide)
         show_line(self.query_one("#header-live", Static), live)  # narrow --watch: the wall has it

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from sparktui.engine.status import ClusterHealth, MetricsStatus, ServiceStatus
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
 from sparktui.labels import container_state
 from sparktui.tui.widgets.paint import show
 
@@ -47,7 +47,8 @@ def metrics_cell(scrapes: list[MetricsStatus]) -> Text:
         cell.append(_("{port} up").format(port=m.port), style="green")
         figures = [_figure(k, v) for k, v in m.headline.items()]
         cell.append(" " + (" · ".join(figures) if figures else
-                           _("{count} samples").format(count=m.samples)), style="dim")
+                           ngettext("{count} sample", "{count} samples",
+                                    m.samples).format(count=m.samples)), style="dim")
     return cell
 
 

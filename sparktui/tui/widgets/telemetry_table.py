@@ -81,6 +81,15 @@ def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int, *,
     widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
               for i, h in enumerate(headers[:-1])]
     rest = width - sum(widths) - len(gap) * len(widths) - 1
+    if rest < 0 and all(len(r) == len(headers) for r in rows):  # 80x24: two blocks
+        rows = [_row(f, frame, 2) for name in names if (f := frame.node(name)) is not None]
+        widths = [max([cell_len(h), *(r[i].cell_len for r in rows)])
+                  for i, h in enumerate(headers[:-1])]
+        lines = [*_block(headers, rows, widths, gap, (0, 1, 2, 3, 4)),
+                 *_block(headers, rows, widths, gap, (0, 5, 6, 7, 8))]
+        if len(frame.engines) > 1:
+            lines += engine_lines(frame, 2, gap, wide=False, width=width)
+        return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
     if rest < 8:  # no room for the kernel line: it shows as an alert anyway
         headers, rows = headers[:-1], [r[:len(headers) - 1] for r in rows]
         widths, rest = widths[:-1], widths[-1]
@@ -99,8 +108,25 @@ def telemetry_table(cluster: Cluster, frame: TelemetryFrame, width: int, *,
                 line.append_text(cell)
         lines.append(line)
     if len(frame.engines) > 1:  # several recipes serve: one row of figures each
-        lines += engine_lines(frame, spark, gap, wide=width >= 100)
+        lines += engine_lines(frame, spark, gap, wide=width >= 100, width=width)
     return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+
+
+def _block(headers: list[str], rows: list[list[Text]], widths: list[int], gap: str,
+           columns: tuple[int, ...]) -> list[Text]:
+    """The ``columns`` of the table, a block of their own: a narrow pane (80x24) shows
+    the memory figures, then the GPU's, rather than cut the GPU's off."""
+    lines = []
+    for cells in [[Text(h, style="bold") for h in headers], *rows]:
+        line = Text(" ")
+        for i in columns:
+            cell = cells[i].copy()
+            cell.pad_right(widths[i] - cell.cell_len)
+            line.append_text(cell)
+            line.append(gap)
+        line.rstrip()
+        lines.append(line)
+    return lines
 
 
 def _engine_row(e: EngineFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
@@ -120,16 +146,40 @@ def _engine_row(e: EngineFigures, frame: TelemetryFrame, spark: int) -> list[Tex
             Text(millis(e.ttft_p95))]
 
 
-def engine_lines(frame: TelemetryFrame, spark: int, gap: str,
-                 wide: bool = True) -> list[Text]:
+def engine_lines(frame: TelemetryFrame, spark: int, gap: str, wide: bool = True,
+                 width: int | None = None) -> list[Text]:
     """The engines' figures, one row per recipe, in columns of their own (narrow: without
-    the head's address)."""
+    the head's address). Wider than ``width`` (the nodes pane at 80 columns): without
+    sparklines, ``gen`` for ``out tok/s``, and the recipes' names take what the figures
+    leave (cut with an ellipsis only when even that does not fit): no figure is cut."""
     headers = [_("recipe"), _("head"), _("out tok/s"), _("KV"), _("run/wait"),
                _("TTFT p95")]
     rows = [_engine_row(e, frame, spark) for e in frame.engines]
     if not wide:
         headers = headers[:1] + headers[2:]
         rows = [r[:1] + r[2:] for r in rows]
+    lines = _columns(headers, rows, gap)
+    if width is None or max(line.cell_len for line in lines) <= width:
+        return lines
+    headers[headers.index(_("out tok/s"))] = _("gen")
+    rows = [_engine_row(e, frame, 0) for e in frame.engines]
+    if not wide:
+        rows = [r[:1] + r[2:] for r in rows]
+    for r in rows:
+        for cell in r:
+            cell.rstrip()
+    figures = _columns(headers[1:], [r[1:] for r in rows], gap)
+    room = max(4, width - max(line.cell_len for line in figures) - len(gap))
+    name = Text(headers[0])
+    name.truncate(room, overflow="ellipsis")
+    headers[0] = name.plain
+    for r in rows:
+        r[0].truncate(room, overflow="ellipsis")
+    return _columns(headers, rows, gap)
+
+
+def _columns(headers: list[str], rows: list[list[Text]], gap: str) -> list[Text]:
+    """Bold headers over rows, each column as wide as its widest cell."""
     widths = [max([cell_len(h), *(r[i].cell_len for r in rows if len(r) > i)])
               for i, h in enumerate(headers)]
     lines = []

@@ -1,8 +1,10 @@
 """The wall screen's big figures (``--watch``): one tile per figure of the cluster in focus.
 
 Each tile: what it is, the value in large digits, and a sparkline of the last minutes
-(or a short note) under it. Values come from the last ``TelemetryFrame``; nothing here
-calls the engine.
+(or a short note) under it. Narrow (under 100 columns, app.tcss ``.-narrow``) the six
+tiles are a 3x2 grid of two lines each: what it is, then the value in bold, the note and
+the sparkline (``compact``), so no label is cut at 80 columns. Values come from the last
+``TelemetryFrame``; nothing here calls the engine.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class WallPane(Horizontal):
                 yield Static(_(title), classes="tile-title")
                 yield Digits("-", classes="tile-value")
                 yield Static("", classes="tile-spark")
+                yield Static("", classes="tile-compact")
 
     def show(self, frame: TelemetryFrame | None) -> None:
         self.frame = frame
@@ -96,10 +99,23 @@ class WallPane(Horizontal):
             box.set_class(tile.hot, "-hot")
             box.query_one(Digits).update(tile.value)
             width = max(1, box.size.width - 2)
-            line = Text(no_wrap=True, overflow="ellipsis")
-            if tile.note:
-                line.append(tile.note + " ", style="bold")
-            lo = 0 if tile.hi is not None or key in ("gen", "prompt", "requests") else None
-            line.append(sparkline(tile.series, max(0, width - line.cell_len), lo=lo,
-                                  hi=tile.hi), style="red" if tile.hot else "cyan")
-            show(box.query_one(".tile-spark", Static), line)
+            show(box.query_one(".tile-spark", Static), _line(key, tile, width))
+            show(box.query_one(".tile-compact", Static), compact(key, tile, width))
+
+
+def _line(key: str, tile: Tile, width: int, head: Text | None = None) -> Text:
+    """``head`` (if any), the tile's note and its sparkline in what is left of ``width``."""
+    line = Text(no_wrap=True, overflow="ellipsis") if head is None else head
+    if tile.note:
+        line.append(tile.note + " ", style="bold")
+    lo = 0 if tile.hi is not None or key in ("gen", "prompt", "requests") else None
+    line.append(sparkline(tile.series, max(0, width - line.cell_len), lo=lo, hi=tile.hi),
+                style="red" if tile.hot else "cyan")
+    return line
+
+
+def compact(key: str, tile: Tile, width: int) -> Text:
+    """The narrow tile's second line: ``512 ▂▃▅▇``, ``2 waiting 1``, ``93 spark1 ▇▇``."""
+    head = Text(no_wrap=True, overflow="ellipsis")
+    head.append(tile.value + " ", style="bold red" if tile.hot else "bold")
+    return _line(key, tile, width, head)
