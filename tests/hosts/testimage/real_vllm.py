@@ -72,12 +72,19 @@ def available() -> bool:
                                                        "entrypoints/cli/main.py"))
 
 
+def same_python() -> bool:
+    """The image carries the tests' interpreter; the environment must be a venv of it."""
+    return os.path.realpath(VLLM_PYTHON) == str(build.interpreter())
+
+
 def required() -> None:
     """Skipped without vLLM's CPU build, a failure under CI (like the hosts)."""
-    if not available():
+    if not available() or not same_python():
         import pytest
 
-        message = f"vLLM's CPU build is not installed for the tests: {INSTALL}"
+        message = (f"vLLM's CPU build is not installed for the tests: {INSTALL}"
+                   if not available() else
+                   f"{VLLM_PYTHON} is not a venv of the tests' Python {build.interpreter()}")
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

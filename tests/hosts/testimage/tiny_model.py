@@ -33,8 +33,8 @@ def main(dest: Path) -> None:
     config = LlamaConfig(vocab_size=VOCAB, hidden_size=128, intermediate_size=256,
                          num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
                          head_dim=64, max_position_embeddings=1024, bos_token_id=1,
-                         eos_token_id=2, pad_token_id=3, torch_dtype="bfloat16")
-    model = LlamaForCausalLM(config).to(torch.bfloat16)
+                         eos_token_id=2, pad_token_id=3, torch_dtype="float32")
+    model = LlamaForCausalLM(config)
     dest.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(dest, safe_serialization=True)
     fast.save_pretrained(dest)
