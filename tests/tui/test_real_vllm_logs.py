@@ -14,7 +14,7 @@ import asyncio
 import re
 import threading
 
-from real_vllm_support import recipe, real_site
+from real_vllm_support import real_site, recipe
 from site_support import eventually
 
 from sparktui.cli import main
