@@ -17,11 +17,12 @@ from hosts.fixtures import (  # noqa: E402
     shared_cluster,
     test_cluster,
 )
+from real_vllm_support import real_vllm  # noqa: E402
 from site_support import fresh_site, site  # noqa: E402
 
 DASHBOARD_TESTS = Path(__file__).resolve().parent / "tui"
 
-__all__ = ["fresh_cluster", "fresh_site", "host_pool", "shared_cluster", "site",
+__all__ = ["fresh_cluster", "fresh_site", "host_pool", "real_vllm", "shared_cluster", "site",
            "test_cluster"]
 
 
@@ -32,9 +33,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     grace period, a benchmark: up to a minute each; a dashboard driven key by key: up
     to 20 s), so the many short ones fill the workers' last seconds. In collection
     order tests/tui came last, and a worker ran on alone for a minute while the others
-    had finished."""
+    had finished. The tests of the one real vLLM (real_vllm_support.py) go before all:
+    its start is the longest, and the other workers run the rest meanwhile."""
     def rank(item: pytest.Item) -> int:
-        if HOST_FIXTURES & set(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if "real_vllm" in names:
+            item.add_marker(pytest.mark.hosts)
+            return -1
+        if HOST_FIXTURES & names:
             item.add_marker(pytest.mark.hosts)
             return 0
         return 1 if item.path.is_relative_to(DASHBOARD_TESTS) else 2

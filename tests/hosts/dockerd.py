@@ -37,6 +37,7 @@ from . import claims, procs
 from .dockerapi import DockerApi, DockerApiError, normalize_ref
 from .seed import ImageSeed
 from .testimage import build as image_build
+from .testimage import real_vllm
 from .testimage import router as router_image
 
 DOCKERD = "/usr/sbin/dockerd"
@@ -265,7 +266,7 @@ class TestDaemon:
     def assign(self, node: Any) -> None:
         self.node = node
         info = {"addr": node.addr, "name": node.name, "state": str(node.state_dir),
-                "daemon": str(self.root), "mounts": router_image.mounts()}
+                "daemon": str(self.root), "mounts": router_image.mounts() + real_vllm.mounts()}
         (self.root / "node.json").write_text(json.dumps(info))
 
     def reset(self) -> None:
