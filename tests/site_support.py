@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -153,6 +154,24 @@ def interrupt(proc: subprocess.Popen[str], seconds: float = 60.0) -> tuple[int, 
             _, err = proc.communicate()
         raise AssertionError(f"still running {seconds:g} s after Ctrl+C:\n{err}") from None
     return code, proc.stderr.read() if proc.stderr is not None else ""
+
+
+class Lines:
+    """A process's stdout read on a thread, so a test can wait for a line and the pipe
+    never fills."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
+        self._thread.start()
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.lines.append(line)
+
+    def text(self) -> str:
+        return "".join(self.lines)
 
 
 def requests_served(engine: str) -> float:

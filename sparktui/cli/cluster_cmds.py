@@ -207,12 +207,30 @@ def run_stop(args: argparse.Namespace) -> int:
                 _("refusing to stop without confirmation: pass --yes or run on a terminal"),
                 _("cancelled; nothing was stopped")):
             return EXIT_REFUSED
-        result = await engine.stop(cluster.name, print_progress, recipe=args.recipe,
+        result = await engine.stop(cluster.name, progress, recipe=args.recipe,
                                    hooks_for=_hooks_for(args))
         print_stopped(cluster.name, result)
         return EXIT_OK if result.ok else EXIT_FAILED
 
-    return with_engine(loaded.config, go)
+    events: list[Progress] = []
+
+    def progress(event: Progress) -> None:
+        events.append(event)
+        print_progress(event)
+
+    try:
+        return with_engine(loaded.config, go)
+    except KeyboardInterrupt:  # what the stop had not removed yet is still there: said
+        left = [e for e in events if e.step == Step.LEFT]
+        if left:
+            print(_("interrupted: still on the cluster; stop it with: {command}").format(
+                command=shlex.join(["sparktui", "stop", "--cluster", cluster.name,
+                                    *(["--recipe", args.recipe] if args.recipe else [])])),
+                file=sys.stderr)
+            for e in left:
+                print("  " + _("{workload} on {node}").format(workload=visible(e.detail),
+                                                              node=e.node), file=sys.stderr)
+        raise
 
 
 def print_stopped(cluster: str, result: ActionResult) -> None:

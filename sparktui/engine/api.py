@@ -37,7 +37,7 @@ class Step(StrEnum):
     LAUNCH = "launch"
     READY = "ready"
     ROLLBACK = "rollback"
-    LEFT = "left"  # a workload a failed or interrupted serve leaves running (named)
+    LEFT = "left"  # a workload a failed or interrupted serve (or stop) leaves (named)
     STOP = "stop"
     AFTER_STOP = "after_stop"
     SHUTDOWN = "shutdown"

@@ -8,10 +8,16 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import threading
 
 from hosts.cluster import STOP_GRACE
-from site_support import Recorder, eventually, interrupt, sparktui_process, toy_recipe
+from site_support import (
+    Lines,
+    Recorder,
+    eventually,
+    interrupt,
+    sparktui_process,
+    toy_recipe,
+)
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
@@ -24,24 +30,6 @@ NODES = ("node1", "node2")
 # The serve must still be waiting when the test's Ctrl+C comes, however loaded the machine:
 # a ready timeout the test cannot reach, so the interrupt, not the clock, ends the serve.
 WAITS_LONG = "ready_timeout_seconds = 3600"
-
-
-class Lines:
-    """A process's stdout read on a thread, so a test can wait for a line and the pipe
-    never fills."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
-        self._thread.start()
-
-    def _read(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            self.lines.append(line)
-
-    def text(self) -> str:
-        return "".join(self.lines)
 
 
 def _with_grace(s, seconds: int):
@@ -156,3 +144,29 @@ def test_a_stop_that_waits_out_the_grace_period_says_what_it_waits_for(site, cap
     capsys.readouterr()
     assert main(s.cli("stop", "--yes")) == 0
     assert capsys.readouterr().out.count(waited) == 2
+
+
+def test_ctrl_c_during_a_stop_names_what_still_runs_and_how_to_stop_it(site):
+    """The stop waits out an engine that ignores SIGTERM; Ctrl+C then ends the stop, and
+    its last words name every container it had not removed (it used to exit 130 without
+    a word over two running engines)."""
+    s = _with_grace(site(2), 30)
+    s.recipe("toy", toy_recipe(env=IGNORES_TERM))
+    assert main(s.cli("serve", "toy")) == 0
+    proc = sparktui_process(*s.cli("stop", "--yes"))
+    lines = Lines(proc)
+    try:
+        waited = "waiting up to 30 sec for sparktui-toy to exit after SIGTERM, then SIGKILL"
+        eventually(lambda: lines.text().count(waited) == 2, 60, "the stop's wait said",
+                   explain=lines.text)
+        code, err = interrupt(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert "interrupted: still on the cluster; stop it with: sparktui stop --cluster test" in err
+    for node in NODES:
+        assert f"sparktui-toy on {node}" in err, err
+        assert "sparktui-toy" in s.hosts.node(node).containers()
+    assert main(s.cli("stop", "--yes")) == 0

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
-from sparktui.engine.remote.transport import Transport
+from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.plan.model import HookStep
 
 ScriptText = Callable[[str], str]
@@ -23,15 +23,19 @@ async def run_hook(t: Transport, node: str, step: HookStep, phase: Step, scripts
                    say: ProgressLog) -> None:
     """One hook on one node; ``abort`` raises StepFailed, ``warn`` reports and goes on."""
     say(phase, node, StepState.STARTED, f"{step.kind} {step.run}")
-    if step.kind == "script":
-        result = await t.run("bash -s", stdin=scripts(step.run))
+    try:
+        if step.kind == "script":
+            result = await t.run("bash -s", stdin=scripts(step.run))
+        else:
+            result = await t.run(step.run)
+    except NodeError as exc:  # the node did not answer: the hook's outcome is unknown
+        detail = f"{step.run}: {exc.text}"
     else:
-        result = await t.run(step.run)
-    if result.ok:
-        say(phase, node, StepState.OK, step.run)
-        return
-    output = (result.stderr or result.stdout).strip()[:300]
-    detail = f"{step.run} exited {result.exit_code}: {output}"
+        if result.ok:
+            say(phase, node, StepState.OK, step.run)
+            return
+        output = (result.stderr or result.stdout).strip()[:300]
+        detail = f"{step.run} exited {result.exit_code}: {output}"
     if step.on_failure == "warn":
         say(phase, node, StepState.WARN, detail)
         return

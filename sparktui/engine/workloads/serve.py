@@ -29,16 +29,16 @@ from sparktui.engine.workloads import preflight
 from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
+from sparktui.engine.workloads.ports import port_free, rendezvous_free
 from sparktui.engine.workloads.run_id import stamped
 from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
 from sparktui.i18n import _
 from sparktui.plan import hf
-from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
 from sparktui.plan.fit.probe import question_for
-from sparktui.plan.fit.shares import HOLDING_STATES, node_shares, share_line, share_refusal
+from sparktui.plan.fit.shares import node_shares, share_line, share_refusal
 from sparktui.plan.fit.text import node_line, refusal
-from sparktui.plan.model import HEAD, WORKER, LaunchPlan, NodePlan
+from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
@@ -192,52 +192,13 @@ class Serve:
         """What the nodes say already runs there: the head's port must be free, and the
         engines' shares of each node must leave room for this one (sparktui.plan.fit.shares)."""
         found = await self._each(Step.PREFLIGHT, lambda n: discover(self.t[n.name]))
-        await self._port_free(found.get(self.plan.head.name) or [])
+        head = self.t[self.plan.head.name]
+        await port_free(head, self.plan, found.get(self.plan.head.name) or [])
         if len(self.plan.nodes) > 1:
-            await self._rendezvous_free(found)
+            await rendezvous_free(head, self.plan, found)
         self._shares(found)
         if self.model_free and (why := await self.model_free(self._say)):  # behind the router
             raise StepFailed(self.plan.head.name, Step.ROUTER, why)  # a name served already
-
-    async def _rendezvous_free(self, found: dict[str, list[Workload]]) -> None:
-        head = self.plan.head
-        address = rendezvous(head.launch, head.ib_ip)
-        if address is None:
-            return
-        host, port = address
-        try:
-            _reader, writer = await self.t[head.name].open_tcp(host, port, 5)
-        except Exception:
-            return  # nothing listens: free
-        writer.close()
-        spread = {w.recipe for ws in found.values() for w in ws if w.role == WORKER}
-        holders = sorted({w.recipe for w in found.get(head.name) or []
-                          if w.role == HEAD and w.running and w.recipe in spread
-                          and w.recipe != self.plan.recipe})
-        held = (_("held by recipe {recipes}").format(recipes=", ".join(holders)) if holders
-                else _("not by a sparktui recipe"))
-        raise StepFailed(head.name, Step.PREFLIGHT, _(
-            "the rendezvous port {port} of a multi-node group on {node} ({host}) is already "
-            "in use ({held}): one node heads one multi-node recipe at a time").format(
-            port=port, node=head.name, host=host, held=held))
-
-    async def _port_free(self, on_head: list[Workload]) -> None:
-        head, port = self.plan.head, self.plan.port
-        holder = next((w for w in on_head if w.port == port and w.recipe != self.plan.recipe
-                       and (w.role == HEAD or w.is_service) and w.state in HOLDING_STATES),
-                      None)
-        if holder is not None:  # ours, even while it loads and does not listen yet
-            raise StepFailed(head.name, Step.PREFLIGHT, _(
-                "port {port} on {node} is held by recipe {recipe} ({container})").format(
-                port=port, node=head.name, recipe=holder.recipe, container=holder.name))
-        try:
-            _reader, writer = await self.t[head.name].open_tcp(head.ssh_ip, port, 5)
-        except Exception:
-            return  # nothing listens: free
-        writer.close()
-        raise StepFailed(head.name, Step.PREFLIGHT, _(
-            "port {port} is already in use on {node} (not by a sparktui recipe)").format(
-            port=port, node=head.name))
 
     def _shares(self, found: dict[str, list[Workload]]) -> None:
         settings = question_for(self.plan).settings
@@ -295,11 +256,14 @@ class Serve:
         self._say(Step.LAUNCH, node.name, StepState.STARTED, node.role)
         self._launching = node
         # a fresh run id per container: this one is sparktui's (run_id.py)
-        result = await self.t[node.name].run(shlex.join(stamped(self.plan.runtime,
-                                                                node.launch)))
-        self._launching = None
-        if not result.ok:
+        try:
+            result = await self.t[node.name].run(shlex.join(stamped(self.plan.runtime,
+                                                                    node.launch)))
             why = (result.stderr or result.stdout).strip()[:300]
+        except NodeError as exc:  # the node went away mid-launch: it may have the workload
+            result, why = None, exc.text
+        self._launching = None
+        if result is None or not result.ok:
             self._say(Step.LAUNCH, node.name, StepState.FAILED, why)
             # Created, never run (no GPU runtime, no such entrypoint): removed, kept or
             # not, or it blocks the next serve ("already exists").

@@ -45,15 +45,28 @@ class Stop:
         self._say = ProgressLog(progress)
         self.failed: list[str] = []  # nodes where something may still run
         self.unrestored: list[tuple[str, str]] = []  # (node, why) after_stop did not finish
+        self._found: list[Workload] = []  # sparktui's workloads the listing found
+        self._gone: set[tuple[str, str]] = set()  # (node, name) seen removed
 
     async def run(self) -> ActionResult:
+        """The stop; cancelled (Ctrl+C), it names each workload it found and did not
+        see removed (``left`` rows) before the cancellation goes on."""
+        try:
+            return await self._stop()
+        except asyncio.CancelledError:
+            for w in self._found:
+                if (w.node, w.name) not in self._gone:
+                    self._say(Step.LEFT, w.node, StepState.WARN, w.name)
+            raise
+
+    async def _stop(self) -> ActionResult:
         listed = [w for ws in await asyncio.gather(*map(self._found_on, self.t)) for w in ws]
         for workload in listed:
             if not workload.ours:
                 self._say(Step.STOP, workload.node, StepState.WARN, _(
                     "{name} left alone, not sparktui's: {why}").format(
                     name=workload.name, why=workload.foreign))
-        found = [w for w in listed if w.ours]
+        found = self._found = [w for w in listed if w.ours]
         engine = [w for w in found if not w.is_service]
         # Heads get SIGTERM first, so serving stops before the workers go; then every
         # member gets its grace period at the same time (a stop costs one grace, not two).
@@ -105,7 +118,9 @@ class Stop:
             ok, detail = False, exc.text
         self._say(Step.STOP, workload.node, StepState.OK if ok else StepState.FAILED,
                   detail or workload.name)
-        if not ok:
+        if ok:
+            self._gone.add((workload.node, workload.name))
+        else:
             self.failed.append(workload.node)
 
     async def _restore(self, workload: Workload) -> None:

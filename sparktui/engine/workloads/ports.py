@@ -1,0 +1,64 @@
+"""serve's preflight of the head's ports: the API port and a multi-node group's
+rendezvous port must be free, and a port held by another recipe is named.
+
+A probe the head cannot answer (its SSH connection gone) fails the preflight: a failed
+check is never read as a free port."""
+
+from __future__ import annotations
+
+from sparktui.engine.api import Step
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.status import Workload
+from sparktui.engine.workloads.hooks import StepFailed
+from sparktui.i18n import _
+from sparktui.plan.engines.base import rendezvous
+from sparktui.plan.fit.shares import HOLDING_STATES
+from sparktui.plan.model import HEAD, WORKER, LaunchPlan
+
+
+async def _listens(t: Transport, node: str, host: str, port: int) -> bool:
+    """Whether something on the node accepts a connection to ``host:port``."""
+    try:
+        _reader, writer = await t.open_tcp(host, port, 5)
+    except NodeError as exc:  # the node itself did not answer: unknown, never "free"
+        raise StepFailed(node, Step.PREFLIGHT, exc.text) from None
+    except Exception:
+        return False  # refused: nothing listens
+    writer.close()
+    return True
+
+
+async def rendezvous_free(t: Transport, plan: LaunchPlan,
+                          found: dict[str, list[Workload]]) -> None:
+    head = plan.head
+    address = rendezvous(head.launch, head.ib_ip)
+    if address is None:
+        return
+    host, port = address
+    if not await _listens(t, head.name, host, port):
+        return
+    spread = {w.recipe for ws in found.values() for w in ws if w.role == WORKER}
+    holders = sorted({w.recipe for w in found.get(head.name) or []
+                      if w.role == HEAD and w.running and w.recipe in spread
+                      and w.recipe != plan.recipe})
+    held = (_("held by recipe {recipes}").format(recipes=", ".join(holders)) if holders
+            else _("not by a sparktui recipe"))
+    raise StepFailed(head.name, Step.PREFLIGHT, _(
+        "the rendezvous port {port} of a multi-node group on {node} ({host}) is already "
+        "in use ({held}): one node heads one multi-node recipe at a time").format(
+        port=port, node=head.name, host=host, held=held))
+
+
+async def port_free(t: Transport, plan: LaunchPlan, on_head: list[Workload]) -> None:
+    head, port = plan.head, plan.port
+    holder = next((w for w in on_head if w.port == port and w.recipe != plan.recipe
+                   and (w.role == HEAD or w.is_service) and w.state in HOLDING_STATES),
+                  None)
+    if holder is not None:  # ours, even while it loads and does not listen yet
+        raise StepFailed(head.name, Step.PREFLIGHT, _(
+            "port {port} on {node} is held by recipe {recipe} ({container})").format(
+            port=port, node=head.name, recipe=holder.recipe, container=holder.name))
+    if await _listens(t, head.name, head.ssh_ip, port):
+        raise StepFailed(head.name, Step.PREFLIGHT, _(
+            "port {port} is already in use on {node} (not by a sparktui recipe)").format(
+            port=port, node=head.name))
