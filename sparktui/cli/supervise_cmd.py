@@ -88,7 +88,7 @@ def run_supervise(args: argparse.Namespace) -> int:
     try:
         result = with_engine(loaded.config, go)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        print(_("supervisor ended; the group keeps running"), flush=True)
+        print(_("supervisor ended"), flush=True)  # its last event said how the group is
         return EXIT_OK
     if result.outcome == "failed":
         print(_("cannot supervise: {detail}").format(detail=result.detail), file=sys.stderr)

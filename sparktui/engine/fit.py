@@ -11,6 +11,7 @@ import asyncio
 import secrets
 from collections.abc import Mapping
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.i18n import _
 from sparktui.plan.fit.calc import ERROR, FitReport, NodeFit
@@ -28,7 +29,7 @@ async def _one(node: str, transport: Transport, hf_cache_host: str, question: Qu
     else:  # no repo to read: the node's memory is still worth a look
         script = f"printf '%s\\n' '@@fit-{nonce} meminfo'; {MEMINFO_ONLY}"
     try:
-        result = await asyncio.wait_for(transport.run(script, timeout=timeout), timeout + 1)
+        result = await within(transport.run(script, timeout=timeout), timeout + 1)
     except NodeError as exc:
         return NodeFit(node, ERROR, f"{node}: {exc.text}")
     except TimeoutError:

@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 
 from sparktui import untrusted_json
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.http import MAX_BODY, METRICS_BODY, AnswerTooLarge, http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
@@ -61,7 +62,7 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     node = transport.node
     started = time.perf_counter()
     try:
-        workloads, docker_error = await asyncio.wait_for(list_node(transport, timeout), timeout)
+        workloads, docker_error = await within(list_node(transport, timeout), timeout)
     except NodeError as exc:  # the reason, its detail, and the fix when it is known
         error = f"{exc.text}; {exc.hint}" if exc.hint else exc.text
         return NodeHealth(node.name, reachable=False, error=error)

@@ -17,13 +17,13 @@ controllers; it runs the workers, the session says what they read.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.engine.deadline import within
 from sparktui.errors import SparkError
 from sparktui.tui.live import FileWatch, config_path
 from sparktui.tui.options import TuiOptions
@@ -57,7 +57,7 @@ def control_of(engine: ClusterView | None) -> ClusterControl | None:
 async def close_engine(engine: ClusterView) -> None:
     """Close an engine, bounded: a hung connection must not hold the app open."""
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(engine.close(), ENGINE_CLOSE_SECONDS)
+        await within(engine.close(), ENGINE_CLOSE_SECONDS)
 
 
 class Session:

@@ -20,6 +20,7 @@ from sparktui.engine.api import (
     ExecResult,
     ProgressSink,
 )
+from sparktui.engine.deadline import within
 from sparktui.engine.supervise.words import ending_lines
 from sparktui.engine.workloads.restart import restart
 from sparktui.i18n import _
@@ -61,7 +62,7 @@ async def fetch_health(engine: ClusterView, cluster: str,
                        timeout: float) -> HealthUpdated | HealthFailed:
     """One health check, as the message the dashboard handles."""
     try:
-        health = await asyncio.wait_for(engine.health(cluster), timeout)
+        health = await within(engine.health(cluster), timeout)
     except TimeoutError:
         return HealthFailed(cluster, _("health check timed out after {s:g} s").format(s=timeout))
     except asyncio.CancelledError:
@@ -195,7 +196,7 @@ class _Said:
 async def fresh_health(engine: ClusterView, cluster: str, timeout: float) -> ClusterHealth:
     """A new health check for a confirmation (never the last one shown); raises on failure."""
     try:
-        return await asyncio.wait_for(engine.health(cluster), timeout)
+        return await within(engine.health(cluster), timeout)
     except TimeoutError:
         raise TimeoutError(_("health check timed out after {s:g} s").format(s=timeout)) from None
 

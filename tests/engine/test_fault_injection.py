@@ -11,9 +11,11 @@ this file. Real sshd and dockerd per node (tests/hosts); the cluster is the test
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 from fault_support import (
+    ABSENCE,
     Fault,
     Injector,
     Point,
@@ -23,8 +25,11 @@ from fault_support import (
     sparktui_workloads,
 )
 from site_support import Recorder, toy_recipe
+from supervise_support import TOP as SUPERVISE_TOP
+from supervise_support import sparks
 
 from sparktui.engine.api import ActionResult, Step
+from sparktui.engine.supervise.events import Happening, SuperviseEvent
 from sparktui.engine.workloads.restart import Restarted, restart
 
 NODES = ("node1", "node2")
@@ -138,4 +143,58 @@ def test_a_restart_broken_at_any_step_names_what_it_leaves(fresh_site, fault):
         _serve_up(s)
         injector, result = _run(s, at, fault, lambda e, inj: restart(e, s.plan("toy"), inj))
         _check(s, at, fault, injector, result, stopping=at[0] in STOP_STEPS)
+        _reset(s)
+
+
+@pytest.mark.parametrize("fault", list(Fault), ids=[f.value for f in Fault])
+def test_a_supervisors_restart_broken_at_any_step_ends_cleanly_and_claims_no_absence(
+        fresh_site, fault):
+    """The supervisor restarts the group (its worker killed) and is broken at each step of
+    that restart; it is then ended with Ctrl+C at its next word (Ctrl+C by design leaves
+    the group as it is, and says so). Nothing may escape as an exception, no message may
+    claim absence beside the broken node, and nothing but the group's own containers may
+    be on the cluster: a restart broken half-way makes no second copy."""
+    s = sparks(fresh_site(2, top=SUPERVISE_TOP))
+    s.recipe("toy", toy_recipe(extra=HOOKS, env='STANDIN_READY_AFTER = "1"'))
+    events = _clean_events(s, "serve", "stop")
+    breaks = points(events, STOP_STEPS) + points(events, {Step.LAUNCH, Step.READY})
+    for at in breaks:
+        _serve_up(s)
+        injector = Injector(s, at, fault, _victim(at))
+        said: list[SuperviseEvent] = []
+
+        def sink(event: SuperviseEvent, injector=injector, said=said) -> None:
+            said.append(event)
+            if event.kind is Happening.HEALTHY and not injector.fired:  # seen healthy once
+                s.hosts.node("node2").docker("kill", "sparktui-toy")  # the restart's cause
+            elif event.progress is not None:
+                injector(event.progress)
+            elif injector.fired and event.kind is not Happening.INTERRUPTED:
+                assert injector.task is not None
+                injector.task.cancel()  # the operator's Ctrl+C once the supervisor spoke
+
+        async def go(injector=injector, sink=sink) -> None:
+            engine = s.engine()
+            try:
+                task = asyncio.ensure_future(engine.supervise(s.plan("toy"), sink))
+                injector.task = task
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            finally:
+                await engine.close()
+
+        asyncio.run(go())
+        injector.recover()
+        where = f"{fault.value} at {at}"
+        assert injector.fired, f"{where}: never reached\n{injector.story()}"
+        assert said[-1].kind is Happening.INTERRUPTED, (where, said[-1])
+        # Broken mid-restart, the group is not known to run: the last word never says so.
+        assert "keeps running" not in said[-1].text, (where, said[-1].text)
+        if fault is Fault.CTRL_C:
+            assert "during a restart" in said[-1].text, (where, said[-1].text)
+        claims = absence_claims(injector, None) + [
+            e.text for e in said if injector.broke_a_node and ABSENCE.search(e.text)]
+        assert not claims, f"{where}: absence claimed beside a broken node: {claims}"
+        names = {c for _, c in sparktui_workloads(s, NODES)}
+        assert names <= {"sparktui-toy"}, f"{where}: {names}\n{injector.story()}"
         _reset(s)

@@ -17,6 +17,7 @@ from pathlib import Path
 from sparktui import untrusted_json
 from sparktui.config.bench_result import LevelResult
 from sparktui.engine.bench.target import BenchTarget
+from sparktui.engine.deadline import within
 from sparktui.errors import fail
 from sparktui.plan.bench.aiperf import (
     EXPORT,
@@ -70,7 +71,7 @@ async def version_of(tool: str) -> str:
     proc = await asyncio.create_subprocess_exec(
         tool, "--version", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        out, _ = await within(proc.communicate(), 60)
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
@@ -115,7 +116,7 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError):
         proc.send_signal(signal.SIGINT)
     try:
-        await asyncio.wait_for(proc.wait(), STOP_GRACE_SECONDS)
+        await within(proc.wait(), STOP_GRACE_SECONDS)
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -158,7 +159,7 @@ async def _run_level(argv: list[str], artifacts: Path, say: Callable[[int, str],
     try:
         while True:
             try:
-                return await asyncio.wait_for(asyncio.shield(proc.wait()), POLL_SECONDS)
+                return await within(asyncio.shield(proc.wait()), POLL_SECONDS)
             except TimeoutError:
                 say(_records(artifacts), "running")
     except asyncio.CancelledError:

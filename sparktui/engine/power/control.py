@@ -25,6 +25,7 @@ from typing import Protocol
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.api import ActionResult, Outcome, ProgressSink, Step, StepState
+from sparktui.engine.deadline import within
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
@@ -51,7 +52,7 @@ class PowerEngine(Protocol):
 async def answers_ssh(host: str, port: int, timeout: float) -> bool:
     """True when something at host:port sends an SSH banner within ``timeout``."""
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        reader, writer = await within(asyncio.open_connection(host, port), timeout)
     except (OSError, TimeoutError):
         return False
     try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparktui.config.toml_source import read_text
+from sparktui.engine.deadline import within
 from sparktui.errors import fail
 
 if TYPE_CHECKING:  # asyncssh is imported when a key is fetched: it costs ~0.15 s
@@ -142,7 +143,7 @@ def pins(path: Path, node: Node, known: asyncssh.SSHKnownHosts | None = None) ->
 async def _fetch(node: Node, timeout: float, algs: list[str]) -> asyncssh.SSHKey:
     import asyncssh
 
-    key = await asyncio.wait_for(
+    key = await within(
         asyncssh.get_server_host_key(node.ssh_ip, node.ssh_port, server_host_key_algs=algs),
         timeout)
     if key is None:

@@ -9,12 +9,12 @@ sparktui's memory holds at most the limit."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.bounded import TooLarge, read_bounded
 from sparktui.engine.remote.transport import Transport
 from sparktui.fmt import format_size
@@ -95,4 +95,4 @@ async def _exchange(connect: Callable[[], Awaitable[tuple[Any, Any]]], host: str
             raise ConnectionError("not an HTTP answer")
         return HttpAnswer(int(status_line[1]), answer.decode("utf-8", "replace"))
 
-    return await asyncio.wait_for(_request(), timeout)
+    return await within(_request(), timeout)

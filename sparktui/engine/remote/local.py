@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sparktui.config.models import Config, Node
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.bounded import (
     OUTPUT_LIMIT,
     TooLarge,
@@ -42,12 +43,12 @@ class LocalTransport:
             asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, start_new_session=True)
         try:
-            out, err = await asyncio.wait_for(_communicate(proc, stdin), limit)
+            out, err = await within(_communicate(proc, stdin), limit)
         except (TimeoutError, TooLarge) as exc:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.wait(), 5)
+                await within(proc.wait(), 5)
             if isinstance(exc, TooLarge):
                 raise NodeError(self.node.name, "output too large",
                                 output_too_large(exc.limit, command)) from None
@@ -63,12 +64,12 @@ class LocalTransport:
 
     async def open_tcp(self, host: str, port: int, timeout: float | None = None
                        ) -> tuple[Any, Any]:
-        return await asyncio.wait_for(asyncio.open_connection(host, port),
+        return await within(asyncio.open_connection(host, port),
                                       timeout or self._config.command_timeout_seconds)
 
     async def open_unix(self, path: str, timeout: float | None = None
                         ) -> tuple[Any, Any]:
-        return await asyncio.wait_for(asyncio.open_unix_connection(path),
+        return await within(asyncio.open_unix_connection(path),
                                       timeout or self._config.command_timeout_seconds)
 
     async def close(self) -> None:
@@ -109,9 +110,9 @@ class _LocalStream:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proc.wait(), 2)
+                await within(self._proc.wait(), 2)
             if self._proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self._proc.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._proc.communicate(), 2)
+            await within(self._proc.communicate(), 2)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.config.models import Config, Node
+from sparktui.engine.deadline import within
 from sparktui.engine.remote import hostkeys
 from sparktui.engine.remote.bounded import (
     OUTPUT_LIMIT,
@@ -165,7 +166,7 @@ class SshTransport:
         except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
             raise attempt.error("host key not trusted", f"{self._known_hosts}: {exc}") from None
         try:
-            conn = await asyncio.wait_for(asyncssh.connect(
+            conn = await within(asyncssh.connect(
                 self.node.ssh_ip, self.node.ssh_port, username=cfg.ssh_user,
                 client_keys=[key] if key else None, known_hosts=pins.known_hosts,
                 agent_path=None, server_host_key_algs=pins.host_key_algs,
@@ -222,7 +223,7 @@ class SshTransport:
         holder = await self._acquire()
         broken = False
         try:
-            return await asyncio.wait_for(_run(holder.conn, command, stdin), limit)
+            return await within(_run(holder.conn, command, stdin), limit)
         except TooLarge as exc:
             raise NodeError(self.node.name, "output too large",
                             output_too_large(exc.limit, command)) from None
@@ -262,7 +263,7 @@ class SshTransport:
     async def _open(self, opener: Any, timeout: float | None) -> tuple[Any, Any]:
         holder = await self._acquire()
         try:
-            reader, writer = await asyncio.wait_for(
+            reader, writer = await within(
                 opener(holder.conn), timeout or self._config.command_timeout_seconds)
         except BaseException:
             await self._release(holder)
@@ -336,7 +337,7 @@ class _SshStream:
                 self._process.terminate()
         with contextlib.suppress(Exception):
             self._process.close()
-            await asyncio.wait_for(self._process.wait_closed(), 2)
+            await within(self._process.wait_closed(), 2)
         await self._release(self._broken)
 
 

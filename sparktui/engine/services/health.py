@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.services import labels, probe
@@ -62,7 +63,7 @@ async def _instance(w: Workload, t: Transport | None, timeout: float) -> Service
     if readiness is not None and readiness.kind != "none" and w.running and t is not None:
         target = probe.Target(w.node, t.node.ssh_ip, w.name, w.runtime)
         with contextlib.suppress(Exception):
-            ready = await asyncio.wait_for(probe.ready(t, target, readiness, timeout), timeout)
+            ready = await within(probe.ready(t, target, readiness, timeout), timeout)
         ready = bool(ready)
     return ServiceInstanceStatus(
         node=w.node, index=w.service_index or 0, container=w.name, state=w.state,

@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
@@ -106,7 +107,7 @@ async def look(t: Transport, timeout: float) -> NodeLook:
         return replace(seen, workloads=checked.workloads)
 
     try:
-        return await asyncio.wait_for(listing_then_marks(), timeout)
+        return await within(listing_then_marks(), timeout)
     except NodeError as exc:
         return NodeLook(t.node.name, error=exc.text)
     except TimeoutError:

@@ -5,9 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
 
-from sparktui.engine.api import Progress
+from sparktui.engine.api import ActionResult, Progress, ProgressSink
 from sparktui.engine.supervise.record import Failure, Lease, Reason
+
+if TYPE_CHECKING:
+    from sparktui.config.models import Cluster, Config, Node
+    from sparktui.engine.remote.transport import Transport
+    from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.model import LaunchPlan
 
 
 class Happening(StrEnum):
@@ -61,3 +68,17 @@ class SuperviseResult:
     def ok(self) -> bool:
         """Ended on purpose: by an operator, or Ctrl+C."""
         return self.outcome in ("disarmed", "interrupted")
+
+
+class SuperviseEngine(Protocol):
+    """What the supervisor asks of the engine (``ClusterEngine``): a typed seam, so a
+    test can hand it its own."""
+
+    config: Config
+
+    def cluster(self, name: str) -> Cluster: ...
+    def transport(self, node: Node) -> Transport: ...
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
+                    keep_on_failure: bool = False) -> ActionResult: ...
+    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
+                   hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult: ...

@@ -11,11 +11,11 @@ is removed. A live supervisor is never touched: it reads the marks and ends itse
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.record import Lease, Mark, Reason, Record, SupervisionStatus
@@ -66,7 +66,7 @@ async def close(t: Transport, concerns: Concerns, reason: Reason, timeout: float
     if record is None and lapsed is None:
         return None
     try:
-        result = await asyncio.wait_for(
+        result = await within(
             t.run(shell.close(status.digest if record is not None else None, lapsed),
                   stdin=record.text() if record is not None else "", timeout=timeout),
             timeout)

@@ -1,15 +1,15 @@
 """The supervisor: keep one serving group alive, and never fight the operator.
 
-It takes the lease on the group's head (one supervisor per group, whoever runs it),
-notes the marks already on the nodes, serves the recipe unless its group runs, then
-checks it every interval (``checks``). A failure seen on ``failure_checks`` checks in a
-row restarts the whole group: stop every node, then serve the same plan again,
-preflight included (an NCCL group cannot take back one rank). ``policy`` bounds it.
+It takes the lease on the group's head (one supervisor per group, whoever runs it), notes
+the marks already on the nodes, serves the recipe unless its group runs, then checks it
+every interval (``checks``). A failure seen on ``failure_checks`` checks in a row restarts
+the whole group: stop every node, then serve the same plan again, preflight included (an
+NCCL group cannot take back one rank). ``policy`` bounds it.
 
-Before every restart, during its serve and at every check it reads the nodes' marks: a
-stop, an end of supervision or a power off written since it armed ends it at once,
-without a restart (a stop that raced a restart's serve wins: what that serve started
-is stopped again). Its state is written on the head for every operator's ``health``.
+Before every restart, during its serve and at every check it reads the nodes' marks: a stop,
+an end of supervision or a power off written since it armed ends it at once, without a
+restart (a stop that raced a restart's serve wins: what that serve started is stopped
+again). Its state is written on the head for every operator's ``health``.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ import os
 import time
 import uuid
 from dataclasses import replace
-from typing import Protocol
 
-from sparktui.config.models import Cluster, Config, Node
-from sparktui.engine.api import ActionResult, Progress, ProgressSink
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.api import ActionResult, Progress
+from sparktui.engine.deadline import within
+from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
 from sparktui.engine.supervise.events import (
     Happening,
+    SuperviseEngine,
     SuperviseEvent,
     SuperviseResult,
     SuperviseSink,
@@ -63,17 +63,6 @@ CLEANUP_SECONDS = 20.0
 """How long an interrupted supervisor may take to write its record and free the lease."""
 
 
-class SuperviseEngine(Protocol):
-    config: Config
-
-    def cluster(self, name: str) -> Cluster: ...
-    def transport(self, node: Node) -> Transport: ...
-    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False) -> ActionResult: ...
-    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
-                   hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult: ...
-
-
 class Supervisor:
     def __init__(self, engine: SuperviseEngine, plan: LaunchPlan, policy: Policy,
                  events: SuperviseSink, *, mode: str = "foreground",
@@ -100,6 +89,7 @@ class Supervisor:
         self.armed_at = time.monotonic()
         self.last_lines: tuple[str, ...] = ()
         self.last_lines_node: str | None = None
+        self.status = "watching"  # as last written on the head (``_save``)
         self.lost: Lease | bool | None = False  # a lease: the holder that took it over
         self.healthy_since: float | None = None
 
@@ -118,17 +108,19 @@ class Supervisor:
         heartbeat = asyncio.create_task(self._heartbeat())
         try:
             return await self._supervise()
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # mid-restart, the group is as its steps left it
+            group = ("restart" if self.status in ("restarting", "memory") else
+                     "healthy" if self.healthy_since is not None else "unchecked")
+            why = Reason("interrupted", {"group": group})
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._save("ended", Reason("interrupted")),
-                                       CLEANUP_SECONDS)
-            self._emit(Happening.INTERRUPTED, reason_text(Reason("interrupted")))
+                await within(self._save("ended", why), CLEANUP_SECONDS)
+            self._emit(Happening.INTERRUPTED, reason_text(why))
             raise
         finally:
             heartbeat.cancel()
             if self.lost is False:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(remote.release(self.home, self.lease.token),
+                    await within(remote.release(self.home, self.lease.token),
                                            CLEANUP_SECONDS)
 
     async def _supervise(self) -> SuperviseResult:
@@ -379,6 +371,7 @@ class Supervisor:
                 return
 
     async def _save(self, status: str, reason: Reason | None = None) -> None:
+        self.status = status
         record = Record(self.plan.cluster, self.plan.recipe, self.lease.holder, self.lease.mode,
                         status, self.policy.interval, self.policy.window,
                         self.policy.max_restarts, self.since, time.time(),

@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise.record import Mark, Reason
 from sparktui.engine.telemetry.nodestats import parse_meminfo
@@ -61,7 +62,7 @@ def short(node: str, meminfo: str, engine: str, share: float) -> Short | None:
 
 async def _look(t: Transport, engine: str, share: float, timeout: float) -> Short | None:
     try:
-        result = await asyncio.wait_for(t.run(MEMINFO, timeout=timeout), timeout + 1)
+        result = await within(t.run(MEMINFO, timeout=timeout), timeout + 1)
     except (NodeError, TimeoutError):
         return None
     return short(t.node.name, result.stdout, engine, share) if result.ok else None

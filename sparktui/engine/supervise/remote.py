@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterable
 
+from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.record import Lease, Mark, Record, SupervisionStatus, parse_status
@@ -87,7 +88,7 @@ async def write_record(t: Transport, record: Record) -> None:
 async def read_status(t: Transport, timeout: float) -> SupervisionStatus:
     """Supervision as the head keeps it; an unreadable head is ``error``, not "none"."""
     try:
-        result = await asyncio.wait_for(t.run(shell.read_status(), timeout=timeout), timeout)
+        result = await within(t.run(shell.read_status(), timeout=timeout), timeout)
     except NodeError as exc:
         return SupervisionStatus(t.node.name, error=exc.text)
     except TimeoutError:

@@ -88,7 +88,12 @@ REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "serve_failed": _serve_failed,
     "disarmed": lambda v: _("{what}: supervision ends, nothing is restarted").format(
         what=mark_text(_mark(v))),
-    "interrupted": lambda v: _("the supervisor was interrupted; the group keeps running"),
+    "interrupted": lambda v: {  # the group as the supervisor last saw it
+        "restart": _("the supervisor was interrupted during a restart; the group is as the "
+                     "restart's steps left it"),
+        "unchecked": _("the supervisor was interrupted; the group is left as it is (its last "
+                       "check did not pass)"),
+    }.get(str(v.get("group")), _("the supervisor was interrupted; the group keeps running")),
     "memory_not_reclaimed": lambda v: _(
         "memory not reclaimed on {node}: reboot it ({available} available of the {needed} "
         "{recipe} needs, {seconds:g} s after its stop)").format(
@@ -217,9 +222,11 @@ def ending_lines(ending: Ending) -> list[str]:
             lines.append(_("{recipe} runs on {cluster}: nothing was stopped").format(
                 recipe=name, cluster=where))
         elif group.running:
-            lines.append(_("{recipe} on {cluster} is not whole: {running} of {total} "
-                           "containers run").format(recipe=name, cluster=where,
-                                                    running=group.running, total=group.total))
+            lines.append(ngettext(
+                "{recipe} on {cluster} is not whole: {running} of {total} container runs",
+                "{recipe} on {cluster} is not whole: {running} of {total} containers run",
+                group.total).format(recipe=name, cluster=where, running=group.running,
+                                    total=group.total))
         elif group.total:
             lines.append(ngettext("{recipe} does not run on {cluster} ({n} container left, "
                                   "none running)", "{recipe} does not run on {cluster} ({n} "

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from sparktui import untrusted_json
 from sparktui.config.models import Cluster, Config, Node
+from sparktui.engine.deadline import within
 from sparktui.engine.health import serving_heads as heads_of
 from sparktui.engine.remote.http import METRICS_BODY, http_get, http_request
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -150,7 +151,7 @@ class ClusterTelemetry:
         self.channels += 1
         try:
             result, scraped = await asyncio.gather(
-                asyncio.wait_for(transport.run(command, timeout=timeout), timeout),
+                within(transport.run(command, timeout=timeout), timeout),
                 asyncio.gather(*(scrape(kind) for kind in exporters)))
         except NodeError as exc:
             self._cpu[node.name] = None
