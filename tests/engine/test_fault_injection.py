@@ -186,7 +186,7 @@ def test_a_supervisors_restart_broken_at_any_step_ends_cleanly_and_claims_no_abs
         asyncio.run(go())
         injector.recover()
         where = f"{fault.value} at {at}"
-        assert injector.fired, f"{where}: never reached\n{injector.story()}"
+        assert injector.fired, f"{where}: never reached: {[e.kind for e in said]}"
         assert said[-1].kind is Happening.INTERRUPTED, (where, said[-1])
         # Broken mid-restart, the group is not known to run: the last word never says so.
         assert "keeps running" not in said[-1].text, (where, said[-1].text)
@@ -198,3 +198,7 @@ def test_a_supervisors_restart_broken_at_any_step_ends_cleanly_and_claims_no_abs
         names = {c for _, c in sparktui_workloads(s, NODES)}
         assert names <= {"sparktui-toy"}, f"{where}: {names}\n{injector.story()}"
         _reset(s)
+        # A lease the head could not be told to free (its sshd dead at the Ctrl+C) expires
+        # after its TTL; the next point does not wait for that.
+        (s.hosts.node("node1").home / ".local/state/sparktui/supervise/lease").unlink(
+            missing_ok=True)
