@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.scripts import script_text
-from sparktui.engine.api import ActionResult, ExecResult, Progress, ProgressSink, Step, StepState
+from sparktui.engine.api import ActionResult, ExecResult, ProgressSink, Step, StepState
 from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
 from sparktui.engine.progress import ProgressLog
@@ -42,7 +42,6 @@ from sparktui.engine.supervise.loop import Supervisor
 from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.engine.supervise.remote import new_mark, read_status
-from sparktui.engine.supervise.words import cleared_line
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.telemetry.sampler import ClusterTelemetry, deep_check, serving_head
 from sparktui.engine.workloads.discover import discover
@@ -235,7 +234,8 @@ class ClusterEngine:
                              model_free=lambda log: self._model_free(plan, log)).run()
         if not result.ok:
             return result
-        await self._served(plan, progress)
+        await history.after_serve(self.transport(self._nodes(plan.cluster)[0]), plan.cluster,
+                                  plan.recipe, self.config.health_timeout_seconds, progress)
         return await self.refresh_router(plan.cluster, progress, result,
                                          share_model=bool(plan.router and plan.router.share_model))
 
@@ -259,14 +259,6 @@ class ClusterEngine:
         if disarm:
             await on_node.remove(transports.values(), cluster, recipe, progress)
         return await self.refresh_router(cluster, progress, result)
-
-    async def _served(self, plan: LaunchPlan, progress: ProgressSink) -> None:
-        """A new serve makes the recipe's give-up history (not a supervisor's own serve)."""
-        t = self.transport(self._nodes(plan.cluster)[0])
-        cleared = await history.close(t, *history.by_serve(plan.cluster, plan.recipe),
-                                      self.config.health_timeout_seconds)
-        if cleared is not None:
-            progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, cleared_line(cleared)))
 
     # -- the router (sparktui.engine.router) ----------------------------------------------
     async def _router_status(self, cluster: str, router: RouterPlan | None,

@@ -15,11 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from sparktui.engine.api import Progress, ProgressSink, Step, StepState
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.record import Lease, Mark, Reason, Record, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, who
+from sparktui.engine.supervise.words import cleared_line
 
 LIVE = frozenset({"watching", "restarting", "memory", "backoff", "waiting"})
 """A record's statuses while its supervisor runs: what a lost supervisor left."""
@@ -88,3 +90,11 @@ def by_serve(cluster: str, recipe: str) -> tuple[Concerns, Reason]:
     return ((lambda c, r: (c, r) == (cluster, recipe)),
             Reason("served", {"cluster": cluster, "recipe": recipe, "by": who(),
                               "at": time.time()}))
+
+
+async def after_serve(t: Transport, cluster: str, recipe: str, timeout: float,
+                      progress: ProgressSink) -> None:
+    """A new serve makes the recipe's give-up history (not a supervisor's own serve)."""
+    cleared = await close(t, *by_serve(cluster, recipe), timeout)
+    if cleared is not None:
+        progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, cleared_line(cleared)))
