@@ -32,9 +32,11 @@ from sparktui.plan.runtime.base import (
 LABEL_ENV = "SPARKTUI_LABEL_"
 LOG_DIR = '"$HOME/.cache/sparktui"'
 
-_PANE = "#{pane_dead} #{pane_dead_status}"
-"""``1 <status>`` once the session's command has ended (its pane is kept: ``remain-on-exit``),
-``0`` while it runs."""
+_PANE = "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"
+"""``1:<status>:`` or ``1::<signal>`` once the session's command has ended (its pane is
+kept: ``remain-on-exit``), ``0::`` while it runs. ``1::`` is a command that closed its
+terminal and is not yet reaped: tmux sees the pane's end before the process's, so its
+status is not known yet (read as exited, it lost the status: "exited", not "exited 5")."""
 _STATE_MARK = "@@state "
 # Only sessions named sparktui-* that carry our labels are ours (see parse_list). Each
 # session's state line comes first, before any label's value could print one.
@@ -44,7 +46,7 @@ _LIST = (
     f"tmux display-message -p -t \"$s\" '{_STATE_MARK}{_PANE}' 2>/dev/null; "
     f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
 )
-_DEAD = re.compile(r"1(?: (-?\d+))?")  # no status: a signal ended it
+_DEAD = re.compile(r"1:(-?\d+)?:(\d+)?")
 _LABEL_LINE = re.compile(rf'{LABEL_ENV}([A-Z0-9_]+)="((?:[^"\\]|\\.)*)"; export {LABEL_ENV}\1;')
 """One label as ``show-environment -s`` prints it (a value's ``"$`\\`` escaped)."""
 _ESCAPED = re.compile(r"\\(.)")
@@ -121,8 +123,11 @@ class Tmux(Runtime):
             return State(MISSING)  # no such session
         said = out.stdout.strip()
         if (dead := _DEAD.fullmatch(said)) is not None:
-            return State("exited", int(dead.group(1)) if dead.group(1) else None)
-        return State("running") if said == "0" else State("unknown")
+            status, signal = dead.groups()
+            if status is None and signal is None:
+                return State("running")  # ending: its status comes when tmux reaps it
+            return State("exited", int(status) if status is not None else None)
+        return State("running") if said == "0::" else State("unknown")
 
     def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
         path = log_path(name)
