@@ -32,11 +32,13 @@ from sparktui.plan.runtime.base import (
 LABEL_ENV = "SPARKTUI_LABEL_"
 LOG_DIR = '"$HOME/.cache/sparktui"'
 
-_PANE = "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"
-"""``1:<status>:`` or ``1::<signal>`` once the session's command has ended (its pane is
-kept: ``remain-on-exit``), ``0::`` while it runs. ``1::`` is a command that closed its
-terminal and is not yet reaped: tmux sees the pane's end before the process's, so its
-status is not known yet (read as exited, it lost the status: "exited", not "exited 5")."""
+_EXIT_OPTION = "@sparktui_exit"
+_PANE = f"#{{pane_dead}}:#{{pane_dead_status}}:#{{pane_dead_signal}}:#{{{_EXIT_OPTION}}}"
+"""``0:::`` while the command runs; ``1:<status>::<kept>`` or ``1::<signal>:`` once it has
+ended (its pane is kept: ``remain-on-exit``). tmux can mark a pane dead when its terminal
+closes and never learn the status of the process behind it (seen on tmux 3.3a under load:
+``1::`` for good, "exited" without the 5). So the wrapper keeps the status itself in a
+pane option just before it exits (``_LOGGED``), and that is read when tmux has none."""
 _STATE_MARK = "@@state "
 # Only sessions named sparktui-* that carry our labels are ours (see parse_list). Each
 # session's state line comes first, before any label's value could print one.
@@ -46,14 +48,16 @@ _LIST = (
     f"tmux display-message -p -t \"$s\" '{_STATE_MARK}{_PANE}' 2>/dev/null; "
     f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
 )
-_DEAD = re.compile(r"1:(-?\d+)?:(\d+)?")
+_DEAD = re.compile(r"1:(-?\d+)?:(\d+)?:(-?\d+)?")
+_RUNNING = re.compile(r"0:[^:]*:[^:]*:(-?\d+)?")
 _LABEL_LINE = re.compile(rf'{LABEL_ENV}([A-Z0-9_]+)="((?:[^"\\]|\\.)*)"; export {LABEL_ENV}\1;')
 """One label as ``show-environment -s`` prints it (a value's ``"$`\\`` escaped)."""
 _ESCAPED = re.compile(r"\\(.)")
 
 
 _LOGGED = (f'mkdir -p {LOG_DIR}; exec 4>&1; s=$({{ {{ "$@" 2>&1 3>&- 4>&-; echo $? >&3; }} '
-           f'| tee "$HOME/.cache/sparktui/$0.log" >&4; }} 3>&1); exit "$s"')
+           f'| tee "$HOME/.cache/sparktui/$0.log" >&4; }} 3>&1); '
+           f'tmux set-option -p -t "$TMUX_PANE" {_EXIT_OPTION} "$s" 2>/dev/null; exit "$s"')
 """The pane runs its command through ``tee`` into the log file, so ``sparktui logs``
 reads tmux runs like containers. tmux's ``pipe-pane`` did this before and lost a
 command's last lines when it ended at once (its pipe was dropped with the pane before
@@ -123,11 +127,11 @@ class Tmux(Runtime):
             return State(MISSING)  # no such session
         said = out.stdout.strip()
         if (dead := _DEAD.fullmatch(said)) is not None:
-            status, signal = dead.groups()
-            if status is None and signal is None:
-                return State("running")  # ending: its status comes when tmux reaps it
+            status, signal, kept = dead.groups()
+            if status is None and signal is None and kept is not None:
+                status = kept  # tmux never reaped it; the wrapper said how it ended
             return State("exited", int(status) if status is not None else None)
-        return State("running") if said == "0::" else State("unknown")
+        return State("running") if _RUNNING.fullmatch(said) else State("unknown")
 
     def logs_command(self, name: str, tail: int | None, follow: bool) -> str:
         path = log_path(name)
