@@ -6,7 +6,8 @@ What the look-alike engine cannot prove and this does: that serve's readiness ga
 for an engine that listens only after a minute of loading, that sparktui reads vLLM's
 own /metrics (names, labels, histograms) into figures under a real load, that the deep
 check's completion is one vLLM accepts, that aiperf's load and SMG's routing work with
-the real server, and that stop ends the engine's processes (API server and engine core).
+the real server, and that restart and stop end the engine's processes (API server and
+engine core).
 No test asserts a duration: readiness and figures are waited for, never timed.
 """
 
@@ -26,6 +27,7 @@ from sparktui.engine.telemetry.metrics import sample_values
 
 pytestmark = GROUP
 MODEL = "sparktest/tiny-llama"
+ENGINE_PROCESSES = "EngineCore|vllm serve"  # the API server and its engine core
 
 
 def _get(url: str, key: str | None = None):
@@ -153,10 +155,31 @@ def test_smg_routes_to_the_real_engine(real_vllm):
     assert answer["model"] == MODEL and answer["usage"]["completion_tokens"] == 8
 
 
+def test_restart_replaces_the_real_engine_and_ends_the_old_ones_processes(real_vllm,
+                                                                          capsys):
+    """Restart's teardown on a real engine: the old API server and engine core are gone
+    (a look-alike that exits at once cannot show an engine core left behind), a new
+    container serves, and restart returned only once it answers (the gate again)."""
+    engine = real_vllm.served()
+    node = engine.node
+    name = f"sparktui-{RECIPE}"
+    before = {pid for pid, _ in node.processes(ENGINE_PROCESSES)}
+    old_id = node.containers()[name]["Id"]
+    assert before, "the engine's processes before restart"
+    rc = main(engine.site.cli("restart", RECIPE, "--yes"))
+    assert rc == 0, capsys.readouterr()
+    models = json.loads(_get(f"{engine.url}/v1/models"))
+    assert [m["id"] for m in models["data"]] == [MODEL]
+    assert node.containers()[name]["Id"] != old_id
+    after = {pid for pid, _ in node.processes(ENGINE_PROCESSES)}
+    assert after and not (before & after), (before, after)
+    assert _complete(engine.url, max_tokens=4)["usage"]["completion_tokens"] == 4
+
+
 def test_stop_ends_the_real_engine_and_its_processes(real_vllm, capsys):
     engine = real_vllm.served()
     node = engine.node
-    assert node.processes("EngineCore|vllm"), "the engine's processes before stop"
+    assert node.processes(ENGINE_PROCESSES), "the engine's processes before stop"
     assert main(engine.site.cli("stop", "--yes")) == 0
     assert f"sparktui-{RECIPE}" not in node.containers()
-    assert node.processes("EngineCore|vllm serve") == []
+    assert node.processes(ENGINE_PROCESSES) == []
