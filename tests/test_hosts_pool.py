@@ -14,7 +14,12 @@ import pytest
 from hosts import claims, dockerd, procs
 from hosts.cluster import reap_stale_clusters, require_sshd
 from hosts.sshd import keygen
+from lookalike import Why
 from site_support import eventually
+
+# A look-alike, not the real vLLM (tests/lookalike.py): these tests check the host pool's reset of
+# the look-alike's knobs.
+LOOKALIKE = Why.TESTBED
 
 TESTS = Path(__file__).resolve().parent
 
@@ -147,3 +152,16 @@ def test_a_claim_is_this_process_until_it_exits():
     assert subprocess.run(other, capture_output=True, text=True).stdout == "False\n"
     claims.release("probe", value)
     assert subprocess.run(other, capture_output=True, text=True).stdout == "True\n"
+
+
+def test_missing_sshd_skips_or_fails_under_ci(monkeypatch):
+    """Without sshd the host tests skip; under CI=true they fail (the pool needs it)."""
+    import hosts.cluster
+
+    monkeypatch.setattr(hosts.cluster, "SSHD", "/nonexistent/sshd")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="openssh-server"):
+        hosts.cluster.require_sshd()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="openssh-server"):
+        hosts.cluster.require_sshd()

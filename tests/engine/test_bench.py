@@ -17,9 +17,14 @@ from pathlib import Path
 
 import pytest
 from bench_support import bench_setup, kept_runs
+from lookalike import Why
 from site_support import eventually, interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the bench figures are checked against rates
+# the test sets; 2-node TP group.
+LOOKALIKE = (Why.FIGURES, Why.MULTI_NODE)
 
 TTFT, TPOT, OUT, IN = 0.2, 0.02, 20, 32
 

@@ -8,9 +8,14 @@ import json
 
 from bench_support import bench_setup
 from hosts.testimage import router as router_image
+from lookalike import Why
 from site_support import _prepend_top_level, requests_served, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the bench figures are checked against rates
+# the test sets.
+LOOKALIKE = Why.FIGURES
 
 ROUTER_PORT, ENGINE_PORT = 30475, 30476
 

@@ -11,11 +11,16 @@ import subprocess
 import sys
 
 from container_support import ENV, SECRET, no_secret, read_until
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.exitcodes import ExitCode
 from sparktui.scrub import STARS
+
+# A look-alike, not the real vLLM (tests/lookalike.py): shell/inspect/restart per recipe env and
+# args, a restart per case; 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def _sparktui(*args: str, **kw) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 from engine.test_logs_local import LOCAL_CONFIG
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
@@ -20,6 +21,10 @@ from sparktui.engine.workloads.discover import list_node
 from sparktui.engine.workloads.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.plan.runtime.base import MISSING
 from sparktui.plan.runtime.docker import ENDPOINT, Docker, socket_path
+
+# A look-alike, not the real vLLM (tests/lookalike.py): docker's reads over a serve per test; 2-node
+# groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 EXITED = "sparktui-gone-head"
 

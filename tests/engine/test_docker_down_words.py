@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import json
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a dockerd taken down under a serve per test;
+# 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def test_health_deep_beside_a_dead_docker_says_unknown_not_nothing_serves(fresh_site,

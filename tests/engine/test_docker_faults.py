@@ -7,9 +7,14 @@ import asyncio
 import json
 import re
 
+from lookalike import Why
 from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): ignores SIGTERM, never ready, SGLang, set
+# figures; 2-node groups.
+LOOKALIKE = (Why.FAULT, Why.LONG_LOAD, Why.SGLANG, Why.FIGURES, Why.MULTI_NODE)
 
 
 def _names(s, node: str, all_: bool = True) -> list[str]:

@@ -3,10 +3,15 @@ or nothing running is an answer, not a failure nor a refusal."""
 
 from __future__ import annotations
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.exitcodes import ExitCode
+
+# A look-alike, not the real vLLM (tests/lookalike.py): exit codes over a serve per case; 2-node
+# groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def test_health_deep_with_nothing_serving_exits_0_and_says_so(site, capsys):

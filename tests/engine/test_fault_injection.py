@@ -24,6 +24,7 @@ from fault_support import (
     run_with,
     sparktui_workloads,
 )
+from lookalike import Why
 from site_support import Recorder, toy_recipe
 from supervise_support import TOP as SUPERVISE_TOP
 from supervise_support import sparks
@@ -31,6 +32,10 @@ from supervise_support import sparks
 from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.supervise.events import Happening, SuperviseEvent
 from sparktui.engine.workloads.restart import Restarted, restart
+
+# A look-alike, not the real vLLM (tests/lookalike.py): every step of serve/stop/restart broken in
+# turn: dozens of starts; 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 NODES = ("node1", "node2")
 HOOKS = ('before_serve = [{ command = "true", on_failure = "abort" }]\n'

@@ -12,9 +12,14 @@ import json
 import struct
 from pathlib import Path
 
+from lookalike import Why
 from site_support import Recorder
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a 688 GB model's fit to a node's (GPU)
+# memory, served with --force; 2-node TP group.
+LOOKALIKE = (Why.GPU, Why.MULTI_NODE)
 
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "model-configs"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

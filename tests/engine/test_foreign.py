@@ -9,9 +9,14 @@ import json
 import stat
 
 from engine.test_tmux import VLLM
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): planted containers and images beside a serve
+# per test; 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 RUN = "0123456789abcdef"
 PWNED = 'touch "$HOME/pwned"'

@@ -19,11 +19,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from lookalike import Why
 from site_support import eventually
 
 from sparktui.config.loader import load_recipe
 from sparktui.errors import SparkError
 from sparktui.plan.build import build_plan
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the engine reports the exact argv and env it
+# got (hypothesis strings).
+LOOKALIKE = Why.ECHO
 
 MARKER = "/tmp/sparktui-hostile-marker"
 FRAGMENTS = [";", "x;", "\\;", "$(touch /tmp/sparktui-hostile-marker)", "`touch "

@@ -10,11 +10,16 @@ import subprocess
 import urllib.request
 
 from hosts.lying import KINDS, Answer, HonestNode, HttpLie, LyingNode, classify, lying_http
+from lookalike import Why
 from lying_strategies import PLANTED
 from lying_support import LIAR_PORT, PLANTED_MARK, run_cli
 
 from sparktui.plan.runtime.docker import ENDPOINT, Docker
 from sparktui.plan.runtime.listing import list_all_command
+
+# A look-alike, not the real vLLM (tests/lookalike.py): these tests check the liar's engine port
+# itself.
+LOOKALIKE = (Why.FAULT, Why.TESTBED)
 
 
 def test_commands_are_classified_by_what_they_are_for():

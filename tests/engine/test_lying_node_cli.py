@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from lookalike import Why
 from lying_strategies import (
     CRAFTED_JSON,
     ENDLESS_HTTP,
@@ -27,6 +28,10 @@ from lying_strategies import (
     scenes,
 )
 from lying_support import EXAMPLES, PLANTED_MARK, VICTIM, Lab, Ran, Scene, run_cli
+
+# A look-alike, not the real vLLM (tests/lookalike.py): node2's engine lies (hypothesis); node1's
+# honest engine per scene.
+LOOKALIKE = (Why.FAULT, Why.SPEED)
 
 LYING = settings(max_examples=EXAMPLES, deadline=None, database=None,
                  phases=[Phase.explicit, Phase.generate, Phase.shrink],

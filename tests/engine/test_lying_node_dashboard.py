@@ -14,10 +14,15 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
+from lookalike import Why
 from lying_strategies import CRAFTED_JSON, PLANTS_ON_NODE1, SPEAKS_CONTROLS, scenes
 from lying_support import EXAMPLES, RAW_CONTROL, Lab, Scene
 from rich.console import Console
 from tui.dashboard_support import dashboard_app, wait_until
+
+# A look-alike, not the real vLLM (tests/lookalike.py): node2's engine lies (hypothesis); node1's
+# honest engine per scene.
+LOOKALIKE = (Why.FAULT, Why.SPEED)
 
 GROWTH_LIMIT_KB = 200 * 1024
 

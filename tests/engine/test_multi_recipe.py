@@ -13,9 +13,14 @@ from __future__ import annotations
 import json
 import shlex
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): several recipes side by side with memory
+# shares; 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def _recipe(port: int, share: float) -> str:

@@ -14,6 +14,11 @@ from hostile_support import (
     raw_controls,
     run_sparktui,
 )
+from lookalike import Why
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the engine answers control bytes and endless
+# lines on purpose.
+LOOKALIKE = Why.FAULT
 
 PEAK_RSS_MB = 150
 

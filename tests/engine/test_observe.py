@@ -7,9 +7,14 @@ import json
 import subprocess
 import time
 
+from lookalike import Why
 from site_support import Recorder, eventually, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): set figures, nvidia-smi failing, a hung
+# node; up to 3-node groups.
+LOOKALIKE = (Why.FIGURES, Why.GPU, Why.FAULT, Why.MULTI_NODE)
 
 
 def _serve(s, **kw) -> None:

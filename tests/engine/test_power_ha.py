@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from lookalike import Why
 from power_support import TOKEN, fast_polls, ha, make_site
 from site_support import Recorder, toy_recipe
 
@@ -16,6 +17,10 @@ from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.config.models import HomeAssistant
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
+
+# A look-alike, not the real vLLM (tests/lookalike.py): power cuts end the engine: a serve per test;
+# 2-node group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 

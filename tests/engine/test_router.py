@@ -8,6 +8,7 @@ import json
 import urllib.request
 
 from hosts.testimage import router as router_image
+from lookalike import Why
 from site_support import _prepend_top_level, eventually, requests_served, toy_recipe
 
 from sparktui.cli import main
@@ -15,6 +16,10 @@ from sparktui.engine.api import StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.router import _listed
 from sparktui.plan.router import Backend
+
+# A look-alike, not the real vLLM (tests/lookalike.py): an SGLang recipe behind SMG; recipes served
+# and stopped side by side.
+LOOKALIKE = (Why.SGLANG, Why.SPEED)
 
 ROUTER_PORT = 30470
 KEY = "router-key-of-the-tests-0123456789"

@@ -14,10 +14,15 @@ import urllib.request
 from pathlib import Path
 
 from hosts.testimage import router as router_image
+from lookalike import Why
 from site_support import _prepend_top_level, requests_served, toy_recipe
 
 from sparktui.cli import main
 from sparktui.plan.router import METRICS_PORT
+
+# A look-alike, not the real vLLM (tests/lookalike.py): two recipes per test behind SMG (the real
+# engine's SMG test: test_real_vllm.py).
+LOOKALIKE = Why.SPEED
 
 ROUTER_PORT, ALPHA_PORT, BETA_PORT = 30480, 30481, 30482
 

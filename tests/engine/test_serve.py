@@ -6,9 +6,14 @@ import asyncio
 import re
 
 import pytest
+from lookalike import Why
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): engines exiting at a set point, SGLang,
+# 2-node TP groups.
+LOOKALIKE = (Why.FAULT, Why.SGLANG, Why.SPEED, Why.MULTI_NODE)
 
 
 def _docker_runs(hosts, node) -> list[list[str]]:

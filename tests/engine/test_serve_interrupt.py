@@ -10,6 +10,7 @@ import signal
 import subprocess
 
 from hosts.cluster import STOP_GRACE
+from lookalike import Why
 from site_support import (
     Lines,
     Recorder,
@@ -23,6 +24,9 @@ from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.engine.api import Step, StepState
 from sparktui.tui.viewmodel.runs import progress_rows
+
+# A look-alike, not the real vLLM (tests/lookalike.py): never ready, ignores SIGTERM; 2-node groups.
+LOOKALIKE = (Why.FAULT, Why.LONG_LOAD, Why.MULTI_NODE)
 
 NEVER_READY = 'STANDIN_READY_AFTER = "36000"'
 IGNORES_TERM = 'STANDIN_ON_SIGTERM = "ignore"'

@@ -8,12 +8,17 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+from lookalike import Why
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.api import ActionResult
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
+
+# A look-alike, not the real vLLM (tests/lookalike.py): no NVIDIA hook for --gpus all; a serve per
+# case; 2-node groups.
+LOOKALIKE = (Why.GPU, Why.SPEED, Why.MULTI_NODE)
 
 NO_ENTRYPOINT = ('entrypoint = ["vllm", "serve"]', 'entrypoint = ["no-such-engine"]')
 

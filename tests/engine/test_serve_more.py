@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from lookalike import Why
 from site_support import eventually, interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
+
+LOOKALIKE = (Why.FAULT, Why.SPEED, Why.MULTI_NODE)  # tests/lookalike.py: why not the real vLLM
 
 HF_ARGS = """args = ["--speculative-config", '{"model": "{{draft}}"}']"""
 HF_MOUNT = """

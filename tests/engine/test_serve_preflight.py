@@ -8,9 +8,14 @@ from __future__ import annotations
 import asyncio
 import shlex
 
+from lookalike import Why
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): no NVIDIA hook for --gpus all, refused at
+# preflight; 2-node groups.
+LOOKALIKE = (Why.GPU, Why.MULTI_NODE)
 
 
 def _serve(s, name: str):

@@ -6,9 +6,14 @@ import asyncio
 import json
 import socket
 
+from lookalike import Why
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): two recipes side by side, busy ports, hooks:
+# many starts; 2- and 3-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def test_two_recipes_on_one_cluster_are_told_apart(site, capsys):

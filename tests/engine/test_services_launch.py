@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
+from lookalike import Why
 from service_support import service, services_only, with_services
 from site_support import Recorder, toy_recipe
 
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
+
+# A look-alike, not the real vLLM (tests/lookalike.py): etcd, NATS, exporters beside the engine;
+# 2-node groups.
+LOOKALIKE = (Why.SERVICES, Why.SPEED, Why.MULTI_NODE)
 
 
 def _nodes(s):

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): services beside an engine that is never
+# ready; 2- and 4-node groups.
+LOOKALIKE = (Why.SERVICES, Why.FAULT, Why.MULTI_NODE)
 
 POOLS = """\
 description = "toy pools: a terminal 2-node pool, a rider on it, a 2-node data pool"

@@ -12,7 +12,12 @@ import os
 import subprocess
 from pathlib import Path
 
+from lookalike import Why
 from plan_support import run_module
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the exported sh script starts a 2-node TP
+# group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 RECIPE = """\
 engine = "vllm"

@@ -7,11 +7,16 @@ from __future__ import annotations
 import os
 import subprocess
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.exitcodes import ExitCode
 from sparktui.scrub import forms
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the exported sh script starts a 2-node TP
+# group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 HF = "hf_Sh-passthrough-secret-4711"
 API = "k9"  # short: only its field says it is a secret

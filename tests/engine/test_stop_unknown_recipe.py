@@ -4,11 +4,15 @@ for it, whether every node answered or one did not."""
 
 from __future__ import annotations
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.supervise.shell import read_marks
 from sparktui.exitcodes import ExitCode
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a serve per case; 2-node group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def _marks(s, capsys, node: str) -> str:

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 
+from lookalike import Why
 from site_support import toy_recipe
 from supervise_support import (
     SUPERVISOR_IMAGE,
@@ -24,6 +25,10 @@ from supervise_support import (
 )
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): an engine that exits after ready, set
+# figures, restarts; 2-node groups.
+LOOKALIKE = (Why.FAULT, Why.FIGURES, Why.SPEED, Why.MULTI_NODE)
 
 
 def test_a_killed_worker_restarts_the_whole_group_and_a_stop_ends_the_supervisor(site, capsys):

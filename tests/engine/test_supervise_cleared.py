@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+from lookalike import Why
 from plan_support import run_module
 from site_support import toy_recipe
 from supervise_support import (
@@ -37,6 +38,10 @@ from supervise_support import (
 from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.engine.supervise.record import Lease, SupervisionStatus
+
+# A look-alike, not the real vLLM (tests/lookalike.py): supervised groups served per test; 2-node
+# groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 
 def _shared_head(s, name: str = "solo") -> None:

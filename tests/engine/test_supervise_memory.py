@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from lookalike import Why
 from site_support import toy_recipe
 from supervise_support import (
     SPARK_AVAILABLE,
@@ -28,6 +29,9 @@ from supervise_support import (
 )
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): restarts of a crashed group; 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 KEPT = 10e9
 """What a node has available while a crashed engine's memory is not given back."""

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
+from lookalike import Why
 from power_support import fast_polls, ha, make_site
 from site_support import Recorder, toy_recipe
 from supervise_support import TOP, SupervisorProcess, docker_runs, wait_supervised
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a supervised group served, then powered off.
+LOOKALIKE = Why.SPEED
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 

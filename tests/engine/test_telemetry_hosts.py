@@ -7,9 +7,14 @@ import json
 import shutil
 import time
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): set engine figures and nvidia-smi/dcgm
+# figures.
+LOOKALIKE = (Why.FIGURES, Why.GPU)
 
 KB = 1024
 

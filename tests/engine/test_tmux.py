@@ -8,9 +8,14 @@ import stat
 import sys
 from pathlib import Path
 
+from lookalike import Why
 from site_support import eventually
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): the engine on the host in tmux, a 2-node
+# group with a headless worker.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 FAKE_ENGINE = (Path(__file__).resolve().parents[1] / "hosts" / "testimage" / "sparktest"
                / "http_engine.py")

@@ -8,10 +8,15 @@ import asyncio
 import subprocess
 import sys
 
+from lookalike import Why
 from plan_support import subprocess_env
 from test_tmux import VLLM
 
 from sparktui.cli import main
+
+# A look-alike, not the real vLLM (tests/lookalike.py): engines that die at start or exit on cue in
+# a tmux pane.
+LOOKALIKE = (Why.FAULT, Why.SPEED)
 
 
 def _sparktui(s, *args: str) -> subprocess.CompletedProcess:

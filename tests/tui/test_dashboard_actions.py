@@ -7,6 +7,7 @@ import asyncio
 import re
 import time
 
+from lookalike import Why
 from site_support import toy_recipe
 from textual.widgets import Input
 
@@ -18,6 +19,10 @@ from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from tui.dashboard_support import dashboard_app, wait_until
 from tui.support import click
+
+# A look-alike, not the real vLLM (tests/lookalike.py): an engine that dies while loading; a serve
+# and a stop per test; 2-node groups.
+LOOKALIKE = (Why.FAULT, Why.SPEED, Why.MULTI_NODE)
 
 NODES = ("node1", "node2")
 

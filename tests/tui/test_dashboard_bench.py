@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from bench_support import bench_setup, kept_runs
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
@@ -15,6 +16,8 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from tui.dashboard_support import dashboard_app, wait_until
 from tui.support import click
+
+LOOKALIKE = (Why.FIGURES, Why.MULTI_NODE)  # tests/lookalike.py: why not the real vLLM
 
 
 def _serving(app) -> bool:

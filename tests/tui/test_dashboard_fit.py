@@ -9,11 +9,16 @@ import asyncio
 import json
 
 from engine.test_fit import DEEPSEEK_TOTAL, mem_total, recipe, snapshot
+from lookalike import Why
 
 from sparktui.plan.render import render
 from sparktui.tui.screens.progress import ProgressScreen
 from tui.dashboard_support import dashboard_app, wait_until
 from tui.test_dashboard_actions import NODES, _docker_runs, _press_serve
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a 688 GB model's fit to a node's (GPU)
+# memory; 2-node TP group.
+LOOKALIKE = (Why.GPU, Why.MULTI_NODE)
 
 
 def test_the_dashboards_serve_is_refused_by_the_fit_with_its_numbers(site, tmp_path):

@@ -10,6 +10,7 @@ import pty
 import subprocess
 
 from container_support import ENV, no_secret, read_until
+from lookalike import Why
 from site_support import toy_recipe
 from textual.widgets import Input
 
@@ -20,6 +21,10 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.inspect import InspectScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from tui.dashboard_support import dashboard_app, wait_until
+
+# A look-alike, not the real vLLM (tests/lookalike.py): restart, shell, inspect: a serve per test;
+# 2-node groups.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 NODES = ("node1", "node2")
 

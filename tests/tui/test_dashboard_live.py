@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from tui.dashboard_support import dashboard_app, table_text, wait_until
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a serve per test under the dashboard; 2-node
+# group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 MUTATING = {"run", "stop", "rm", "exec", "kill", "restart", "start", "pull"}
 

@@ -8,6 +8,7 @@ import asyncio
 import html
 import re
 
+from lookalike import Why
 from power_support import TOKEN, fast_polls, ha, make_site
 from site_support import toy_recipe
 from textual.widgets import Input, OptionList
@@ -20,6 +21,10 @@ from sparktui.tui.screens.power_menu import PowerMenuScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from tui.dashboard_support import dashboard_app, wait_until
 from tui.support import click, palette_search
+
+# A look-alike, not the real vLLM (tests/lookalike.py): power cuts end the engine: a serve per test;
+# 2-node group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 __all__ = ["fast_polls", "ha"]  # fixtures used by name
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from lookalike import Why
 from site_support import toy_recipe
 from textual.widgets import Static
 
@@ -16,6 +17,10 @@ from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.error import ConfigErrorScreen
 from sparktui.tui.startup import pending_config
 from tui.dashboard_support import table_text, wait_until
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a serve per test under the dashboard; 2-node
+# group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 OPTIONS = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=0.5,
                      health_timeout=10)

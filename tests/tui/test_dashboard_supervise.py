@@ -18,6 +18,7 @@ from engine.supervise_support import (
     until,
     wait_supervised,
 )
+from lookalike import Why
 from site_support import toy_recipe
 from textual.widgets import Static
 
@@ -29,6 +30,10 @@ from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.header import StatusHeader
 from tui.dashboard_support import dashboard_app, wait_until
 from tui.support import click
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a killed group restarted by the supervisor:
+# several starts per test; 2-node group.
+LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
 CONTAINER = "sparktui-supervise-test"
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
+from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.tui.widgets.wall import WallPane
 from tui.dashboard_support import dashboard_app, wait_until
+
+# A look-alike, not the real vLLM (tests/lookalike.py): set engine figures and nvidia-smi figures;
+# 2-node group.
+LOOKALIKE = (Why.FIGURES, Why.GPU, Why.MULTI_NODE)
 
 
 def _fast(s) -> None:
