@@ -27,6 +27,7 @@ REFUSED = (ExitCode.REFUSED, N_("refused: not confirmed (no --yes and no termina
 
 COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
     "plan": ((ExitCode.OK, N_("the plan was printed or written")), BAD_INPUT),
+    "schema": ((ExitCode.OK, N_("the schema was printed or written")), BAD_INPUT),
     "serve": (
         (ExitCode.OK, N_("serving (or the --dry-run plan printed); a recipe of terminal "
                          "services exits with their worst exit code instead")),

@@ -48,8 +48,34 @@ result = [code, json.loads(out.getvalue())["recipe"]] if code == 0 else [code, N
     assert "sparktui.plan" in modules  # the plan really was built
     assert _loaded(modules, "textual") == []
     assert _loaded(modules, "sparktui.tui") == []
-    # pydantic-core validates; pydantic itself (its schema generation) is never imported
-    assert "pydantic_core" in modules and _loaded(modules, "pydantic") == []
+    # the models are pydantic's; those plan does not validate are not even imported
+    assert "sparktui.config.models" in modules and "pydantic.main" in modules
+    for unused in ("sparktui.config.bench_result", "sparktui.config.json_schema"):
+        assert unused not in modules, unused
+
+
+def test_importing_the_models_builds_none_of_them() -> None:
+    """``defer_build``: a model's validator is built when it first validates, so a
+    command pays only for the models it reads."""
+    data = modules_after("""
+from sparktui.config.base import Strict
+import sparktui.config.models, sparktui.config.recipe, sparktui.config.bench_result
+
+def models(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from models(sub)
+
+every = sorted({m.__name__ for m in models(Strict)})
+built = sorted(m.__name__ for m in models(Strict) if m.__pydantic_complete__)
+from sparktui.config.models import Node
+Node(name="n", ssh_ip="h", rank=0)
+result = [every, built, sorted(m.__name__ for m in models(Strict) if m.__pydantic_complete__)]
+""")
+    every, built, after_one = data["result"]
+    assert {"Config", "Recipe", "BenchRun", "HookEntry", "ServiceEntry"} <= set(every)
+    assert built == []
+    assert after_one == ["Node"]
 
 
 def test_plan_text_and_sh_never_import_textual() -> None:

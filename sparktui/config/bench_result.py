@@ -7,22 +7,14 @@ validated like a config (strict, unknown keys refused), so ``--list`` and
 
 from __future__ import annotations
 
-from sparktui.config.schema import (
-    Model,
-    anything,
-    array,
-    boolean,
-    field,
-    integer,
-    literal,
-    nested,
-    nullable,
-    number,
-    table,
-    text,
-)
+from typing import Annotated, Any, Literal
 
-FORMAT = 1
+from pydantic import Field
+
+from sparktui.config.base import Strict
+
+Format = Literal["1"]
+FORMAT: Format = "1"
 """Bumped when a field changes meaning; a reader refuses formats it does not know."""
 
 # Bounds on every number, far past what a benchmark measures and far below what the
@@ -34,64 +26,79 @@ MAX_CONCURRENCY = 1 << 20
 MAX_COUNT = 10**12  # requests in one level
 
 
-class Stat(Model):
+Latency = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
+Rate = Annotated[float, Field(ge=0, le=MAX_RATE)]
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+
+
+class Stat(Strict):
     """One latency in seconds over the level's requests (None: the tool did not say)."""
 
-    mean = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
-    p50 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
-    p90 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
-    p99 = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
+    mean: Latency | None = None
+    p50: Latency | None = None
+    p90: Latency | None = None
+    p99: Latency | None = None
 
 
-class LevelResult(Model):
+class LevelResult(Strict):
     """What one concurrency level measured."""
 
-    concurrency = field(integer(ge=1, le=MAX_CONCURRENCY))
-    requests = field(integer(ge=0, le=MAX_COUNT))  # completed without an error
-    errors = field(integer(ge=0, le=MAX_COUNT))
-    duration_seconds = field(nullable(number(ge=0, le=MAX_SECONDS)), None)
-    request_throughput = field(nullable(number(ge=0, le=MAX_RATE)), None)  # requests/s
-    output_tokens_per_second = field(nullable(number(ge=0, le=MAX_RATE)), None)
-    ttft = field(nested(Stat), factory=Stat)
-    itl = field(nested(Stat), factory=Stat)  # inter-token latency
-    e2e = field(nested(Stat), factory=Stat)  # request latency, first byte sent to last token
-    partial = field(boolean(), False)  # stopped by Ctrl+C: what was measured until then
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)]
+    requests: Count
+    """Completed without an error."""
+    errors: Count
+    duration_seconds: Latency | None = None
+    request_throughput: Rate | None = None
+    """Requests per second."""
+    output_tokens_per_second: Rate | None = None
+    ttft: Stat = Field(default_factory=Stat)
+    itl: Stat = Field(default_factory=Stat)
+    """Inter-token latency."""
+    e2e: Stat = Field(default_factory=Stat)
+    """Request latency, first byte sent to last token."""
+    partial: bool = False
+    """Stopped by Ctrl+C: what was measured until then."""
 
 
-class Member(Model):
+class Member(Strict):
     """One node of the plan: its launch argv and env as the plan built them (secrets
     masked)."""
 
-    node = field(text())
-    role = field(text())
-    launch = field(array(text()), factory=list)
-    env = field(table(text()), factory=dict)
+    node: str
+    role: Literal["head", "worker"]
+    launch: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
 
 
-class Tool(Model):
-    name = field(text())
-    version = field(text())
-    argv = field(array(text()), factory=list)  # one level's command, the level's flags
-    # as they were for the first level
-    settings = field(table(anything()), factory=dict)
+class Tool(Strict):
+    name: str
+    version: str
+    argv: list[str] = Field(default_factory=list)
+    """One level's command, the level's flags as they were for the first level."""
+    settings: dict[str, Any] = Field(default_factory=dict)
 
 
-class BenchRun(Model):
-    format = field(literal(str(FORMAT)))
-    id = field(text(min_length=1, max_length=128))
-    created_at = field(text())  # ISO 8601, UTC
-    recipe = field(text())
-    cluster = field(text())
-    nodes = field(array(text()), factory=list)
-    head = field(text())
-    url = field(text())  # where the load went: the head's API, or the router's
-    via = field(literal("head", "router"), "head")
-    model = field(text())
-    engine = field(text())
-    engine_version = field(nullable(text()), None)
-    image = field(text())
-    image_ids = field(table(nullable(text())), factory=dict)  # node -> ID (None: unknown)
-    plan = field(array(nested(Member)), factory=list)
-    tool = field(nested(Tool))
-    levels = field(array(nested(LevelResult)), factory=list)
-    interrupted = field(boolean(), False)
+class BenchRun(Strict):
+    format: Format
+    """``FORMAT``: a reader refuses formats it does not know."""
+    id: Annotated[str, Field(min_length=1, max_length=128)]
+    created_at: str
+    """ISO 8601, UTC."""
+    recipe: str
+    cluster: str
+    nodes: list[str] = Field(default_factory=list)
+    head: str
+    url: str
+    """Where the load went: the head's API, or the router's."""
+    via: Literal["head", "router"] = "head"
+    model: str
+    engine: str
+    """The recipe's engine as it was then (a record: not checked against today's list)."""
+    engine_version: str | None = None
+    image: str
+    image_ids: dict[str, str | None] = Field(default_factory=dict)
+    """node -> image ID (None: unknown)."""
+    plan: list[Member] = Field(default_factory=list)
+    tool: Tool
+    levels: list[LevelResult] = Field(default_factory=list)
+    interrupted: bool = False

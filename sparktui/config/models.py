@@ -2,34 +2,40 @@
 
 from __future__ import annotations
 
-from sparktui.config.hooks import HookEntry
-from sparktui.config.schema import (
-    Model,
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from sparktui.config.base import (
+    MAX_SECONDS,
+    NonEmpty,
+    Port,
+    Seconds,
+    SecondsOrZero,
     Secret,
-    array,
-    boolean,
-    duration,
-    field,
-    integer,
-    nested,
-    nullable,
-    secret,
-    table,
-    text,
+    Strict,
 )
+from sparktui.config.hooks import Hook
 
 DEFAULT_KNOWN_HOSTS = "~/.config/sparktui/known_hosts"
 """sparktui's own known_hosts on the operator's machine (``known_hosts_path``)."""
 
 
-class Node(Model):
-    name: str = field(text(min_length=1))
-    ssh_ip: str = field(text(min_length=1))
-    ib_ip: str = field(text(), "")
-    rank: int = field(integer(ge=0))
-    entity: str | None = field(nullable(text()), None)
-    ssh_port: int = field(integer(ge=1, le=65535), 22)
-    local: bool = field(boolean(), False)
+class Node(Strict):
+    """One DGX Spark of a cluster."""
+
+    name: NonEmpty
+    """The node's name in sparktui (letters, digits, ``.``, ``_``, ``-``)."""
+    ssh_ip: NonEmpty
+    """The address sparktui reaches the node at over SSH."""
+    ib_ip: str = ""
+    """The node's address on the fast fabric (default: ``ssh_ip``)."""
+    rank: Annotated[int, Field(ge=0)]
+    """0 is the head; the ranks of a cluster are 0, 1, 2, ... without gaps."""
+    entity: str | None = None
+    """The Home Assistant switch (``switch.spark1``) that powers the node."""
+    ssh_port: Port = 22
+    local: bool = False
     """Run commands through a local subprocess instead of SSH (the built-in cluster)."""
 
     @property
@@ -41,29 +47,33 @@ ROUTER_IMAGE = "lightseekorg/smg:1.13.0"
 """SMG, the release the tests are proven on (tests/hosts/testimage/router.py)."""
 
 
-class Router(Model):
+class Router(Strict):
     """``[clusters.router]``: one OpenAI address in front of every recipe serving on the
     cluster (the SMG router in a container; docs/services.md)."""
 
-    port: int = field(integer(ge=1, le=65535), 4000)
-    node: str | None = field(nullable(text(min_length=1)), None)
+    port: Port = 4000
+    node: NonEmpty | None = None
     """The node it runs on; default the cluster's head (rank 0)."""
-    image: str = field(text(min_length=1), ROUTER_IMAGE)
-    ready_timeout_seconds: float = field(duration(), 300.0)
+    image: NonEmpty = ROUTER_IMAGE
+    ready_timeout_seconds: Seconds = 300.0
     """How long serve and stop wait for the restarted router to answer."""
-    api_key: Secret | None = field(nullable(secret()), None)
+    api_key: Secret | None = None
     """The key the router's clients send (``Authorization: Bearer``), checked like the Home
     Assistant token and never shown; unset, sparktui makes one and keeps it 0600 in the
     operator's state folder (docs/services.md)."""
 
 
-class Cluster(Model):
-    name: str = field(text(min_length=1))
-    master_ib_ip: str = field(text(), "")
-    nodes: list[Node] = field(array(nested(Node), min_length=1))
-    extra_entities: list[str] = field(array(text()), factory=list)
-    gpus_per_node: int = field(integer(ge=1), 1)
-    router: Router | None = field(nullable(nested(Router)), None)
+class Cluster(Strict):
+    """``[[clusters]]``: nodes that serve together."""
+
+    name: NonEmpty
+    master_ib_ip: str = ""
+    """The head's fabric address the workers join (default: the head's ``ib_ip``)."""
+    nodes: Annotated[list[Node], Field(min_length=1)]
+    extra_entities: list[str] = Field(default_factory=list)
+    """More Home Assistant switches that ``power`` turns on and off with the cluster."""
+    gpus_per_node: Annotated[int, Field(ge=1)] = 1
+    router: Router | None = None
 
     @property
     def ranked(self) -> list[Node]:
@@ -82,85 +92,101 @@ class Cluster(Model):
         return next((n for n in self.nodes if n.name == wanted), None)
 
 
-class Nccl(Model):
-    ib_hca: str = field(text(), "")
-    socket_ifname: str = field(text(), "")
-    ib_gid_index: int | None = field(nullable(integer(ge=0)), None)
-    ib_disable: int = field(integer(ge=0, le=1), 0)
+class Nccl(Strict):
+    """``[nccl."<cluster>"]``: the fabric's NCCL settings, passed to every engine."""
+
+    ib_hca: str = ""
+    """``NCCL_IB_HCA``."""
+    socket_ifname: str = ""
+    """``NCCL_SOCKET_IFNAME``."""
+    ib_gid_index: Annotated[int, Field(ge=0)] | None = None
+    """``NCCL_IB_GID_INDEX``."""
+    ib_disable: Annotated[int, Field(ge=0, le=1)] = 0
+    """``NCCL_IB_DISABLE``."""
 
 
-class HomeAssistant(Model):
-    url: str = field(text(min_length=1))
-    token: Secret = field(secret())
-    shutdown_delay_seconds: int = field(integer(ge=0, le=86400), 30)
-    timeout_seconds: float = field(duration(), 10.0)
+class HomeAssistant(Strict):
+    """``[home_assistant]``: the smart plugs behind ``power on|off``."""
+
+    url: NonEmpty
+    token: Secret
+    """A long-lived access token; never shown, scrubbed from every message."""
+    shutdown_delay_seconds: Annotated[int, Field(ge=0, le=86400)] = 30
+    timeout_seconds: Seconds = 10.0
     """Per HTTP request."""
-    confirm_timeout_seconds: float = field(duration(), 30.0)
+    confirm_timeout_seconds: Seconds = 30.0
     """How long an entity may take to report the state it was switched to."""
 
 
-class BeforeServe(Model):
-    commands: list[HookEntry] = field(array(nested(HookEntry)), factory=list)
+class BeforeServe(Strict):
+    """``[before_serve."<cluster>"]``: hooks run before every serve on the cluster."""
+
+    commands: list[Hook] = Field(default_factory=list)
 
 
-class Config(Model):
-    ssh_user: str = field(text(min_length=1), "root")
-    ssh_key_path: str | None = field(nullable(text()), None)
-    known_hosts_path: str | None = field(nullable(text()), None)
-    home_dir: str | None = field(nullable(text()), None)
+class Config(Strict):
+    """sparktui's ``config.toml``: clusters, fabric, SSH, Home Assistant, aliases."""
+
+    ssh_user: NonEmpty = "root"
+    ssh_key_path: str | None = None
+    known_hosts_path: str | None = None
+    home_dir: str | None = None
     """Remote home of ssh_user for ``~`` expansion; default /root or /home/<user>."""
-    connect_timeout_seconds: float = field(duration(), 10.0)
-    command_timeout_seconds: float = field(duration(), 30.0)
-    health_timeout_seconds: float = field(duration(), 5.0)
-    ready_timeout_seconds: float = field(duration(), 1800.0)
+    connect_timeout_seconds: Seconds = 10.0
+    command_timeout_seconds: Seconds = 30.0
+    health_timeout_seconds: Seconds = 5.0
+    ready_timeout_seconds: Seconds = 1800.0
     """How long serve waits for the head's /v1/models (large models load for minutes)."""
-    stop_grace_seconds: float = field(duration(ge=0), 30.0)
+    stop_grace_seconds: SecondsOrZero = 30.0
     """What ``docker stop -t`` gives an engine to exit before it is killed (a vLLM group
     in NCCL teardown can take all of it); stop waits that long plus a margin."""
-    telemetry_interval_seconds: float = field(duration(ge=0.2), 2.0)
+    telemetry_interval_seconds: Annotated[float, Field(ge=0.2, le=MAX_SECONDS)] = 2.0
     """How often the dashboard and ``top`` sample every node and the head's /metrics."""
-    telemetry_stall_seconds: float = field(duration(), 300.0)
+    telemetry_stall_seconds: Seconds = 300.0
     """Alert when no token is generated for this long while requests wait."""
-    supervise_interval_seconds: float = field(duration(ge=0.2), 10.0)
+    supervise_interval_seconds: Annotated[float, Field(ge=0.2, le=MAX_SECONDS)] = 10.0
     """How often ``supervise`` checks its group (containers, /health and /v1/models, a
     stall); ``--interval`` overrides it."""
-    supervise_failure_checks: int = field(integer(ge=1, le=100), 2)
+    supervise_failure_checks: Annotated[int, Field(ge=1, le=100)] = 2
     """Consecutive failed checks that make a failure: one bad check is a blip."""
-    supervise_max_restarts: int = field(integer(ge=1, le=1000), 3)
+    supervise_max_restarts: Annotated[int, Field(ge=1, le=1000)] = 3
     """At most this many restarts in ``supervise_window_seconds``; then it gives up."""
-    supervise_window_seconds: float = field(duration(), 1800.0)
-    supervise_backoff_seconds: float = field(duration(ge=0), 10.0)
+    supervise_window_seconds: Seconds = 1800.0
+    supervise_backoff_seconds: SecondsOrZero = 10.0
     """The wait before the second restart of a window; it doubles for each further one
     (the first restart is at once)."""
-    supervise_backoff_max_seconds: float = field(duration(ge=0), 300.0)
-    supervise_memory_wait_seconds: float = field(duration(ge=0), 120.0)
+    supervise_backoff_max_seconds: SecondsOrZero = 300.0
+    supervise_memory_wait_seconds: SecondsOrZero = 120.0
     """Before a restart: how long each node's available memory may take to come back to
     what the recipe needs (its engine's share of the node, the fit's figure) once the
     group is stopped; then the supervisor gives up ("reboot it") instead of restarting
     into an out-of-memory (a crashed engine's unified memory is not always given back)."""
-    supervise_lease_seconds: float = field(duration(ge=1), 60.0)
+    supervise_lease_seconds: Annotated[float, Field(ge=1, le=MAX_SECONDS)] = 60.0
     """A supervisor whose heartbeat is older than this is dead: another may take over."""
-    supervise_image: str = field(text(min_length=1), "sparktui-supervisor:latest")
+    supervise_image: NonEmpty = "sparktui-supervisor:latest"
     """The image ``supervise --on-node`` runs on the head: sparktui inside, its
     entrypoint ``sparktui`` (``supervise --dockerfile`` prints its Dockerfile)."""
-    supervise_key_path: str = field(text(min_length=1), "~/.ssh/id_ed25519")
+    supervise_key_path: NonEmpty = "~/.ssh/id_ed25519"
     """On the head: the private key the on-node supervisor reaches every node with
     (``~`` is ssh_user's home there); it must already be authorized on every node."""
-    power_off_command: list[str] | None = field(nullable(array(text(), min_length=1)), None)
+    power_off_command: Annotated[list[str], Field(min_length=1)] | None = None
     """argv run on each node by ``power off``; default ``shutdown -h now`` (through
     ``sudo -n`` unless ssh_user is root)."""
-    shutdown_timeout_seconds: float = field(duration(), 300.0)
+    shutdown_timeout_seconds: Seconds = 300.0
     """How long ``power off`` waits for a node to stop answering SSH."""
-    boot_timeout_seconds: float = field(duration(), 600.0)
+    boot_timeout_seconds: Seconds = 600.0
     """How long ``power on`` waits for a node to answer SSH again."""
-    clusters: list[Cluster] = field(array(nested(Cluster)), factory=list)
-    nccl: dict[str, Nccl] = field(table(nested(Nccl)), factory=dict)
-    home_assistant: HomeAssistant | None = field(nullable(nested(HomeAssistant)), None)
-    exec_aliases: dict[str, str] = field(table(text()), factory=dict)
-    mount_aliases: dict[str, str] = field(table(text()), factory=dict)
-    before_serve: dict[str, BeforeServe] = field(table(nested(BeforeServe)), factory=dict)
+    clusters: list[Cluster] = Field(default_factory=list)
+    nccl: dict[str, Nccl] = Field(default_factory=dict)
+    home_assistant: HomeAssistant | None = None
+    exec_aliases: dict[str, str] = Field(default_factory=dict)
+    mount_aliases: dict[str, str] = Field(default_factory=dict)
+    """Host folders by name (``hf_cache``), for recipes' ``extra_mounts`` ``alias``."""
+    before_serve: dict[str, BeforeServe] = Field(default_factory=dict)
 
-    def _after(self) -> Config:
+    @model_validator(mode="after")
+    def _defaults_from_user(self) -> Config:
+        """Defaults that follow ``ssh_user``; set as defaults (not in ``model_fields_set``)."""
         if self.home_dir is None:
             home = "/root" if self.ssh_user == "root" else f"/home/{self.ssh_user}"
             object.__setattr__(self, "home_dir", home)

@@ -7,51 +7,38 @@ defaults and its ``options`` belong to the kinds registry in ``plan/services``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from sparktui.config.schema import (
-    Model,
-    anything,
-    array,
-    before,
-    boolean,
-    duration,
-    field,
-    integer,
-    literal,
-    nested,
-    nullable,
-    table,
-    text,
-)
+from pydantic import BeforeValidator, Field
 
-PLACEMENT_NODES = ("head", "workers", "compute", "all", "dedicated")
-PHASES = ("infra", "before_workers", "after_frontend")
+from sparktui.config.base import NonEmpty, Port, Seconds, Strict
+
+PlacementNodes = Literal["head", "workers", "compute", "all", "dedicated"]
+Phase = Literal["infra", "before_workers", "after_frontend"]
 
 
-def _port() -> dict:
-    return integer(ge=1, le=65535)
-
-
-class Placement(Model):
+class Placement(Strict):
     """Where a service runs: a node set, or ``pool = "<owner>"`` to ride on a pool."""
 
-    node: str | None = field(nullable(literal(*PLACEMENT_NODES)), None)
-    pool: str | None = field(nullable(text(min_length=1)), None)
+    node: PlacementNodes | None = None
+    pool: NonEmpty | None = None
+    """The service that owns the pool of nodes this one runs on."""
 
 
-class ReadinessSpec(Model):
+class ReadinessSpec(Strict):
     """``{port}`` (tcp), ``{port, path}`` (http), ``{log}`` (regex) or ``{kind = "none"}``.
 
     ``kind`` may be left out: it follows from the keys given. Only ``timeout``
     keeps the kind's own probe and changes how long it may take.
     """
 
-    kind: str | None = field(nullable(literal("tcp", "http", "log", "none")), None)
-    port: int | None = field(nullable(_port()), None)
-    path: str | None = field(nullable(text(min_length=1)), None)
-    log: str | None = field(nullable(text(min_length=1)), None)
-    timeout: float | None = field(nullable(duration()), None)
+    kind: Literal["tcp", "http", "log", "none"] | None = None
+    port: Port | None = None
+    path: NonEmpty | None = None
+    """The HTTP path that answers 2xx when the service is ready."""
+    log: NonEmpty | None = None
+    """A regular expression that a line of the service's log matches when it is ready."""
+    timeout: Seconds | None = None
 
     @property
     def probe(self) -> str | None:
@@ -67,56 +54,67 @@ class ReadinessSpec(Model):
         return None
 
 
-class MetricsSpec(Model):
+class MetricsSpec(Strict):
     """A Prometheus scrape annotation: one target per node (``first``: the first only)."""
 
-    port: int = field(_port())
-    path: str = field(text(min_length=1), "/metrics")
-    nodes: str = field(literal("all", "first"), "all")
-    name: str | None = field(nullable(text(min_length=1)), None)
+    port: Port
+    path: NonEmpty = "/metrics"
+    nodes: Literal["all", "first"] = "all"
+    name: NonEmpty | None = None
 
 
-class ServiceMount(Model):
-    host: str = field(text(min_length=1))
-    container: str = field(text(min_length=1))
-    read_only: bool = field(boolean(), False)
+class ServiceMount(Strict):
+    host: NonEmpty
+    container: NonEmpty
+    read_only: bool = False
 
 
 def _one_or_many(value: Any) -> Any:
     return [value] if isinstance(value, dict) else value
 
 
-class ServiceEntry(Model):
-    name: str = field(text(min_length=1))
-    type: str = field(text(min_length=1), "generic")
-    image: str | None = field(nullable(text(min_length=1)), None)
+MetricsList = Annotated[
+    list[MetricsSpec] | None,
+    BeforeValidator(_one_or_many, json_schema_input_type=MetricsSpec | list[MetricsSpec]),
+]
+"""One ``[services.metrics]`` table or an array of them."""
+
+
+class ServiceEntry(Strict):
+    """``[[services]]``: a process launched next to the engine (docs/services.md)."""
+
+    name: NonEmpty
+    type: NonEmpty = "generic"
+    """The service's kind (``generic``, ``etcd``, ``nats``, ``dynamo-frontend``, ...)."""
+    image: NonEmpty | None = None
     """Container image; default: the kind's, else the recipe's ``docker_image``."""
-    command: list[str] | None = field(nullable(array(text())), None)
+    command: list[str] | None = None
     """The argv the container runs (its first word becomes the entrypoint)."""
-    args: list[str] = field(array(text()), factory=list)
+    args: list[str] = Field(default_factory=list)
     """Appended to the command (the kind's default or the one given here)."""
-    env: dict[str, str] = field(table(text()), factory=dict)
-    placement: Placement = field(nested(Placement), factory=Placement)
-    nodes: int | None = field(nullable(integer(ge=1)), None)
+    env: dict[str, str] = Field(default_factory=dict)
+    placement: Placement = Field(default_factory=Placement)
+    nodes: Annotated[int, Field(ge=1)] | None = None
     """Own a pool of this many whole nodes, carved after the engine's nodes."""
-    readiness: ReadinessSpec | None = field(nullable(nested(ReadinessSpec)), None)
-    metrics: list[MetricsSpec] | None = field(
-        before(_one_or_many, nullable(array(nested(MetricsSpec)))), None)
-    options: dict[str, Any] = field(table(anything()), factory=dict)
-    terminal: bool = field(boolean(), False)
-    critical: bool | None = field(nullable(boolean()), None)
-    enabled: bool = field(boolean(), True)
-    start: str | None = field(nullable(literal(*PHASES)), None)
-    gpus: bool | None = field(nullable(boolean()), None)
-    runtime: str = field(literal("docker", "tmux"), "docker")
-    mounts: list[ServiceMount] = field(array(nested(ServiceMount)), factory=list)
+    readiness: ReadinessSpec | None = None
+    metrics: MetricsList = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    """The kind's own settings."""
+    terminal: bool = False
+    critical: bool | None = None
+    enabled: bool = True
+    start: Phase | None = None
+    """When it starts: with the infrastructure, before the workers, after the frontend."""
+    gpus: bool | None = None
+    runtime: Literal["docker", "tmux"] = "docker"
+    mounts: list[ServiceMount] = Field(default_factory=list)
 
 
-class Frontend(Model):
+class Frontend(Strict):
     """Who serves the API: the head's own server, a Dynamo frontend, or nobody."""
 
-    type: str | None = field(nullable(literal("engine", "dynamo", "none")), None)
-    port: int | None = field(nullable(_port()), None)
+    type: Literal["engine", "dynamo", "none"] | None = None
+    port: Port | None = None
     """The Dynamo frontend's HTTP port (default 8000)."""
-    image: str | None = field(nullable(text(min_length=1)), None)
+    image: NonEmpty | None = None
     """The Dynamo frontend's image (default: the recipe's docker_image)."""

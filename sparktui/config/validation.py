@@ -11,17 +11,17 @@ from typing import Any, TypeVar
 
 from pydantic_core import ValidationError
 
+from sparktui.config.base import Strict
 from sparktui.config.grammar import Loc, config_problems, recipe_problems
 from sparktui.config.hooks import HookEntry
 from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
-from sparktui.config.schema import Model
 from sparktui.config.scripts import known_scripts
 from sparktui.config.service_checks import check_engine_fields, check_services
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
 
-M = TypeVar("M", bound=Model)
+M = TypeVar("M", bound=Strict)
 
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

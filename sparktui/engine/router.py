@@ -12,8 +12,8 @@ import asyncio
 import time
 
 from sparktui import untrusted_json
+from sparktui.config.base import Secret
 from sparktui.config.models import Node
-from sparktui.config.schema import Secret
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get

@@ -21,8 +21,8 @@ import stat
 from pathlib import Path
 
 from sparktui.config import rules
+from sparktui.config.base import Secret
 from sparktui.config.models import Cluster
-from sparktui.config.schema import Secret
 from sparktui.engine.remote.transport import Transport
 from sparktui.i18n import _
 from sparktui.plan.router import KEY_FILE, RouterPlan

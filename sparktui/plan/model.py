@@ -8,15 +8,16 @@ added, never renamed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sparktui.plan.service_model import ServicePlan
 
 if TYPE_CHECKING:
     from sparktui.plan.router import RouterPlan
 
-HEAD = "head"
-WORKER = "worker"
+Role = Literal["head", "worker"]
+HEAD: Role = "head"
+WORKER: Role = "worker"
 MEM_SHARE_LABEL = "mem_share"
 """The label (``sparktui.mem_share``; tmux: ``SPARKTUI_MEM_SHARE``) of the share of its node's
 memory an engine member claims: what serve counts of a recipe already running."""
@@ -67,7 +68,7 @@ class NodePlan:
     ssh_port: int
     ib_ip: str
     rank: int
-    role: str
+    role: Role
     local: bool
     container: str
     env: dict[str, str]

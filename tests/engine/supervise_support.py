@@ -196,7 +196,8 @@ def docker_runs(site, node: str) -> int:
 
 # -- the on-node supervisor's image ------------------------------------------------------
 SUPERVISOR_IMAGE = "sparktui-supervisor:test"
-DEPS = ("asyncssh", "cryptography", "_cffi_backend", "cffi", "pydantic_core",
+DEPS = ("asyncssh", "cryptography", "_cffi_backend", "cffi", "pydantic", "pydantic_core",
+        "annotated_types", "typing_inspection",
         "typing_extensions", "tomlkit", "prometheus_client", "babel")
 DYNLOAD = ("_ssl", "_hashlib", "_decimal", "_lzma", "_bz2")
 """What the test image's Python leaves out and sparktui's dependencies import."""

@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from sparktui import untrusted_json
-from sparktui.config.schema import Secret
+from sparktui.config.base import Secret
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport

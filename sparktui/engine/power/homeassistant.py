@@ -22,8 +22,8 @@ from sparktui.scrub import redact_url, register, scrub, scrub_logging
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
     import httpx
 
+    from sparktui.config.base import Secret
     from sparktui.config.models import HomeAssistant as HomeAssistantConfig
-    from sparktui.config.schema import Secret
 
 CONFIRM_POLL_SECONDS = 0.5
 """How often ``set_and_confirm`` reads the state back."""

@@ -35,7 +35,7 @@ def build_run(*, run: str, when: float, target: Any, plan: LaunchPlan | None,
               levels: list[LevelResult], interrupted: bool) -> BenchRun:
     """``target`` is the engine's BenchTarget (duck-typed: plan cannot import engine)."""
     whole = BenchRun(
-        format=str(FORMAT), id=run,
+        format=FORMAT, id=run,
         created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when)),
         recipe=target.recipe, cluster=target.cluster, nodes=list(target.nodes),
         head=target.head, url=target.url, via=target.via, model=target.model, engine=target.engine,

@@ -39,7 +39,7 @@ class BenchPlot(PlotextPlot):
         plt.xlabel(_("concurrency"))
         levels = sorted({lv.concurrency for r in self.runs for lv in r.levels})
         if levels:
-            plt.xticks(levels, [str(c) for c in levels])
+            plt.xticks([float(c) for c in levels], [str(c) for c in levels])
             plt.xscale("log")
         for run in self.runs:
             points = [(lv.concurrency, value) for lv in run.levels
