@@ -27,6 +27,7 @@ from tomlkit.exceptions import TOMLKitError
 
 from sparktui.config.discovery import list_recipes
 from sparktui.config.files import atomic_write_text
+from sparktui.config.json_schema import schema_text
 from sparktui.config.loader import parse_recipe
 from sparktui.config.rules import is_name
 from sparktui.config.toml_source import parse_toml, read_text
@@ -242,7 +243,8 @@ def duplicate_recipe(directory: Path, source: Path, name: str) -> Path:
     folder = directory / name
     folder.mkdir()
     target = folder / "recipe.toml"
-    atomic_write_text(target, text)
+    atomic_write_text(target, with_schema_directive(text))
+    write_recipe_schema(directory)
     return target
 
 
@@ -255,8 +257,36 @@ def copy_recipes(source: Path, target: Path) -> list[str]:
         folder = target / recipe.parent.name
         if not folder.exists():
             shutil.copytree(recipe.parent, folder)
+            copy = folder / "recipe.toml"
+            atomic_write_text(copy, with_schema_directive(read_text(copy)))
             copied.append(folder.name)
+    if copied:
+        write_recipe_schema(target)
     return copied
+
+
+SCHEMA_FILE = "recipe.schema.json"
+SCHEMA_DIRECTIVE = f"#:schema ../{SCHEMA_FILE}"
+"""taplo's directive (Even Better TOML in VS Code, Neovim's and Helix's taplo): the
+recipe's schema, written beside the recipe folders, for completion, hover docs and
+errors while a recipe sparktui wrote is edited. A path, not a URL: editors work offline."""
+
+
+def with_schema_directive(text: str) -> str:
+    """``text`` starting with :data:`SCHEMA_DIRECTIVE`, once (a copy of a copy keeps one;
+    a directive that pointed elsewhere is replaced)."""
+    first, newline, rest = text.partition("\n")
+    if first.startswith("#:schema"):
+        text = rest if newline else ""
+    return f"{SCHEMA_DIRECTIVE}\n{text}"
+
+
+def write_recipe_schema(directory: Path) -> Path:
+    """The recipe schema of this sparktui in ``directory`` (rewritten: an upgrade's new
+    fields reach the editor)."""
+    path = directory / SCHEMA_FILE
+    atomic_write_text(path, schema_text("recipe"))
+    return path
 
 
 def editor_command(environ: Mapping[str, str]) -> list[str]:

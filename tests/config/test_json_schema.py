@@ -48,3 +48,27 @@ def test_descriptions_come_from_the_docstrings() -> None:
     props = schema("config")["properties"]
     assert "/v1/models" in props["ready_timeout_seconds"]["description"]
     assert "tmux" in schema("recipe")["properties"]["runtime"]["description"]
+
+
+def test_recipes_sparktui_writes_point_taplo_at_the_schema_beside_them(tmp_path) -> None:
+    """The copied examples and a duplicate start with taplo's ``#:schema`` directive, once,
+    and the file it names (relative to the recipe) is the schema they validate against."""
+    import json
+
+    from sparktui.config.recipe_edit import (
+        SCHEMA_DIRECTIVE,
+        copy_recipes,
+        duplicate_recipe,
+    )
+
+    target = tmp_path / "recipes"
+    copied = copy_recipes(RECIPES, target)
+    assert copied
+    twin = duplicate_recipe(target, target / copied[0] / "recipe.toml", "twin")
+    for path in [target / name / "recipe.toml" for name in copied] + [twin]:
+        text = path.read_text()
+        assert text.startswith(SCHEMA_DIRECTIVE + "\n") and text.count("#:schema") == 1, path
+        named = path.parent / SCHEMA_DIRECTIVE.removeprefix("#:schema ")
+        document = json.loads(named.read_text())
+        assert document == schema("recipe")
+        assert list(Draft202012Validator(document).iter_errors(tomllib.loads(text))) == []

@@ -17,6 +17,7 @@ from sparktui.config.recipe_edit import (
     editor_command,
     form_values,
     name_problem,
+    with_schema_directive,
 )
 from sparktui.tui.app import SparkApp, TuiOptions, create_app
 from sparktui.tui.screens.recipe_form import RecipeFormScreen, RecipeNameScreen
@@ -208,8 +209,8 @@ async def test_duplicate_creates_the_folder_and_selects_it(recipes: Path):
         await pilot.pause()
         assert not isinstance(app.screen, RecipeNameScreen)
         copy = recipes / "glm-fast" / "recipe.toml"
-        assert copy.read_text(encoding="utf-8") == \
-            (recipes / GLM / "recipe.toml").read_text(encoding="utf-8")
+        assert copy.read_text(encoding="utf-8") == with_schema_directive(
+            (recipes / GLM / "recipe.toml").read_text(encoding="utf-8"))
         assert app.dashboard.recipes.selected == "glm-fast"
         await pilot.pause()
         assert app.dashboard.recipe == "glm-fast"
