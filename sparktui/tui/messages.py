@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+RawLine = tuple[str, str, bool]
+"""``(node, text, gap)``, as ``LogLine`` holds them: a ``LogLine`` is one, but under a flood
+the worker sends exact tuples, which CPython's cyclic collector stops tracking (it keeps
+every NamedTuple tracked, and ~50,000 a second of those made full collections long)."""
+
 if TYPE_CHECKING:  # field types only: the app imports this before its first frame
     from sparktui.engine.api import ActionResult, Progress
-    from sparktui.engine.status import ClusterHealth, LogLine
+    from sparktui.engine.status import ClusterHealth
     from sparktui.engine.telemetry.figures import TelemetryFrame
 
 # -- from workers (engine results) ------------------------------------------------------
@@ -45,7 +50,7 @@ class LogsArrived(Message):
     """Lines collected from the log stream since the last batch."""
 
     cluster: str
-    lines: Sequence[LogLine]
+    lines: Sequence[RawLine]
 
 
 @dataclass

@@ -29,11 +29,12 @@ from sparktui.tui.messages import (
     HealthFailed,
     HealthUpdated,
     LogsArrived,
+    RawLine,
     TelemetryUpdated,
 )
 
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
-    from sparktui.engine.status import ClusterHealth, LogLine
+    from sparktui.engine.status import ClusterHealth
     from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
@@ -125,9 +126,9 @@ async def follow_logs(engine: ClusterView, cluster: str,
                       flush_seconds: float = LOG_FLUSH_SECONDS) -> None:
     """Follow the cluster's logs, reconnecting when the stream ends, and deliver what came
     every ``flush_seconds`` as one ``LogsArrived`` (nothing when nothing came)."""
-    from sparktui.engine.status import SOURCE_SEP, LogLine
+    from sparktui.engine.status import SOURCE_SEP
 
-    batch: list[LogLine] = []
+    batch: list[RawLine] = []
 
     async def flush() -> None:
         while True:
@@ -147,17 +148,18 @@ async def follow_logs(engine: ClusterView, cluster: str,
                     if part.gap:
                         text = part.lines[0] if part.lines else ""
                         if said.new(part.node, text):
-                            batch.append(LogLine(part.node, text, True))
+                            batch.append((part.node, text, True))
                     else:
                         said.recovered(part.node.split(SOURCE_SEP)[0])  # node1/glm
-                        batch.extend([LogLine(part.node, text) for text in part.lines])
+                        node = part.node
+                        batch.extend([(node, text, False) for text in part.lines])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 text = _("log stream failed: {error}").format(error=str(exc)
                                                              or type(exc).__name__)
                 if said.new("", text):
-                    batch.append(LogLine(node="", text=text, gap=True))
+                    batch.append(("", text, True))
             said.round_over()
             _end_if_cancelled()
             await asyncio.sleep(retry_seconds)

@@ -31,8 +31,8 @@ async def _rounds(rounds: Rounds, more: int) -> None:
 
 
 def _told(delivered) -> list[str]:
-    return [line.text for arrived in delivered for line in arrived.lines
-            if line.node == "node2" and "docker unreachable" in line.text]
+    return [text for arrived in delivered for node, text, _gap in arrived.lines
+            if node == "node2" and "docker unreachable" in text]
 
 
 def test_the_logs_pane_says_a_dead_docker_once_and_again_after_it_recovered(fresh_site):

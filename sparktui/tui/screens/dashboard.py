@@ -334,7 +334,7 @@ class DashboardScreen(Screen[None]):
         if message.cluster != self.cluster:
             return
         self.logs.add_lines(message.lines)
-        last = {line.node: line.text for line in message.lines if line.node and not line.gap}
+        last = {node: text for node, text, gap in message.lines if node and not gap}
         self.nodes.set_last_lines(last)
 
     @on(RecipeHighlighted)

@@ -16,6 +16,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Final
 
 from rich.cells import cell_len, get_character_cell_size
 
@@ -29,6 +30,23 @@ DEBUG, INFO, WARNING, ERROR = 10, 20, 30, 40
 LEVEL_CHOICES = (0, ERROR, WARNING, INFO)
 """What ``v`` cycles through: all, ERROR+, WARNING+, INFO+."""
 LEVEL_LABELS = {0: "all", DEBUG: "DEBUG+", INFO: "INFO+", WARNING: "WARNING+", ERROR: "ERROR+"}
+
+Entry = tuple[int, int, str, str, bool]
+"""A buffered line: ``(seq, level, node, text, gap)``. An exact tuple of plain values, not
+a NamedTuple: CPython's cyclic collector untracks only exact tuples of untracked values, and
+a flood keeps ~10,000 entries alive at a time (as NamedTuples every full collection walked
+them all; read the fields with the ``SEQ``... indices or :func:`entry_line`)."""
+SEQ: Final = 0
+LEVEL: Final = 1
+NODE: Final = 2
+TEXT: Final = 3
+GAP: Final = 4
+
+
+def entry_line(entry: Entry) -> LogLine:
+    """The line an entry was made from."""
+    return LogLine(entry[NODE], entry[TEXT], entry[GAP])
+
 
 HEAD = 80
 """Levels are looked for at the start of a line: a message may say "error" later on."""

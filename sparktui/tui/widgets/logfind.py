@@ -15,6 +15,8 @@ from textual.widgets import Input
 
 from sparktui.i18n import _, ngettext
 from sparktui.tui.viewmodel.logtext import (
+    NODE,
+    entry_line,
     format_line,
     is_error_line,
     pick_match,
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
     from textual.containers import Vertical
 
-    from sparktui.tui.widgets.logs import Entry
+    from sparktui.tui.viewmodel.logtext import Entry
     from sparktui.tui.widgets.logview import LogView
 
     class _Pane(Vertical):
@@ -153,7 +155,7 @@ class LogFinding(_Base):
         """The view's lines, each with its node tag, to a file in the current folder."""
         prefixes, _cont = self._prefixes(True)
         lines = [text for e in self.view_entries()
-                 for text in format_line(e.line, prefixes[e.line.node or SYSTEM_NODE], "", 0)]
+                 for text in format_line(entry_line(e), prefixes[e[NODE] or SYSTEM_NODE], "", 0)]
         try:
             path = save_log(lines, Path.cwd(), self.cluster or "logs", self.clock())
         except OSError as exc:

@@ -20,7 +20,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from rich.text import Text
 from textual import on
@@ -34,13 +33,18 @@ from textual.widgets import Input, Static
 from sparktui.engine.status import LogLine, in_source
 from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc
-from sparktui.tui.messages import LogsArrived
+from sparktui.tui.messages import LogsArrived, RawLine
 from sparktui.tui.viewmodel.logtext import (
     INFO,
+    LEVEL,
     LEVEL_CHOICES,
     LEVEL_LABELS,
+    NODE,
+    TEXT,
     WARNING,
+    Entry,
     classify,
+    entry_line,
     format_line,
 )
 from sparktui.tui.widgets.logfind import LogFinding
@@ -51,13 +55,7 @@ DEFAULT_MAX_LINES = 5000
 FLUSH_HZ = 20
 TAG_STYLES = ("bold cyan", "bold magenta", "bold green", "bold yellow", "bold blue",
               "bold red")
-__all__ = ["SEP", "LogView", "LogsPane"]
-
-
-class Entry(NamedTuple):
-    seq: int
-    line: LogLine
-    level: int
+__all__ = ["SEP", "Entry", "LogView", "LogsPane"]
 
 
 class LogsPane(LogFinding, Vertical):
@@ -145,7 +143,7 @@ class LogsPane(LogFinding, Vertical):
         if self.is_mounted:
             self.query_one("#logs-empty", Static).update(text)
 
-    def add_lines(self, lines: Iterable[LogLine]) -> None:
+    def add_lines(self, lines: Iterable[RawLine]) -> None:
         """Buffer a batch (the hot path under a flood: reactives are read once, not per line)."""
         if not self.buffers and self.is_mounted:
             self.query_one("#logs-empty").display = False
@@ -153,14 +151,14 @@ class LogsPane(LogFinding, Vertical):
         keep = self._predicate()
         seq = self._seq
         shown = len(pending)
-        for line in lines:
+        for origin, text, gap in lines:
             seq += 1
-            node = line.node or SYSTEM_NODE
-            if line.gap:
+            node = origin or SYSTEM_NODE
+            if gap:
                 level = WARNING
             else:
-                level = last_level[node] = classify(line.text, last_level.get(node, INFO))
-            entry = Entry(seq, line, level)
+                level = last_level[node] = classify(text, last_level.get(node, INFO))
+            entry = (seq, level, origin, text, gap)
             buf = buffers.get(node)
             if buf is None:
                 buf = buffers[node] = deque(maxlen=self.max_lines_per_node)
@@ -211,7 +209,7 @@ class LogsPane(LogFinding, Vertical):
 
     def lines(self, node: str | None = None) -> list[LogLine]:
         """The buffered lines of one node, or all merged in arrival order."""
-        return [e.line for e in self._merged(node)]
+        return [entry_line(e) for e in self._merged(node)]
 
     def view_entries(self) -> list[Entry]:
         """The entries the view shows (node, level and text filters), oldest first."""
@@ -239,11 +237,10 @@ class LogsPane(LogFinding, Vertical):
         prefixes, cont = self._prefixes(filt is None or filt not in self.buffers)
         view.prefix = len(cont)
         out: list[str] = []
-        for entry in entries:
-            line = entry.line
-            text, prefix = line.text, prefixes[line.node or SYSTEM_NODE]
-            if width or line.gap or "\x1b" in text or "\n" in text:
-                out.extend(format_line(line, prefix, cont, width))
+        for _seq, _level, node, text, gap in entries:
+            prefix = prefixes[node or SYSTEM_NODE]
+            if width or gap or "\x1b" in text or "\n" in text:
+                out.extend(format_line(LogLine(node, text, gap), prefix, cont, width))
             else:  # the flood's common case, without a call per line
                 out.append(prefix + text)
         if out:
@@ -271,10 +268,9 @@ class LogsPane(LogFinding, Vertical):
             return None
 
         def keep(entry: Entry) -> bool:
-            line = entry.line
-            return ((node is None or in_source(line.node or SYSTEM_NODE, node))
-                    and entry.level >= level
-                    and (not needle or needle in line.text.lower()))
+            return ((node is None or in_source(entry[NODE] or SYSTEM_NODE, node))
+                    and entry[LEVEL] >= level
+                    and (not needle or needle in entry[TEXT].lower()))
 
         return keep
 

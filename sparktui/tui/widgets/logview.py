@@ -90,6 +90,8 @@ class LogView(Log):
     _found: tuple[int, re.Pattern[str] | None, list[tuple[int, int, int]]] | None = None
     _styles: dict[tuple[Style, str], Style]
     _base: Style | None = None
+    _tag_cells: dict[str, int] | None = None
+    """Cells of each ``node │`` tag seen (a few distinct ones per cluster)."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -116,13 +118,36 @@ class LogView(Log):
     def _update_size(  # type: ignore[override]  # Textual's is a @work thread
             self, updates: int, lines: list[str]) -> None:
         """The widest line, inline: Textual's ``Log`` spawns a thread per write for this,
-        which under a flood costs more (thread start, GIL) than the plain-ASCII fast path."""
+        which under a flood costs more (thread start, GIL) than the plain-ASCII fast path.
+        A merged line starts with a ``node │`` tag (not ASCII): the tag's cells are counted
+        once per distinct tag and the rest by ``len`` when it is plain printable ASCII (no
+        tab follows the tag then, so the tag's cells do not depend on it)."""
         if not lines:
             return
         process = self._process_line
-        width = max(len(line) if line.isascii() and line.isprintable()
-                    else cell_len(process(line)) for line in lines)
-        self._update_maximum_width(updates, width)
+        tags = self._tag_cells
+        if tags is None:
+            tags = self._tag_cells = {}
+        widest = 0
+        for line in lines:
+            if line.isascii() and line.isprintable():
+                cells = len(line)
+            else:
+                cut = line.find(SEP) + len(SEP)
+                body = line[cut:]
+                if cut >= len(SEP) and body.isascii() and body.isprintable():
+                    tag = line[:cut]
+                    tag_cells = tags.get(tag)
+                    if tag_cells is None:
+                        if len(tags) > 256:
+                            tags.clear()
+                        tag_cells = tags[tag] = cell_len(process(tag))
+                    cells = tag_cells + len(body)
+                else:
+                    cells = cell_len(process(line))
+            if cells > widest:
+                widest = cells
+        self._update_maximum_width(updates, widest)
 
     def clear(self) -> Self:
         self.version += 1
