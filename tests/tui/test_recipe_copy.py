@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sparktui.config.discovery import user_recipes_dir
+from sparktui.config.recipe_edit import SCHEMA_FILE
 from sparktui.tui.controllers import recipes as recipe_keys
 from sparktui.tui.screens.recipe_form import RecipeFormScreen
 from tui.support import RECIPES, make_app, wait_for
@@ -50,9 +51,10 @@ async def test_m_on_a_shipped_example_offers_then_copies_and_edits_the_copy(ship
         assert app.session.recipes_dir == user
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.dashboard)
-        # every example came along: none leaves the list
+        # every example came along (none leaves the list), and the schema their
+        # ``#:schema`` line names
         assert sorted(p.name for p in user.iterdir()) == sorted(
-            p.parent.name for p in shipped.glob("*/recipe.toml"))
+            [SCHEMA_FILE, *(p.parent.name for p in shipped.glob("*/recipe.toml"))])
         assert [e.name for e in app.dashboard.recipes.entries] != []
         assert all(user in e.path.parents for e in app.dashboard.recipes.entries)
     assert (shipped / GLM / "recipe.toml").read_text(encoding="utf-8") == before
