@@ -16,7 +16,6 @@ from sparktui.config.models import Config
 from sparktui.config.recipe import Recipe
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-KINDS = ("config", "recipe")
 
 
 def schema(kind: str) -> dict[str, Any]:
