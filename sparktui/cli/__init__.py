@@ -8,6 +8,7 @@ never reaches the terminal as a control sequence, whichever command prints it.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -31,6 +32,10 @@ def _early_lang(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic's plugins are whatever installed package declares one: each would see every
+    # value sparktui validates, the Home Assistant token included (and finding them scans
+    # every installed distribution's metadata, 8 ms of a cold `plan`).
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = TerminalSafeWriter(stdout)
     sys.stderr = TerminalSafeWriter(stderr)
