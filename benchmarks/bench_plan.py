@@ -38,6 +38,9 @@ PLAN_ARGS = ["-m", "sparktui", "--config", str(ROOT / "examples" / "config.toml"
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
+    # As installed: each command reads its cached bytecode (a checkout run with this set
+    # would compile sparktui on every run and measure the compiler).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return env
 
