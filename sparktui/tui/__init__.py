@@ -1,8 +1,9 @@
 """The Textual dashboard. Who owns what:
 
 * ``app.py``: :class:`~sparktui.tui.app.SparkApp`, the keys and the one safety gate
-  (``MUTATING_ACTIONS``, ``check_action``, ``SparkApp.control``); it is the controllers'
-  host. ``screenflow.py``: which screen the config's state calls for, and the reload.
+  (``CHANGES_CLUSTER`` of ``actions.py``, ``check_action``, ``SparkApp.control``); it is
+  the controllers' host. ``screenflow.py``: which screen the config's state calls for,
+  and the reload.
 * ``session.py``: the session, plain Python (no Textual): the config's state, the engine,
   its rebuild and retire, the file watch.
 * ``readers.py``: the read workers (health, logs, telemetry of the cluster in focus);

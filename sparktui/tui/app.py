@@ -5,7 +5,8 @@
   that state calls for, and the reload) and the
   :class:`~sparktui.tui.readers.ReadWorkers` (health, logs and telemetry of the cluster in
   focus, posted to the dashboard).
-* ``MUTATING_ACTIONS`` and ``check_action`` are the one safety gate: in ``--watch`` mode
+* ``CHANGES_CLUSTER`` (:mod:`sparktui.tui.actions`, the one table of commands) and
+  ``check_action`` are the one safety gate: in ``--watch`` mode
   those actions are refused, so they are not bound, not in the footer, the help or the
   command palette; a watch session's engine has no mutating method either; and a
   controller gets the engine only from :meth:`SparkApp.control`.
@@ -26,13 +27,23 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView
 from sparktui.i18n import _
+from sparktui.tui.actions import (
+    ALL_SPECS,
+    CHANGES_CLUSTER,
+    IDLE_IN_WATCH,
+    NEEDS_DASHBOARD,
+    Action,
+    Now,
+    Target,
+    bindings,
+    run_noun,
+)
 from sparktui.tui.commands import SparkCommands, system_commands
 from sparktui.tui.markup import SafeText
 from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused
@@ -48,51 +59,13 @@ if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
     from sparktui.tui.controllers.flows import ActionFlows
     from sparktui.tui.screens.dashboard import DashboardScreen
 
-MUTATING_ACTIONS: frozenset[str] = frozenset({"serve", "stop", "exec", "tmux", "power",
-                                              "power_on", "power_off", "power_switch",
-                                              "supervise", "end_supervision",
-                                              "restart", "shell", "bench", "stop_recipe"})
-"""Actions that change a cluster. Never bound in --watch mode."""
-
-WATCH_IDLE_ACTIONS = frozenset({"progress", "edit", "open_editor", "duplicate"})
-"""Not cluster actions, but with nothing to do in --watch (no action runs, the recipes are
-hidden): their keys, like the mutating ones, say "read-only" instead of nothing."""
-
-DASHBOARD_ACTIONS = frozenset({"refresh", "progress", "deep_check", "inspect", "bench_results",
-                               *MUTATING_ACTIONS})
-"""App actions that need the dashboard (not the config error screen)."""
-
-
 class SparkApp(SafeText, App[int]):
     TITLE = "sparktui"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {SparkCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # app.tcss: 80x24 fits
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    BINDINGS = [
-        Binding("q", "quit", _("Quit"), id="quit"),
-        Binding("question_mark", "help", _("Help"), id="help"),
-        Binding("r", "refresh", _("Refresh"), id="refresh"),
-        Binding("s", "serve", _("Serve"), id="serve"),
-        Binding("x", "stop", _("Stop"), id="stop"),
-        Binding("e", "exec", _("Exec"), id="exec"),
-        Binding("t", "tmux", _("Tmux"), id="tmux"),
-        Binding("p", "power", _("Power"), id="power"),
-        Binding("o", "progress", _("Progress"), id="progress"),
-        Binding("D", "deep_check", _("Deep check"), show=False, id="deep_check"),
-        Binding("b", "bench_results", _("Benchmark runs"), show=False, id="bench_results"),
-        Binding("B", "bench", _("Benchmark"), show=False, id="bench"),
-        Binding("S", "supervise", _("Supervise"), show=False, id="supervise"),
-        Binding("X", "end_supervision", _("End supervision"), show=False,
-                id="end_supervision"),
-        Binding("R", "restart", _("Restart recipe"), show=False, id="restart"),
-        Binding("ctrl+x", "stop_recipe", _("Stop recipe"), show=False, id="stop_recipe"),
-        Binding("a", "shell", _("Shell in container"), show=False, id="shell"),
-        Binding("i", "inspect", _("Inspect container"), show=False, id="inspect"),
-        Binding("ctrl+p", "command_palette", _("Commands"), show=False, priority=True,
-                id="palette"),
-        Binding("colon", "command_palette", _("Commands"), show=False, id="palette.colon"),
-    ]
+    BINDINGS = bindings(Target.APP)
 
     def __init__(self, config: ConfigState, recipes_dir: Path,
                  engine: ClusterView | ClusterControl | None, *, watch: bool = False,
@@ -134,6 +107,12 @@ class SparkApp(SafeText, App[int]):
     @property
     def selection(self) -> Selection:
         return self.dashboard.selection if self.dashboard is not None else Selection()
+
+    def now(self) -> Now:
+        """What the commands' rules (``Spec.when``) judge: the selection and its plan."""
+        dashboard = self.dashboard
+        return Now(self.selection, dashboard.current_preview if dashboard is not None
+                   else lambda: None)
 
     def on_mount(self) -> None:
         # Pushed over the (blank) default screen so a config reload can switch_screen it.
@@ -185,38 +164,34 @@ class SparkApp(SafeText, App[int]):
     # -- safety: one place decides what may run -----------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in MUTATING_ACTIONS and self.session.watch_mode:
+        if action in CHANGES_CLUSTER and self.session.watch_mode:
             return False
-        if action == "progress" and (self._flows is None or self._flows.run is None):
+        if action == Action.PROGRESS and (self._flows is None or self._flows.run is None):
             return False  # nothing to show: not bound, not in the footer
-        return not (action in DASHBOARD_ACTIONS and (self.dashboard is None
-                                                     or self.dashboard not in self.screen_stack))
+        return not (action in NEEDS_DASHBOARD and (self.dashboard is None
+                                                   or self.dashboard not in self.screen_stack))
 
     def on_key(self, event: events.Key) -> None:
         """--watch: the first key of a refused action says why nothing happens."""
         if not self.session.watch_mode or self._told_read_only:
             return
-        from sparktui.tui.widgets.recipes import RecipesPane
-
-        actions = {b.key: b.action for b in [*RecipesPane.BINDINGS, *self.BINDINGS]
-                   if isinstance(b, Binding)}
-        if actions.get(event.key) in MUTATING_ACTIONS | WATCH_IDLE_ACTIONS:
+        refused = CHANGES_CLUSTER | IDLE_IN_WATCH
+        if any(s.key == event.key and s.action in refused for s in ALL_SPECS
+               if s.target in (Target.APP, Target.RECIPES)):
             self._told_read_only = True
             self.notify(_("Read-only (--watch): serve, stop, restart, exec, shell, tmux, "
                           "power, supervision, benchmarks and recipe edits are off."),
                         timeout=6)
 
-    def control(self, action: str) -> ClusterControl | None:
+    def control(self, action: Action) -> ClusterControl | None:
         """Every mutating action passes here; watch mode never gets this far."""
-        if self.session.watch_mode or action not in MUTATING_ACTIONS:
+        if self.session.watch_mode or action not in CHANGES_CLUSTER:
             self.action_log.append(f"refused:{action}")
             return None
         self.action_log.append(action)
         control = self.session.control()
         if control is None:
-            from sparktui.tui.viewmodel.runs import action_label
-
-            self.notify(_("{action} needs a connected engine").format(action=action_label(action)),
+            self.notify(_("{action} needs a connected engine").format(action=run_noun(action)),
                         severity="warning")
         return control
 
@@ -275,7 +250,7 @@ class SparkApp(SafeText, App[int]):
                                     read_only=self.session.watch_mode))
 
     def action_refresh(self) -> None:
-        self.action_log.append("refresh")
+        self.action_log.append(Action.REFRESH)
         if self.dashboard is not None:
             self.dashboard.reload_recipes()
         if self.session.engine is None:
@@ -328,7 +303,7 @@ class SparkApp(SafeText, App[int]):
     def action_deep_check(self) -> None:
         """The third readiness tier on demand: a one-token completion on the head."""
         if self.session.engine is not None and self.cluster:
-            self.action_log.append("deep_check")
+            self.action_log.append(Action.DEEP_CHECK)
             self.readers.deep_check(self.cluster)
 
     def action_progress(self) -> None:

@@ -13,6 +13,7 @@ from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.api import ActionResult
+from sparktui.tui.actions import Action
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
 
@@ -37,7 +38,7 @@ def _serve(s, name: str, plan=None, **kw) -> tuple[ActionResult, Recorder]:
 
 
 def _note(result: ActionResult, rec: Recorder, recipe: str) -> str:
-    run = ActionRun(1, "serve", "test", recipe, 0.0, events=list(rec.events), result=result)
+    run = ActionRun(1, Action.SERVE, "test", recipe, 0.0, events=list(rec.events), result=result)
     return serve_failure_note(run)
 
 

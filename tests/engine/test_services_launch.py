@@ -9,6 +9,7 @@ from service_support import service, services_only, with_services
 from site_support import Recorder, toy_recipe
 
 from sparktui.plan.service_model import MetricsEndpoint, Readiness
+from sparktui.tui.actions import Action
 from sparktui.tui.screens.progress import serve_failure_note
 from sparktui.tui.viewmodel.runs import ActionRun
 
@@ -176,6 +177,6 @@ def test_keep_on_failure_leaves_the_failed_service_for_a_post_mortem(site):
     assert not result.ok and "exit code 5" in result.detail
     assert _all_names(s, "node1") == ["sparktui-svc-store-0"]
     # The dashboard's progress view tells the truth about it: something is left running.
-    run = ActionRun(1, "serve", "test", "svc", 0.0, events=list(rec.events), result=result)
+    run = ActionRun(1, Action.SERVE, "test", "svc", 0.0, events=list(rec.events), result=result)
     note = serve_failure_note(run)
     assert "Nothing was started" not in note and "still on the cluster" in note

@@ -165,7 +165,7 @@ def test_x_ends_the_supervision_and_leaves_the_group_running(site):
 
 
 async def test_watch_has_no_supervision_key_and_the_normal_dashboard_has_both():
-    from sparktui.tui.app import MUTATING_ACTIONS
+    from sparktui.tui.actions import CHANGES_CLUSTER
     from sparktui.tui.screens.help import help_rows
     from tui.support import RecordingEngine, make_app
 
@@ -174,7 +174,7 @@ async def test_watch_has_no_supervision_key_and_the_normal_dashboard_has_both():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         for action in ("supervise", "end_supervision"):
-            assert action in MUTATING_ACTIONS and app.check_action(action, ()) is False
+            assert action in CHANGES_CLUSTER and app.check_action(action, ()) is False
         assert not hasattr(app.engine, "supervise_on_node")
         assert not hasattr(app.engine, "end_supervision")
         for pane in ("1", "3", "5"):

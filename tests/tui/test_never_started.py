@@ -16,6 +16,7 @@ from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.workloads.inspect import Described
 from sparktui.labels import container_state
+from sparktui.tui.actions import Action
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.viewmodel.runs import ActionRun
 from tui.support import make_app, serving_health
@@ -65,10 +66,10 @@ def test_inspect_of_a_never_started_container_shows_no_zero_time():
 
 
 def test_a_failure_of_no_node_says_where_without_a_dash():
-    run = ActionRun(1, "bench", "2nodes", "glm", 0.0,
+    run = ActionRun(1, Action.BENCH, "2nodes", "glm", 0.0,
                     result=ActionResult(False, failed_step=Step.BENCH, detail="aiperf died"))
     assert run.outcome() == "benchmark failed at benchmark"
-    run = ActionRun(1, "stop", "2nodes", None, 0.0,
+    run = ActionRun(1, Action.STOP, "2nodes", None, 0.0,
                     result=ActionResult(False, failed_node="spark2", failed_step=Step.STOP))
     assert run.outcome() == "stop failed on spark2 at stop"
 

@@ -68,9 +68,9 @@ def test_the_inspect_text_masks_every_secret_and_shows_the_rest():
 
 
 async def test_watch_mode_has_inspect_and_sort_but_no_restart_or_shell():
-    from sparktui.tui.app import MUTATING_ACTIONS
+    from sparktui.tui.actions import CHANGES_CLUSTER
 
-    assert {"restart", "shell"} <= MUTATING_ACTIONS and "inspect" not in MUTATING_ACTIONS
+    assert {"restart", "shell"} <= CHANGES_CLUSTER and "inspect" not in CHANGES_CLUSTER
     app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)

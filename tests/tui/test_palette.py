@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from sparktui.tui.actions import SAME_AS, palette_specs
 from sparktui.tui.app import SparkApp
-from sparktui.tui.commands import ENTRIES, SAME_AS, action_string
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.recipe_form import RecipeNameScreen
 from sparktui.tui.widgets.logs import LogsPane
@@ -45,13 +45,14 @@ async def test_every_binding_has_a_palette_entry():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        offered = {(e.target, action_string(e.action, e.params)) for e in ENTRIES} | set(SAME_AS)
+        offered = {(s.target.value, s.action_text) for s in palette_specs()} | {
+            (target.value, action) for target, action in SAME_AS}
         bound = _bound(app)
         assert {"power", "follow", "wrap", "save", "edit", "duplicate"} <= {a for _c, _t, a
                                                                            in bound}
         missing = sorted(b for b in bound if (b[1], b[2]) not in offered)
         assert missing == [], missing
-        titles = {e.title for e in ENTRIES}
+        titles = {s.title for s in palette_specs()}
         assert {"Power on", "Power off", "Switch to this cluster"} <= titles
 
 

@@ -4,11 +4,12 @@ that did not finish is said, never folded into "stopped"."""
 from __future__ import annotations
 
 from sparktui.engine.api import ActionResult, Progress, Step, StepState
+from sparktui.tui.actions import Action
 from sparktui.tui.viewmodel.runs import ActionRun
 
 
 def _stop(result: ActionResult) -> ActionRun:
-    return ActionRun(1, "stop", "2nodes", None, 0.0, result=result)
+    return ActionRun(1, Action.STOP, "2nodes", None, 0.0, result=result)
 
 
 def test_a_clean_stop_says_stopped():

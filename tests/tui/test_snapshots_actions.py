@@ -21,6 +21,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.plan.build import build_plan
 from sparktui.plan.render import render
 from sparktui.tui import app as app_module
+from sparktui.tui.actions import Action
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
@@ -144,7 +145,7 @@ LAST_LINES = "\n".join([
 
 
 def _run(failed: bool) -> ActionRun:
-    run = ActionRun(1, "serve", "2nodes", "qwen3-235b-2node", NOW - 14,
+    run = ActionRun(1, Action.SERVE, "2nodes", "qwen3-235b-2node", NOW - 14,
                     url="http://10.0.0.11:30000/v1", events=list(SERVE_STEPS))
     if failed:
         run.events += [

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from sparktui.engine.api import ActionResult, Progress, Step, StepState
 from sparktui.engine.bench.target import BenchTarget, starting
+from sparktui.tui.actions import Action
 from sparktui.tui.controllers.flows import bench_request
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.progress import ProgressScreen
@@ -63,7 +64,7 @@ def _bench_run(done: bool) -> ActionRun:
               Progress(Step.BENCH, "spark1", StepState.OK, level.format(1, 1, 8, 8)),
               Progress(Step.BENCH, "spark1", StepState.STARTED, level.format(2, 4, 0, 16)),
               Progress(Step.BENCH, "spark1", StepState.WAITING, level.format(2, 4, 9, 16))]
-    run = ActionRun(1, "bench", "2nodes", "qwen3-235b-2node", NOW - 30, events=events)
+    run = ActionRun(1, Action.BENCH, "2nodes", "qwen3-235b-2node", NOW - 30, events=events)
     if done:
         run.events.append(Progress(Step.BENCH, "spark1", StepState.OK,
                                    level.format(2, 4, 16, 16)))

@@ -17,6 +17,7 @@ from sparktui.plan.fit.calc import Layout, node_fit
 from sparktui.plan.fit.settings import parse_settings
 from sparktui.plan.fit.shape import parse_shape
 from sparktui.plan.fit.text import node_line, refusal
+from sparktui.tui.actions import Action
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.viewmodel.runs import ActionRun
 from tui.support import NOW, fixed_clock
@@ -34,7 +35,7 @@ def _refused_run() -> ActionRun:
     events = [Progress("preflight", n, "started") for n in ("spark1", "spark2")]
     events += [Progress("preflight", n, "ok", "sha256:" + "3f" * 32) for n in ("spark1", "spark2")]
     events += [Progress("fit", f.node, "failed", node_line(f)) for f in fits]
-    run = ActionRun(1, "serve", "2nodes", "deepseek-v3", NOW - 3,
+    run = ActionRun(1, Action.SERVE, "2nodes", "deepseek-v3", NOW - 3,
                     url="http://10.0.0.11:30000/v1", events=events)
     run.result = ActionResult(False, "spark1", "fit", refusal(fits), events)
     run.finished_at = NOW - 2

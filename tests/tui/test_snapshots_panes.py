@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Outcome, Progress
 from sparktui.plan.power import plan_off
+from sparktui.tui.actions import Action
 from sparktui.tui.controllers.power import power_request
 from sparktui.tui.messages import HealthUpdated, LogsArrived
 from sparktui.tui.screens.confirm import ConfirmScreen
@@ -101,7 +102,7 @@ POWER_OUTCOMES = [
 
 def _power_run() -> ActionRun:
     config = load_config(EXAMPLE_CONFIG).config
-    run = ActionRun(2, "power", "2nodes", None, NOW - 131, events=list(POWER_STEPS),
+    run = ActionRun(2, Action.POWER, "2nodes", None, NOW - 131, events=list(POWER_STEPS),
                     power=plan_off(config, "2nodes"))
     run.result = ActionResult(False, "spark2", "shutdown", "still answers SSH after 120 s",
                               run.events, POWER_OUTCOMES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sparktui.engine.status import NodeHealth, Workload
+from sparktui.tui.actions import Action
 from sparktui.tui.viewmodel.health import main_workload
 from sparktui.tui.viewmodel.recipes import scan_recipes
 from tui.support import RECIPES
@@ -90,7 +91,7 @@ def test_failed_serve_note_nothing_removed_or_kept() -> None:
 
     def note(*events: tuple[str, str | None, str]) -> str:
         result = ActionResult(False, "n1", "service", "boom")
-        run = ActionRun(1, "serve", "c", "r", 0.0,
+        run = ActionRun(1, Action.SERVE, "c", "r", 0.0,
                         events=[Progress(*e, "") for e in events], result=result)
         return serve_failure_note(run)
 
@@ -102,7 +103,7 @@ def test_failed_serve_note_nothing_removed_or_kept() -> None:
     assert "still on the cluster" in kept
     def named(*events: tuple[str, str | None, str, str]) -> str:
         result = ActionResult(False, "n1", "launch", "boom")
-        return serve_failure_note(ActionRun(1, "serve", "c", "r", 0.0, result=result,
+        return serve_failure_note(ActionRun(1, Action.SERVE, "c", "r", 0.0, result=result,
                                             events=[Progress(*e) for e in events]))
 
     # A launch that failed after docker created its container: removed, and named.

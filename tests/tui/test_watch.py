@@ -8,7 +8,8 @@ from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
 from sparktui.engine.api import ReadOnlyView
-from sparktui.tui.app import MUTATING_ACTIONS, SparkApp
+from sparktui.tui.actions import CHANGES_CLUSTER
+from sparktui.tui.app import SparkApp
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.help import help_rows
 from sparktui.tui.widgets.logs import LogsPane
@@ -37,7 +38,7 @@ async def test_watch_mode_runs_no_mutating_action():
         assert isinstance(app.engine, ReadOnlyView)
         for name in ("serve", "stop", "exec", "supervise_on_node", "end_supervision"):
             assert not hasattr(app.engine, name)
-        for action in MUTATING_ACTIONS:
+        for action in CHANGES_CLUSTER:
             assert app.check_action(action, ()) is False
         panes = ("1", "3", "5")  # the tree, the nodes table, the logs
         presses = [(panes[i % 3], key) for i, key in enumerate(_every_key(app))]
@@ -47,7 +48,7 @@ async def test_watch_mode_runs_no_mutating_action():
             await _back_to_dashboard(pilot)
         await pilot.pause()
         assert "refresh" in app.action_log  # the log records what ran...
-        assert not set(app.action_log) & MUTATING_ACTIONS  # ...and nothing mutating did
+        assert not set(app.action_log) & CHANGES_CLUSTER  # ...and nothing mutating did
         assert not any(entry.startswith("refused:") for entry in app.action_log)
         assert engine.mutating_calls == []
         assert {c[0] for c in engine.calls} <= {"health", "logs"}
@@ -58,10 +59,10 @@ async def test_watch_mode_ignores_direct_calls_to_mutating_actions():
     app = make_app(watch=True, engine=RecordingEngine())
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        for action in sorted(MUTATING_ACTIONS):
+        for action in sorted(CHANGES_CLUSTER):
             await app.run_action(action)  # refused by check_action
             app.control(action)  # refused inside
-        assert not set(app.action_log) & MUTATING_ACTIONS
+        assert not set(app.action_log) & CHANGES_CLUSTER
 
 
 def _footer_actions(app: SparkApp) -> set[str]:
@@ -76,7 +77,7 @@ async def test_watch_footer_shows_no_mutating_binding():
             await pilot.pause()
             actions = _footer_actions(app)
             assert actions, "the footer lists something"
-            assert not actions & MUTATING_ACTIONS
+            assert not actions & CHANGES_CLUSTER
 
 
 async def test_normal_footer_shows_mutating_bindings():
@@ -84,7 +85,7 @@ async def test_normal_footer_shows_mutating_bindings():
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
         shown = {b.action for b in SparkApp.BINDINGS if b.show}  # type: ignore[union-attr]
-        bound = shown & MUTATING_ACTIONS
+        bound = shown & CHANGES_CLUSTER
         assert bound >= {"serve", "stop", "exec", "tmux", "power"}
         # power on/off/switch: the menu and palette; S and X (supervision): help and palette
         assert _footer_actions(app) >= bound
@@ -225,4 +226,4 @@ async def test_watch_mode_says_read_only_once():
 
 
 def engine_calls_are_reads(app: SparkApp) -> bool:
-    return not set(app.action_log) & MUTATING_ACTIONS
+    return not set(app.action_log) & CHANGES_CLUSTER

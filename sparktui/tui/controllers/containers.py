@@ -5,8 +5,6 @@ by a worker and shown in a scrollable view. Inspect only reads: ``--watch`` has 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.app import SuspendNotSupported
 
 from sparktui.engine.remote.attach import docker_shell_argv
@@ -14,15 +12,14 @@ from sparktui.engine.status import Workload
 from sparktui.engine.workloads.pick import containers
 from sparktui.i18n import _
 from sparktui.tui import workers
+from sparktui.tui.actions import Action
+from sparktui.tui.controllers.ask import Runs
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.screens.inspect import InspectScreen
 
-if TYPE_CHECKING:
-    from sparktui.tui.controllers.flows import ActionFlows
-
 
 class ContainerFlows:
-    def __init__(self, host: Host, flows: ActionFlows) -> None:
+    def __init__(self, host: Host, flows: Runs) -> None:
         self.host = host
         self.flows = flows
 
@@ -53,7 +50,7 @@ class ContainerFlows:
 
     def shell(self) -> None:
         """``a``: a shell (bash if present, else sh) in the container; back after."""
-        if self.host.control("shell") is None or (target := self._target(True)) is None:
+        if self.host.control(Action.SHELL) is None or (target := self._target(True)) is None:
             return
         cluster, node, work = target
         config = self.host.session.loaded

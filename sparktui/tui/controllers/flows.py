@@ -28,11 +28,12 @@ from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.bench.aiperf import BenchSettings
-from sparktui.plan.build import build_plan
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
 from sparktui.plan.render import render
 from sparktui.tui import workers
+from sparktui.tui.actions import Action, app_spec
+from sparktui.tui.controllers.ask import Ask, api_url
 from sparktui.tui.controllers.containers import ContainerFlows
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.controllers.power import PowerFlows
@@ -42,7 +43,6 @@ from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCh
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
-from sparktui.tui.viewmodel.recipes import RecipeEntry, plan_preview, render_problems
 from sparktui.tui.viewmodel.runs import ActionRun, running_recipe, shares_seen
 
 
@@ -93,26 +93,51 @@ class ActionFlows:
         assert loaded is not None  # the dashboard (and its keys) only run on a loaded config
         return loaded
 
-    def _plan_of(self, entry: RecipeEntry | None, cluster: str) -> LaunchPlan | None:
-        """The plan of the selected recipe on ``cluster``; None, and why told, if none."""
-        if entry is None or entry.loaded is None:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return None
-        try:
-            return build_plan(self._loaded(), entry.loaded, cluster)
-        except SparkError as exc:
-            self.host.notify(render_problems(exc.problems), severity="error")
-            return None
+    # -- the one confirm -> run template -------------------------------------------------
 
-    # -- stop -----------------------------------------------------------------------------
+    def ask(self, action: Action, prepare: Callable[[], Ask | None]) -> None:
+        """Every cluster change from a key: the selection allows it (the rule the palette
+        uses too), the safety gate gives the engine, one action at a time, then the
+        confirmation ``prepare`` builds (None: it told the operator why not)."""
+        why = app_spec(action).unavailable(self.host.now())
+        if why is not None:
+            self.host.notify(why, severity="warning")
+            return
+        control = self.host.control(action)
+        if control is None or self.refuse_while_busy():
+            return
+        if (asked := prepare()) is not None:
+            self.confirm(control, asked)
+
+    def confirm(self, control: ClusterControl, asked: Ask) -> None:
+        """Show the confirmation; a yes starts the run the progress view follows."""
+        self.host.push_screen(asked.screen, partial(self._answered, control, asked))
+
+    def _answered(self, control: ClusterControl, asked: Ask, confirmed: bool | None) -> None:
+        if not confirmed:
+            if asked.cancelled:
+                self.host.notify(asked.cancelled, timeout=3)
+            return
+        run = self.start(asked.run, asked.cluster, asked.recipe, url=asked.url,
+                         power=asked.power)
+        self.launch(asked.work(control, self.sink(run), run.id))
+
+    def selected_plan(self) -> LaunchPlan | None:
+        """The selected recipe's plan on the cluster in focus: the one the plan pane shows
+        (built once; ``Spec.when`` made sure there is one)."""
+        preview = self.host.now().preview()
+        return preview.plan if preview is not None else None
+
+    # -- stop, restart, serve, bench ------------------------------------------------------
 
     def stop(self) -> None:
         """``x``: stop what the cluster in focus runs, after a fresh look at it."""
+        self.ask(Action.STOP, self._ask_stop)
+
+    def _ask_stop(self) -> Ask | None:
         cluster = self.host.selection.cluster
-        control = self.host.control("stop")
-        if control is None or not cluster or self.refuse_while_busy():
-            return
+        if not cluster:
+            return None
         request = ConfirmRequest(
             title=_("Stop cluster {cluster}").format(cluster=cluster), verb=_("Stop"),
             cluster=cluster,
@@ -121,29 +146,19 @@ class ActionFlows:
                    "what the nodes answer right now; ✖ marks what will be removed.").format(
                 cluster=cluster),
             check=partial(self.host.fresh_health, cluster))
-        self.host.push_screen(ConfirmScreen(request), partial(self._stop_confirmed, control,
-                                                              cluster))
-
-    def _stop_confirmed(self, control: ClusterControl, cluster: str,
-                        confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing was stopped"), timeout=3)
-            return
-        run = self.start("stop", cluster, None)
-        sink = self.sink(run)
-        self.launch(workers.run_stop(control, cluster, sink, self._hooks(sink), run.id))
+        return Ask(ConfirmScreen(request), _("cancelled; nothing was stopped"), Action.STOP,
+                   cluster, None, lambda control, sink, run_id: workers.run_stop(
+                       control, cluster, sink, self._hooks(sink), run_id))
 
     def stop_recipe(self) -> None:
         """``ctrl+x``: stop only the recipe selected in the recipes pane (several may serve
         on the cluster), after the same fresh look as ``x``."""
+        self.ask(Action.STOP_RECIPE, self._ask_stop_recipe)
+
+    def _ask_stop_recipe(self) -> Ask | None:
         cluster, entry = self.host.selection.cluster, self.host.selection.recipe
-        control = self.host.control("stop_recipe")
-        if control is None or not cluster or self.refuse_while_busy():
-            return
-        if entry is None:
-            self.host.notify(_("pick the recipe to stop in the recipes pane"),
-                             severity="warning")
-            return
+        if not cluster or entry is None:
+            return None
         recipe = entry.name
         request = self._recipe_request(
             cluster, recipe,
@@ -153,8 +168,9 @@ class ActionFlows:
                    "(heads first), then runs its after_stop hooks; the other recipes keep "
                    "running. Below is what the nodes answer right now; ✖ marks what will be "
                    "removed.").format(recipe=recipe, cluster=cluster))
-        self.host.push_screen(ConfirmScreen(request),
-                              partial(self._stop_recipe_confirmed, control, cluster, recipe))
+        return Ask(ConfirmScreen(request), _("cancelled; nothing was stopped"), Action.STOP,
+                   cluster, recipe, lambda control, sink, run_id: workers.run_stop(
+                       control, cluster, sink, self._hooks(sink), run_id, recipe=recipe))
 
     def _recipe_request(self, cluster: str, recipe: str, *, title: str, verb: str,
                         what: str) -> ConfirmRequest:
@@ -164,16 +180,6 @@ class ActionFlows:
                               check=partial(self.host.fresh_health, cluster),
                               affects=lambda w: w.cluster == cluster and w.recipe == recipe)
 
-    def _stop_recipe_confirmed(self, control: ClusterControl, cluster: str, recipe: str,
-                               confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing was stopped"), timeout=3)
-            return
-        run = self.start("stop", cluster, recipe)
-        sink = self.sink(run)
-        self.launch(workers.run_stop(control, cluster, sink, self._hooks(sink), run.id,
-                                     recipe=recipe))
-
     def _hooks(self, sink: Callable[[Progress], None]) -> HooksFor:
         def skipped(recipe: str, exc: SparkError) -> None:
             sink(Progress(Step.AFTER_STOP, None, StepState.WARN, _(
@@ -182,25 +188,15 @@ class ActionFlows:
 
         return after_stop_loader(self.host.session.recipes_dir, skipped)
 
-    # -- restart --------------------------------------------------------------------------
-
     def restart(self) -> None:
         """``R``: stop the selected recipe's group and serve its plan again, after stop's
         fresh look at the cluster."""
-        selection, config = self.host.selection, self._loaded()
-        entry, cluster = selection.recipe, selection.cluster
-        control = self.host.control("restart")
-        if control is None or self.refuse_while_busy():
-            return
-        preview = plan_preview(config, entry, cluster) if entry is not None else None
-        if entry is None or entry.loaded is None or preview is None or not preview.ok:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return
-        plan = self._plan_of(entry, cluster)
-        if plan is None:
-            return
-        recipe = plan.recipe
+        self.ask(Action.RESTART, self._ask_restart)
+
+    def _ask_restart(self) -> Ask | None:
+        if (plan := self.selected_plan()) is None:
+            return None
+        recipe, cluster = plan.recipe, plan.cluster
         request = self._recipe_request(
             cluster, recipe,
             title=_("Restart {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
@@ -209,85 +205,50 @@ class ActionFlows:
                    "(after_stop hooks run), then serves the same plan again. Below is what "
                    "the nodes answer right now; ✖ marks what will be replaced.").format(
                 recipe=recipe, cluster=cluster))
-        self.host.push_screen(ConfirmScreen(request),
-                              partial(self._restart_confirmed, control, plan))
-
-    def _restart_confirmed(self, control: ClusterControl, plan: LaunchPlan,
-                           confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing was restarted"), timeout=3)
-            return
-        run = self.start("restart", plan.cluster, plan.recipe,
-                         url=f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes else "")
-        sink = self.sink(run)
-        self.launch(workers.run_restart(control, plan, sink, self._hooks(sink), run.id))
-
-    # -- serve ----------------------------------------------------------------------------
+        return Ask(ConfirmScreen(request), _("cancelled; nothing was restarted"),
+                   Action.RESTART, cluster, recipe,
+                   lambda control, sink, run_id: workers.run_restart(
+                       control, plan, sink, self._hooks(sink), run_id), url=api_url(plan))
 
     def serve(self) -> None:
         """``s``: the selected recipe's plan on the cluster in focus, then the run."""
-        selection, config = self.host.selection, self._loaded()
-        entry, cluster = selection.recipe, selection.cluster
-        preview = plan_preview(config, entry, cluster) if entry is not None else None
-        if preview is None or not preview.ok:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return
-        control = self.host.control("serve")
-        if control is None or entry is None or self.refuse_while_busy():
-            return
-        plan = self._plan_of(entry, cluster)
-        if plan is None:
-            return
-        seen = running_recipe(selection.health, plan.recipe)
+        self.ask(Action.SERVE, self._ask_serve)
+
+    def _ask_serve(self) -> Ask | None:
+        if (plan := self.selected_plan()) is None:
+            return None
+        health = self.host.selection.health
+        seen = running_recipe(health, plan.recipe)
         warning = _("The last health check saw {recipe} on {nodes}: preflight will refuse "
                     "until it is stopped.").format(recipe=plan.recipe,
                                                    nodes=", ".join(seen)) if seen else ""
-        crowded = shares_seen(selection.health, plan)
+        crowded = shares_seen(health, plan)
         if crowded:  # preflight asks the nodes again; this is what the last check saw
             warning = "\n".join([*([warning] if warning else []), *crowded, _(
                 "The memory shares do not fit together: preflight will refuse.")])
         screen = ServePlanScreen(plan.recipe, plan.cluster, render(plan, "text"), warning)
-        self.host.push_screen(screen, partial(self._serve_confirmed, control, plan))
-
-    def _serve_confirmed(self, control: ClusterControl, plan: LaunchPlan,
-                         confirmed: bool | None) -> None:
-        if not confirmed:
-            return
-        run = self.start("serve", plan.cluster, plan.recipe,
-                         url=f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes else "")
-        self.launch(workers.run_serve(control, plan, self.sink(run), run.id))
-
-    # -- bench ----------------------------------------------------------------------------
+        return Ask(screen, "", Action.SERVE, plan.cluster, plan.recipe,
+                   lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id),
+                   url=api_url(plan))
 
     def bench(self) -> None:
         """``B``: load the selected recipe's head (it must serve on the cluster in focus),
         behind the confirmation's fresh health check; the run is kept (docs/bench.md)."""
-        selection = self.host.selection
-        entry, cluster = selection.recipe, selection.cluster
-        control = self.host.control("bench")
-        if control is None or entry is None or not cluster or self.refuse_while_busy():
-            return
-        plan = self._plan_of(entry, cluster)
-        if plan is None:
-            return
-        request = bench_request(plan.recipe, cluster,
-                                partial(self.host.fresh_health, cluster))
-        self.host.push_screen(ConfirmScreen(request), partial(self._bench_confirmed, control,
-                                                              plan))
+        self.ask(Action.BENCH, self._ask_bench)
 
-    def _bench_confirmed(self, control: ClusterControl, plan: LaunchPlan,
-                         confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing was run"), timeout=3)
-            return
-        run = self.start("bench", plan.cluster, plan.recipe)
-        self.launch(workers.run_bench(control, plan, self.bench_settings, self.sink(run),
-                                      run.id))
+    def _ask_bench(self) -> Ask | None:
+        if (plan := self.selected_plan()) is None:
+            return None
+        request = bench_request(plan.recipe, plan.cluster,
+                                partial(self.host.fresh_health, plan.cluster))
+        return Ask(ConfirmScreen(request), _("cancelled; nothing was run"), Action.BENCH,
+                   plan.cluster, plan.recipe,
+                   lambda control, sink, run_id: workers.run_bench(
+                       control, plan, self.bench_settings, sink, run_id))
 
     # -- the run and its view -------------------------------------------------------------
 
-    def start(self, action: str, cluster: str, recipe: str | None, url: str = "",
+    def start(self, action: Action, cluster: str, recipe: str | None, url: str = "",
               power: PowerPlan | None = None) -> ActionRun:
         """A new run: the one the progress view and ``o`` follow from now on."""
         self.run = ActionRun(next(self._ids), action, cluster, recipe,
@@ -347,7 +308,7 @@ class ActionFlows:
     def exec(self) -> None:
         """``e``: a command on every node of the cluster in focus."""
         cluster = self.host.selection.cluster
-        control = self.host.control("exec")
+        control = self.host.control(Action.EXEC)
         if control is None or not cluster:
             return
         config = self._loaded().config
@@ -360,7 +321,7 @@ class ActionFlows:
         cursor; back to the dashboard after."""
         selection = self.host.selection
         cluster, node, health = selection.cluster, selection.node, selection.health
-        if self.host.control("tmux") is None or not cluster:
+        if self.host.control(Action.TMUX) is None or not cluster:
             return
         if node is None or health is None:
             self.host.notify(_("no health check yet: nothing known about tmux sessions"),

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from sparktui.engine.api import ClusterControl
     from sparktui.engine.status import ClusterHealth
+    from sparktui.tui.actions import Action, Now
     from sparktui.tui.session import Session
     from sparktui.tui.viewmodel.recipes import RecipeEntry
     from sparktui.tui.viewmodel.selection import Selection
@@ -37,7 +38,11 @@ class Host(Protocol):
         """What the operator points at now."""
         ...
 
-    def control(self, action: str) -> ClusterControl | None:
+    def now(self) -> Now:
+        """What the commands' rules judge: the selection and the selected recipe's plan."""
+        ...
+
+    def control(self, action: Action) -> ClusterControl | None:
         """The safety gate: the engine to change a cluster with, or None (refused, in
         ``--watch`` or without an engine; the operator was told why)."""
         ...

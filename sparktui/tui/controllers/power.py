@@ -9,7 +9,6 @@ the cluster that goes down (or comes up), then starts the run through
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Config
@@ -19,26 +18,25 @@ from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch
 from sparktui.tui import workers
+from sparktui.tui.actions import Action
+from sparktui.tui.controllers.ask import Ask, Runs
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCheck
 from sparktui.tui.screens.power_menu import PowerChoice, PowerMenuScreen, power_choices
 from sparktui.tui.viewmodel.recipes import render_problems
 from sparktui.tui.viewmodel.runs import power_title
 
-if TYPE_CHECKING:
-    from sparktui.tui.controllers.flows import ActionFlows
-
 
 class PowerFlows:
     """Power on, off or switch the cluster under the clusters pane's cursor."""
 
-    def __init__(self, host: Host, flows: ActionFlows) -> None:
+    def __init__(self, host: Host, flows: Runs) -> None:
         self.host = host
         self.flows = flows
 
     def menu(self) -> None:
         """``p``: on, off or switch for the cluster under the clusters pane's cursor."""
-        control = self._control("power")
+        control = self._control(Action.POWER)
         if control is None:
             return
         cluster = self.host.selection.cursor_cluster
@@ -46,16 +44,16 @@ class PowerFlows:
         self.host.push_screen(menu, partial(self._chosen, control))
 
     def on(self) -> None:
-        if (control := self._control("power_on")) is not None:
+        if (control := self._control(Action.POWER_ON)) is not None:
             self._chosen(control, PowerChoice("on", None, self.host.selection.cursor_cluster))
 
     def off(self) -> None:
-        if (control := self._control("power_off")) is not None:
+        if (control := self._control(Action.POWER_OFF)) is not None:
             self._chosen(control, PowerChoice("off", self.host.selection.cursor_cluster, None))
 
     def switch(self) -> None:
         """Switch to the cluster under the cursor from the one in focus (else: choose)."""
-        control = self._control("power_switch")
+        control = self._control(Action.POWER_SWITCH)
         if control is None:
             return
         selection = self.host.selection
@@ -83,18 +81,14 @@ class PowerFlows:
             return
         checked = plan.source or plan.target or ""
         request = power_request(config.config, plan, partial(self.host.fresh_health, checked))
-        self.host.push_screen(ConfirmScreen(request), partial(self._confirmed, control, plan))
+        self.flows.confirm(control, Ask(
+            ConfirmScreen(request), _("cancelled; nothing was powered on or off"),
+            Action.POWER, plan.confirm_name, None,
+            lambda control, sink, run_id: workers.run_power(control, plan.action, plan.source,
+                                                            plan.target, sink, run_id),
+            power=plan))
 
-    def _confirmed(self, control: ClusterControl, plan: PowerPlan,
-                   confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing was powered on or off"), timeout=3)
-            return
-        run = self.flows.start("power", plan.confirm_name, None, power=plan)
-        self.flows.launch(workers.run_power(control, plan.action, plan.source, plan.target,
-                                            self.flows.sink(run), run.id))
-
-    def _control(self, action: str) -> ClusterControl | None:
+    def _control(self, action: Action) -> ClusterControl | None:
         control = self.host.control(action)
         if control is None or not self.host.selection.cluster_names:
             return None

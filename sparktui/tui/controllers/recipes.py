@@ -24,20 +24,25 @@ from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
 from sparktui.i18n import _, ngettext
 from sparktui.resources import shipped_recipes
+from sparktui.tui.actions import Action
 from sparktui.tui.controllers.host import Host, RecipeShelf
 from sparktui.tui.screens.recipe_form import RecipeFormScreen, RecipeNameScreen
 from sparktui.tui.viewmodel.recipes import RecipeEntry, short_problem
 
 
-def run(host: Host, shelf: RecipeShelf, entry: RecipeEntry, how: str) -> None:
+def run(host: Host, shelf: RecipeShelf, entry: RecipeEntry, how: Action) -> None:
     shipped = shipped_recipes()
     if shipped is not None and entry.path.resolve().is_relative_to(shipped.resolve()):
         copy = _copied(host, shelf, entry, shipped)
         if copy is None:
             return
         entry = copy
-    {"form": edit_in_form, "editor": edit_in_editor, "duplicate": duplicate}[how](
-        host, shelf, entry)
+    if how is Action.EDIT:
+        edit_in_form(host, shelf, entry)
+    elif how is Action.OPEN_EDITOR:
+        edit_in_editor(host, shelf, entry)
+    elif how is Action.DUPLICATE:
+        duplicate(host, shelf, entry)
 
 
 def _copied(host: Host, shelf: RecipeShelf, entry: RecipeEntry,

@@ -13,66 +13,53 @@ a time, the progress view).
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ClusterControl
 from sparktui.engine.status import Workload
-from sparktui.errors import SparkError
 from sparktui.fmt import format_duration
 from sparktui.i18n import _
-from sparktui.plan.build import build_plan
-from sparktui.plan.model import LaunchPlan
 from sparktui.tui import workers
+from sparktui.tui.actions import Action
+from sparktui.tui.controllers.ask import Ask, Runs
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
-from sparktui.tui.viewmodel.recipes import plan_preview, render_problems
-
-if TYPE_CHECKING:
-    from sparktui.tui.controllers.flows import ActionFlows
 
 SUPERVISED = frozenset({"supervised"})
 
 
 class SuperviseFlows:
-    def __init__(self, host: Host, flows: ActionFlows) -> None:
+    def __init__(self, host: Host, flows: Runs) -> None:
         self.host = host
         self.flows = flows
 
     def start(self) -> None:
         """``S``: a supervisor on the head for the selected recipe's group."""
+        self.flows.ask(Action.SUPERVISE, self._ask_start)
+
+    def _ask_start(self) -> Ask | None:
         selection = self.host.selection
         loaded = self.host.session.loaded
-        assert loaded is not None
         entry, cluster = selection.recipe, selection.cluster
-        preview = plan_preview(loaded, entry, cluster) if entry is not None else None
-        if entry is None or entry.loaded is None or preview is None or not preview.ok:
-            self.host.notify(_("pick a recipe whose plan fits this cluster"),
-                             severity="warning")
-            return
-        control = self.host.control("supervise")
-        if control is None or self.flows.refuse_while_busy():
-            return
+        plan = self.flows.selected_plan()
+        assert loaded is not None and entry is not None and entry.loaded is not None
         status = selection.health.supervision if selection.health is not None else None
         if status is not None and status.state in SUPERVISED and status.lease is not None:
             self.host.notify(_("{cluster} is supervised already by {holder} ({mode})").format(
                 cluster=cluster, holder=status.lease.holder, mode=status.lease.mode),
                 severity="warning")
-            return
+            return None
+        if plan is None:
+            return None
         try:
-            plan = build_plan(loaded, entry.loaded, cluster)
             path = entry.loaded.source.path or entry.path
             text = path.read_text(encoding="utf-8")
-        except SparkError as exc:
-            self.host.notify(render_problems(exc.problems), severity="error")
-            return
         except OSError as exc:
             self.host.notify(_("cannot read {path}: {error}").format(
                 path=entry.path, error=exc.strerror or exc), severity="error")
-            return
+            return None
         if not plan.nodes:
             self.host.notify(_("{recipe} runs no engine: there is no group to supervise")
                              .format(recipe=plan.recipe), severity="warning")
-            return
+            return None
         config = loaded.config
 
         def affects(work: Workload) -> bool:
@@ -92,25 +79,20 @@ class SuperviseFlows:
                 recipe=plan.recipe, restarts=config.supervise_max_restarts,
                 window=format_duration(config.supervise_window_seconds)),
             check=partial(self.host.fresh_health, plan.cluster))
-        self.host.push_screen(ConfirmScreen(request),
-                              partial(self._start_confirmed, control, plan, text))
-
-    def _start_confirmed(self, control: ClusterControl, plan: LaunchPlan, text: str,
-                         confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; nothing is supervised"), timeout=3)
-            return
-        run = self.flows.start("supervise", plan.cluster, plan.recipe)
-        self.flows.launch(workers.run_supervise(control, plan, text, self.flows.sink(run),
-                                                run.id))
+        return Ask(ConfirmScreen(request), _("cancelled; nothing is supervised"),
+                   Action.SUPERVISE, plan.cluster, plan.recipe,
+                   lambda control, sink, run_id: workers.run_supervise(control, plan, text,
+                                                                       sink, run_id))
 
     def end(self) -> None:
         """``X``: end the supervision of the cluster in focus, wherever it runs."""
+        self.flows.ask(Action.END_SUPERVISION, self._ask_end)
+
+    def _ask_end(self) -> Ask | None:
         selection = self.host.selection
         cluster = selection.cluster
-        control = self.host.control("end_supervision")
-        if control is None or not cluster or self.flows.refuse_while_busy():
-            return
+        if not cluster:
+            return None
         health = selection.health
         status = health.supervision if health is not None else None
         head = next((n for n in health.nodes if status and n.node == status.node and
@@ -121,11 +103,11 @@ class SuperviseFlows:
             self.host.notify(_("what supervises {cluster} is {state}").format(
                 cluster=cluster, state=_("unknown: {why}").format(why=head.unanswered)),
                 severity="error")
-            return
+            return None
         if status is not None and not status.current:  # none, or history only
             self.host.notify(_("nothing supervises {cluster}").format(cluster=cluster),
                              severity="warning")
-            return
+            return None
         request = ConfirmRequest(
             title=_("End supervision of {cluster}").format(cluster=cluster),
             verb=_("End supervision"), cluster=cluster, affects=lambda work: False,
@@ -137,14 +119,7 @@ class SuperviseFlows:
                    "a supervision that gave up is cleared. Nothing is stopped or restarted. "
                    "Below is what the nodes answer right now.").format(cluster=cluster),
             check=partial(self.host.fresh_health, cluster))
-        self.host.push_screen(ConfirmScreen(request),
-                              partial(self._end_confirmed, control, cluster))
-
-    def _end_confirmed(self, control: ClusterControl, cluster: str,
-                       confirmed: bool | None) -> None:
-        if not confirmed:
-            self.host.notify(_("cancelled; supervision goes on"), timeout=3)
-            return
-        run = self.flows.start("end_supervision", cluster, None)
-        self.flows.launch(workers.run_end_supervision(control, cluster, self.flows.sink(run),
-                                                      run.id))
+        return Ask(ConfirmScreen(request), _("cancelled; supervision goes on"),
+                   Action.END_SUPERVISION, cluster, None,
+                   lambda control, sink, run_id: workers.run_end_supervision(
+                       control, cluster, sink, run_id))

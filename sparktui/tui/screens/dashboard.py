@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
@@ -22,7 +21,8 @@ from textual.widgets import TabbedContent, TabPane
 from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.telemetry.figures import TelemetryFrame
-from sparktui.i18n import N_, _
+from sparktui.i18n import _
+from sparktui.tui.actions import Action, Target, bindings
 from sparktui.tui.controllers import recipes as recipe_edits
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.markup import esc
@@ -38,7 +38,7 @@ from sparktui.tui.messages import (
 )
 from sparktui.tui.screens.details import DetailsScreen, node_screen, recipe_details
 from sparktui.tui.session import Session
-from sparktui.tui.viewmodel.recipes import PlanPreview, RecipeEntry, plan_preview, scan_recipes
+from sparktui.tui.viewmodel.recipes import KeptPreview, PlanPreview, RecipeEntry, scan_recipes
 from sparktui.tui.viewmodel.selection import Selection
 from sparktui.tui.viewmodel.supervision import SupervisionAlerts
 from sparktui.tui.widgets.alerts import AlertsStrip
@@ -53,21 +53,13 @@ from sparktui.tui.widgets.services import ServicesPane
 from sparktui.tui.widgets.wall import WallPane
 
 TABS = {"plan": "tab-plan", "logs": "tab-logs", "services": "tab-services"}
-PANES = {"clusters": N_("clusters"), "recipes": N_("recipes"), "nodes": N_("nodes"),  # 1-6
-         "plan": N_("plan"), "logs": N_("logs"), "services": N_("services")}
 WATCH_HIDDEN_PANES = frozenset({"recipes", "plan"})
 
 
 class DashboardScreen(Screen[None]):
     """Keys that only move around live here; keys that act on a cluster live on the app."""
 
-    BINDINGS = [
-        Binding("slash", "filter", _("Filter"), id="filter"),
-        Binding("l", "focus_logs", _("Logs"), id="logs"),
-        Binding("enter", "details", _("Details"), show=False, id="details"),
-        *(Binding(str(i), f"focus_pane('{name}')", _(title), show=False, id=f"pane.{name}")
-          for i, (name, title) in enumerate(PANES.items(), 1)),
-    ]
+    BINDINGS = bindings(Target.SCREEN)
 
     def __init__(self, session: Session, host: Host, *, cluster: str = "",
                  recipe: str | None = None) -> None:
@@ -79,6 +71,7 @@ class DashboardScreen(Screen[None]):
         options = session.options
         self.host = host
         self.config = config
+        self._previews = KeptPreview()
         self.watch_mode = session.watch_mode
         self.connected = session.engine is not None
         self.clock = options.clock
@@ -133,7 +126,7 @@ class DashboardScreen(Screen[None]):
             self.post_message(ClusterFocused(self.cluster))  # the app starts its workers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "focus_pane" and self.watch_mode and parameters
+        return not (action == Action.FOCUS_PANE and self.watch_mode and parameters
                     and parameters[0] in WATCH_HIDDEN_PANES)
 
     def action_focus_pane(self, name: str) -> None:
@@ -253,8 +246,10 @@ class DashboardScreen(Screen[None]):
         return self.recipes.entry(self.recipe)
 
     def current_preview(self) -> PlanPreview | None:
+        """The selected recipe's plan on the cluster in focus, built once per (config,
+        recipe, cluster): the plan pane, the palette and the action share it."""
         entry = self.selected_entry()
-        return plan_preview(self.config, entry, self.cluster) if entry is not None else None
+        return self._previews.get(self.config, entry, self.cluster) if entry else None
 
     def focus_pane(self, name: str) -> None:
         tabs = self.query_one(TabbedContent)

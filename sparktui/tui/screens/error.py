@@ -6,18 +6,18 @@ from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
 from sparktui.errors import Problem
 from sparktui.i18n import _
+from sparktui.tui.actions import Target, bindings
 from sparktui.tui.widgets.footer import FittingFooter
 
 
 class ConfigErrorScreen(Screen[None]):
-    BINDINGS = [Binding("r", "reload", _("Reload config"), id="error.reload")]
+    BINDINGS = bindings(Target.ERROR)
 
     def __init__(self, problems: list[Problem], reload: Callable[[], None] | None = None) -> None:
         super().__init__()

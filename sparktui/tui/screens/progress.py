@@ -21,6 +21,7 @@ from sparktui.fmt import format_seconds
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, state_label, step_label
 from sparktui.scrub import scrub
+from sparktui.tui.actions import Action
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import ActionRun, ProgressRow, short_detail
 from sparktui.tui.widgets.footer import FittingFooter
@@ -83,7 +84,7 @@ def failure_text(run: ActionRun) -> Text:
     text.append(_("node") + f"  {result.failed_node or '-'}\n", style="bold")
     text.append(_("step") + f"  {step_label(result.failed_step or '-')}\n", style="bold")
     text.append(scrub(result.detail.rstrip()) or "-", style="red")
-    if run.action == "serve":
+    if run.action is Action.SERVE:
         note = serve_failure_note(run)
         if note:
             text.append("\n\n" + note, style="dim")

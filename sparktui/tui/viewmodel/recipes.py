@@ -6,6 +6,7 @@ a cluster. Plain functions, testable without Textual.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from sparktui.config.discovery import list_recipes
@@ -16,6 +17,7 @@ from sparktui.errors import Problem, SparkError
 from sparktui.i18n import N_, _, ngettext
 from sparktui.plan.build import build_plan, declared_api_port
 from sparktui.plan.cluster import total_nodes_needed
+from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render
 
 
@@ -116,8 +118,22 @@ def no_clusters_text(config: LoadedConfig) -> str:
 
 @dataclass(frozen=True)
 class PlanPreview:
-    text: str
-    ok: bool
+    """The selected recipe's plan on the cluster in focus, or why there is none.
+
+    The plan is built once and serves the pane, the palette's "does it fit" and the
+    action itself; its text is rendered only when a pane shows it.
+    """
+
+    plan: LaunchPlan | None
+    why: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.plan is not None
+
+    @cached_property
+    def text(self) -> str:
+        return render(self.plan, "text") if self.plan is not None else self.why
 
 
 def scan_recipes(directory: Path) -> tuple[list[RecipeEntry], list[Problem]]:
@@ -138,16 +154,32 @@ def scan_recipes(directory: Path) -> tuple[list[RecipeEntry], list[Problem]]:
 def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) -> PlanPreview:
     """``render(plan, "text")`` for the recipe on the cluster, or why it cannot run there."""
     if not config.config.clusters:
-        return PlanPreview(no_clusters_text(config), ok=False)
+        return PlanPreview(None, no_clusters_text(config))
     if entry.loaded is None:
-        return PlanPreview(_("{recipe} does not load:").format(recipe=entry.name) + "\n"
-                           + render_problems(entry.problems), ok=False)
+        return PlanPreview(None, _("{recipe} does not load:").format(recipe=entry.name) + "\n"
+                           + render_problems(entry.problems))
     try:
         plan = build_plan(config, entry.loaded, cluster)
     except SparkError as exc:
-        return PlanPreview(_("No plan for {recipe} on {cluster}:").format(
-            recipe=entry.name, cluster=cluster) + "\n" + render_problems(exc.problems), ok=False)
-    return PlanPreview(render(plan, "text"), ok=True)
+        return PlanPreview(None, _("No plan for {recipe} on {cluster}:").format(
+            recipe=entry.name, cluster=cluster) + "\n" + render_problems(exc.problems))
+    return PlanPreview(plan)
+
+
+class KeptPreview:
+    """The last preview, built again only when the config, the recipe or the cluster in
+    focus changes (a reload makes new config and recipe objects)."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[LoadedConfig, RecipeEntry, str | None, PlanPreview] | None = None
+
+    def get(self, config: LoadedConfig, entry: RecipeEntry, cluster: str | None) -> PlanPreview:
+        kept = self._kept
+        if kept is not None and kept[0] is config and kept[1] is entry and kept[2] == cluster:
+            return kept[3]
+        preview = plan_preview(config, entry, cluster)
+        self._kept = (config, entry, cluster, preview)
+        return preview
 
 
 def short_problem(problem: Problem) -> str:

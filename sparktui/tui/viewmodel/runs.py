@@ -22,27 +22,18 @@ from sparktui.plan.fit.probe import question_for
 from sparktui.plan.fit.shares import node_shares, share_line
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
+from sparktui.tui.actions import Action, run_noun
 
 if TYPE_CHECKING:
     from sparktui.tui.screens.power_menu import PowerChoice
 
-ACTION_LABELS = {"serve": N_("serve"), "stop": N_("stop"), "power": N_("power"),
-                 "exec": N_("exec"), "tmux": N_("tmux"), "supervise": N_("supervise"),
-                 "end_supervision": N_("end of supervision"), "restart": N_("restart"),
-                 "shell": N_("shell"), "bench": N_("benchmark")}
-
-TITLES = {"serve": N_("Serve {recipe} on {cluster}"),
-          "supervise": N_("Supervise {recipe} on {cluster}"),
-          "end_supervision": N_("End supervision of {cluster}"),
-          "restart": N_("Restart {recipe} on {cluster}"),
-          "bench": N_("Benchmark {recipe} on {cluster}"),
-          "stop": N_("Stop {cluster}")}
-"""An action's progress view title (power has its own: the plan it set out to do)."""
-
-
-def action_label(action: str) -> str:
-    """An action's code ("serve") as the operator reads it in the active language."""
-    return _(ACTION_LABELS[action]) if action in ACTION_LABELS else action
+TITLES = {Action.SERVE: N_("Serve {recipe} on {cluster}"),
+          Action.SUPERVISE: N_("Supervise {recipe} on {cluster}"),
+          Action.END_SUPERVISION: N_("End supervision of {cluster}"),
+          Action.RESTART: N_("Restart {recipe} on {cluster}"),
+          Action.BENCH: N_("Benchmark {recipe} on {cluster}"),
+          Action.STOP: N_("Stop {cluster}")}
+"""A run's progress view title (power has its own: the plan it set out to do)."""
 
 
 OPEN_STATES = frozenset({"started", "waiting"})
@@ -62,7 +53,7 @@ class ActionRun:
     view closes."""
 
     id: int
-    action: str  # "serve", "stop", "power", "supervise" or "end_supervision"
+    action: Action  # serve, stop, restart, bench, power, supervise or end_supervision
     cluster: str
     recipe: str | None
     started_at: float
@@ -78,15 +69,15 @@ class ActionRun:
 
     @property
     def label(self) -> str:
-        return action_label(self.action)
+        return run_noun(self.action)
 
     def title(self) -> str:
         if self.power is not None:
             return power_title(self.power)
-        if self.action == "stop" and self.recipe:
+        if self.action is Action.STOP and self.recipe:
             return _("Stop {recipe} on {cluster}").format(recipe=self.recipe,
                                                          cluster=self.cluster)
-        return _(TITLES.get(self.action, TITLES["stop"])).format(recipe=self.recipe,
+        return _(TITLES.get(self.action, TITLES[Action.STOP])).format(recipe=self.recipe,
                                                                 cluster=self.cluster)
 
     def elapsed(self, now: float) -> float:
@@ -103,17 +94,17 @@ class ActionRun:
             return _("{action} running").format(action=self.label)
         if self.power is not None:
             return power_outcome(self.power, result)
-        if result.ok and self.action == "serve":
+        if result.ok and self.action is Action.SERVE:
             return _("serving {recipe} on {cluster}: {url}").format(
                 recipe=self.recipe, cluster=self.cluster, url=self.url)
-        if result.ok and self.action == "supervise":
+        if result.ok and self.action is Action.SUPERVISE:
             return _("{recipe} on {cluster} is supervised from its head ({container})").format(
                 recipe=self.recipe, cluster=self.cluster, container=result.detail)
-        if result.ok and self.action == "end_supervision":
+        if result.ok and self.action is Action.END_SUPERVISION:
             return result.detail  # what it did, and whether the group runs (read after)
-        if self.action == "restart":
+        if self.action is Action.RESTART:
             return self._restart_outcome(result)
-        if result.ok and self.action == "bench":
+        if result.ok and self.action is Action.BENCH:
             return _("benchmark of {recipe} on {cluster} kept as {path}").format(
                 recipe=self.recipe, cluster=self.cluster, path=result.detail)
         restores = [e.node or "-" for e in result.warnings if e.step == Step.AFTER_STOP]

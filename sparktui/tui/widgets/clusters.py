@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
@@ -16,6 +15,7 @@ from sparktui.config.models import Cluster
 from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import _
 from sparktui.plan.runtime.base import MISSING
+from sparktui.tui.actions import Target, bindings
 from sparktui.tui.messages import ClusterFocused, NodeChosen
 from sparktui.tui.viewmodel.recipes import NO_CLUSTERS_SHORT
 from sparktui.tui.viewmodel.supervision import supervision_mark
@@ -33,7 +33,7 @@ class Ref:
 
 
 class ClusterTree(Tree[Ref]):
-    BINDINGS = [Binding("enter", "select_cursor", _("Details"), id="clusters.select")]
+    BINDINGS = bindings(Target.CLUSTER_TREE)
 
 
 def reachability(health: ClusterHealth | None, node: str) -> tuple[str, str]:

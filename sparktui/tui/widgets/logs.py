@@ -24,7 +24,6 @@ from pathlib import Path
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import reactive
@@ -32,6 +31,7 @@ from textual.widgets import Input, Static
 
 from sparktui.engine.status import LogLine, in_source
 from sparktui.i18n import _, ngettext
+from sparktui.tui.actions import Target, bindings
 from sparktui.tui.markup import esc
 from sparktui.tui.messages import LogsArrived, RawLine
 from sparktui.tui.viewmodel.logtext import (
@@ -61,19 +61,7 @@ __all__ = ["SEP", "Entry", "LogView", "LogsPane"]
 class LogsPane(LogFinding, Vertical):
     """Logs of the cluster in focus, merged with node tags or one node at a time."""
 
-    BINDINGS = [
-        Binding("slash", "search", _("Search"), id="logs.search"),
-        Binding("n", "match(1)", _("Next match"), show=False, id="logs.next"),
-        Binding("N", "match(-1)", _("Previous match"), show=False, id="logs.previous"),
-        Binding("v", "level", _("Level"), id="logs.level"),
-        Binding("E", "first_error", _("First error"), show=False, id="logs.first_error"),
-        Binding("f", "follow", _("Follow"), id="logs.follow"),
-        Binding("w", "wrap", _("Wrap"), id="logs.wrap"),
-        Binding("c", "next_node", _("Node"), id="logs.node"),
-        Binding("ampersand", "filter", _("Filter lines"), show=False, id="logs.filter"),
-        Binding("ctrl+s", "save", _("Save to a file"), show=False, id="logs.save"),
-        Binding("escape", "clear", _("Clear search/filter"), show=False, id="logs.unfilter"),
-    ]
+    BINDINGS = bindings(Target.LOGS)
 
     follow: reactive[bool] = reactive(True)
     wrap: reactive[bool] = reactive(False)

@@ -11,7 +11,6 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
 from textual.timer import Timer
@@ -23,6 +22,7 @@ from sparktui.engine.status import ClusterHealth, NodeHealth, Workload, log_sour
 from sparktui.engine.telemetry.figures import TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.labels import container_state
+from sparktui.tui.actions import Target, bindings
 from sparktui.tui.messages import NodeChosen
 from sparktui.tui.viewmodel.health import node_workloads, strip_ansi, uptime
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder, ordered
@@ -48,7 +48,7 @@ def _key(node: Node, work: Workload | None, first: bool) -> str:
 
 
 class NodeTable(DataTable):
-    BINDINGS = [Binding("enter", "select_cursor", _("Details"), id="nodes.select")]
+    BINDINGS = bindings(Target.NODE_TABLE)
 
 
 def _columns(order: NodeOrder | None = None) -> list[str]:
@@ -61,13 +61,7 @@ def _columns(order: NodeOrder | None = None) -> list[str]:
 
 
 class NodesPane(Vertical):
-    BINDINGS = [
-        Binding("greater_than_sign", "sort_next", _("Sort by the next column"), show=False,
-                id="nodes.sort"),
-        Binding("less_than_sign", "sort_reverse", _("Reverse the sort"), show=False,
-                id="nodes.sort_reverse"),
-        Binding("escape", "close_filter", _("Clear filter"), show=False, id="nodes.unfilter"),
-    ]
+    BINDINGS = bindings(Target.NODES)
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None,
                  classes: str | None = None) -> None:

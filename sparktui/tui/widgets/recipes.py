@@ -12,7 +12,6 @@ from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList
@@ -21,6 +20,7 @@ from textual.widgets.option_list import Option
 from sparktui.config.models import Cluster
 from sparktui.errors import Problem
 from sparktui.i18n import _
+from sparktui.tui.actions import Action, Target, bindings
 from sparktui.tui.messages import RecipeChosen, RecipeHighlighted
 from sparktui.tui.viewmodel.recipes import (
     RecipeEntry,
@@ -31,7 +31,7 @@ from sparktui.tui.viewmodel.recipes import (
 
 
 class RecipeList(OptionList):
-    BINDINGS = [Binding("enter", "select", _("Plan"), id="recipes.select")]
+    BINDINGS = bindings(Target.RECIPE_LIST)
 
 
 def _prompt(entry: RecipeEntry, cluster: Cluster | None,
@@ -48,20 +48,14 @@ def _prompt(entry: RecipeEntry, cluster: Cluster | None,
 
 
 class RecipesPane(Vertical):
-    BINDINGS = [
-        Binding("m", "edit", _("Edit"), id="recipes.edit"),
-        Binding("E", "open_editor", _("Open in $EDITOR"), show=False, id="recipes.editor"),
-        Binding("d", "duplicate", _("Duplicate as new recipe"), show=False,
-                id="recipes.duplicate"),
-        Binding("escape", "close_filter", _("Clear filter"), show=False, id="recipes.unfilter"),
-    ]
+    BINDINGS = bindings(Target.RECIPES)
 
     @dataclass
     class EditRequested(Message):
         """Edit the recipe in the form, in $EDITOR, or copy it under a new name."""
 
         name: str
-        how: str  # form, editor, duplicate
+        how: Action  # edit (the form), open_editor or duplicate
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -117,15 +111,15 @@ class RecipesPane(Vertical):
         return self.selected == name
 
     def action_edit(self) -> None:
-        self._request("form")
+        self._request(Action.EDIT)
 
     def action_open_editor(self) -> None:
-        self._request("editor")
+        self._request(Action.OPEN_EDITOR)
 
     def action_duplicate(self) -> None:
-        self._request("duplicate")
+        self._request(Action.DUPLICATE)
 
-    def _request(self, how: str) -> None:
+    def _request(self, how: Action) -> None:
         if (name := self.selected) is not None:
             self.post_message(self.EditRequested(name, how))
 
