@@ -191,9 +191,9 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
         status = await remote.read_status(t, config.health_timeout_seconds)
         if status.error is not None:
             return failed(status.error)
-        if status.active and status.lease is not None:
+        if (held := status.held_by) is not None:
             return failed(_("supervised already by {holder} ({mode})").format(
-                holder=status.lease.holder, mode=status.lease.mode), status.lease)
+                holder=held.holder, mode=held.mode), held)
         if not (await t.run(image_command(config.supervise_image))).ok:
             return failed(_("the image {image} is not on {node}: build it there "
                             "(`sparktui supervise --dockerfile` prints its Dockerfile and "

@@ -283,6 +283,12 @@ class SupervisionStatus:
                 and self.lease_age < self.lease.ttl)
 
     @property
+    def held_by(self) -> Lease | None:
+        """The lease of the supervisor that holds the group now: a second one is refused
+        (the CLI, the dashboard and the on-node install ask this same question)."""
+        return self.lease if self.error is None and self.active else None
+
+    @property
     def state(self) -> str:
         """supervised, lost (a lease without heartbeat), the record's last status (ended
         once it was cleared), none or unknown."""

@@ -23,8 +23,6 @@ from sparktui.tui.controllers.ask import Ask, Runs
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 
-SUPERVISED = frozenset({"supervised"})
-
 
 class SuperviseFlows:
     def __init__(self, host: Host, flows: Runs) -> None:
@@ -42,10 +40,9 @@ class SuperviseFlows:
         plan = self.flows.selected_plan()
         assert loaded is not None and entry is not None and entry.loaded is not None
         status = selection.health.supervision if selection.health is not None else None
-        if status is not None and status.state in SUPERVISED and status.lease is not None:
+        if status is not None and (held := status.held_by) is not None:
             self.host.notify(_("{cluster} is supervised already by {holder} ({mode})").format(
-                cluster=cluster, holder=status.lease.holder, mode=status.lease.mode),
-                severity="warning")
+                cluster=cluster, holder=held.holder, mode=held.mode), severity="warning")
             return None
         if plan is None:
             return None
