@@ -159,14 +159,14 @@ def offers(app: SparkApp, action: str) -> bool:
         return preview is not None and preview.ok
     if action == "tmux":
         health = app.selection.health
-        return health is None or any(w.runtime == "tmux" for w in health.workloads)
+        return health is None or any(w.can_attach for w in health.workloads)
     if action == "stop_recipe":
         health, entry = app.selection.health, app.selection.recipe
         return entry is not None and (health is None or any(
             w.recipe == entry.name for w in health.workloads))
     if action in ("shell", "inspect"):
         health = app.selection.health
-        return health is None or any(w.runtime == "docker" for w in health.workloads)
+        return health is None or any(w.can_enter for w in health.workloads)
     if action == "power_switch":
         return len(app.cluster_names()) > 1
     return True
