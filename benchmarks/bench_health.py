@@ -31,8 +31,8 @@ from hosts.cluster import TestCluster  # noqa: E402
 
 from sparktui.config.loader import load_config, load_recipe  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
-from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
 from sparktui.engine.drivers import docker_api  # noqa: E402
+from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
 from sparktui.plan.build import build_plan  # noqa: E402
 
 RECIPE = """engine = "vllm"

@@ -13,10 +13,10 @@ import pytest
 from engine.test_logs_local import LOCAL_CONFIG
 from lookalike import Why
 from site_support import toy_recipe
-from sparktui.engine.drivers.docker_api import docker_image_id, docker_listing, docker_state
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
+from sparktui.engine.drivers.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.workloads.discover import list_node
 from sparktui.plan.runtime.base import MISSING
