@@ -5,7 +5,7 @@ and dockerd test hosts (tests/hosts); prints ratios.
 
 A toy recipe serves on every node (one container each), so the listing has something to
 inspect. Two warm engines check the same nodes, interleaved round by round: one reads
-docker through its Engine API (stream-local forwarding, engine/workloads/docker_api.py),
+docker through its Engine API (stream-local forwarding, engine/drivers/docker_api.py),
 the other is given no socket for any node, so it asks docker's CLI as a node whose
 endpoint is not a Unix socket would. Printed: the median wall time of a check, and the
 CPU the whole machine spent per check (/proc/stat: sparktui, sshd, the docker CLI and
@@ -31,8 +31,8 @@ from hosts.cluster import TestCluster  # noqa: E402
 
 from sparktui.config.loader import load_config, load_recipe  # noqa: E402
 from sparktui.engine.cluster import ClusterEngine  # noqa: E402
+from sparktui.engine.drivers import docker_api  # noqa: E402
 from sparktui.engine.remote.hostkeys import init_host_keys  # noqa: E402
-from sparktui.engine.workloads import docker_api  # noqa: E402
 from sparktui.plan.build import build_plan  # noqa: E402
 
 RECIPE = """engine = "vllm"

@@ -35,7 +35,7 @@ def _container(found: list[Workload], cluster: str, node: str, recipe: str | Non
     """The one container meant, or None (said on stderr); several recipes: name one."""
     rows = containers(found, cluster, recipe, running=running)
     if not rows:
-        tmux = [w for w in found if w.runtime == "tmux" and recipe in (None, w.recipe)]
+        tmux = [w for w in found if w.can_attach and recipe in (None, w.recipe)]
         print(_("no running sparktui container on {node}").format(node=node)
               + (" (" + _("{recipe} runs in tmux: sparktui tmux attaches to it").format(
                   recipe=tmux[0].recipe) + ")" if tmux else ""), file=sys.stderr)

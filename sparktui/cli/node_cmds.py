@@ -104,7 +104,7 @@ def run_tmux(args: argparse.Namespace) -> int:
     except NodeError as exc:
         print(scrub(f"{exc.node}: {exc.text}"), file=sys.stderr)
         return EXIT_FAILED
-    sessions = [w.name for w in found.workloads if w.runtime == "tmux"]
+    sessions = [w.name for w in found.workloads if w.can_attach]
     if not sessions:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
         return EXIT_FAILED  # like logs with nothing to show: the node answered, none runs

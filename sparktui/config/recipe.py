@@ -8,9 +8,8 @@ from pydantic import Field
 
 from sparktui.config.base import NonEmpty, Port, Strict
 from sparktui.config.hooks import Hook
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.config.services import Frontend, ServiceEntry
-
-Runtime = Literal["docker", "tmux"]
 
 
 class Mount(Strict):
@@ -61,7 +60,7 @@ class Recipe(Strict):
     distributed_backend: Literal["mp", "ray"] = "mp"
     shm_size: str = ""
     """docker's ``--shm-size`` (``16g``, ``64gb``)."""
-    runtime: Runtime = "docker"
+    runtime: RuntimeName = "docker"
     """Where the engine runs on each node: a container, or a tmux session."""
     entrypoint: list[str] = Field(default_factory=list)
     before_serve: list[Hook] = Field(default_factory=list)

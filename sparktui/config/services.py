@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from sparktui.config.base import NonEmpty, Port, Seconds, Strict
+from sparktui.config.runtime_name import RuntimeName
 
 PlacementNodes = Literal["head", "workers", "compute", "all", "dedicated"]
 Phase = Literal["infra", "before_workers", "after_frontend"]
@@ -106,7 +107,7 @@ class ServiceEntry(Strict):
     start: Phase | None = None
     """When it starts: with the infrastructure, before the workers, after the frontend."""
     gpus: bool | None = None
-    runtime: Literal["docker", "tmux"] = "docker"
+    runtime: RuntimeName = "docker"
     mounts: list[ServiceMount] = Field(default_factory=list)
 
 

@@ -13,19 +13,13 @@ from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
 from sparktui.config.rules import is_image
+from sparktui.engine.drivers.docker import DOCKER
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
-from sparktui.plan.runtime.docker import (
-    NO_GPU_DRIVER,
-    TOOLKIT_FIX,
-    Docker,
-    docker_error,
-    gpu_probe_command,
-    gpus_given,
-)
+from sparktui.plan.runtime.docker_node import NO_GPU_DRIVER, TOOLKIT_FIX, docker_error, gpus_given
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 GPUS_OK = "sparktui-gpus-ok"
@@ -49,7 +43,7 @@ class Check:
 
 def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str) -> str:
     parts = [
-        "echo '@@docker'; docker info --format '{{.ServerVersion}}' 2>&1 | head -n 3",
+        f"echo '@@docker'; {DOCKER.version_command()} 2>&1 | head -n 3",
         "echo '@@gpu'; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1"
         " | head -n 4",
         "echo '@@meminfo'; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' /proc/meminfo",
@@ -63,13 +57,14 @@ def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str)
             path = shlex.quote(f"/sys/class/net/{name.strip()}/operstate")
             parts.append(f"echo '@@if {name.strip()}'; cat {path} 2>&1")
     for image in images:
-        inspect = Docker().image_id_command(image)
+        inspect = DOCKER.runtime.image_id_command(image)
         parts.append(f"echo {shlex.quote('@@image ' + image)}; {inspect} 2>&1")
     # --gpus as serve asks for it, with the first image the node has (a name a node
     # gave, of a running container, only when it reads as an image: never as a flag)
     if tried := [i for i in images if is_image(i)]:
-        tries = [f"if {Docker().image_id_command(i)} >/dev/null 2>&1; then "
-                 f"{gpu_probe_command(i, 'all')} 2>&1 && echo {GPUS_OK}; " for i in tried]
+        tries = [f"if {DOCKER.runtime.image_id_command(i)} >/dev/null 2>&1; then "
+                 f"{DOCKER.gpu_probe_command(i, 'all')} 2>&1 && echo {GPUS_OK}; "
+                 for i in tried]
         parts.append("echo '@@gpus'; " + "el".join(tries) + f"else echo {NO_IMAGE}; fi")
     return "; ".join(parts)
 

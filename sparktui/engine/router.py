@@ -15,20 +15,18 @@ from sparktui import untrusted_json
 from sparktui.config.base import Secret
 from sparktui.config.models import Node
 from sparktui.engine.api import Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.engine.router_key import control_key, place_keys
 from sparktui.engine.router_names import say_shared
 from sparktui.engine.status import ClusterHealth, RouterStatus
-from sparktui.engine.workloads.run_id import stamped
-from sparktui.engine.workloads.runtime import workload_state
 from sparktui.i18n import _
-from sparktui.plan.router import CONTAINER, Backend, RouterPlan, launch_for
-from sparktui.plan.runtime.docker import Docker
+from sparktui.plan.router import CONTAINER, RUNTIME, Backend, RouterPlan, launch_for
 
 POLL_SECONDS = 0.5
-_DOCKER = Docker()
+_DRIVER = driver_for(RUNTIME)
 
 
 async def router_status(t: Transport, plan: RouterPlan, timeout: float,
@@ -36,7 +34,7 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float,
     """Its container's state, then (running) the models its /v1/models lists (asked with
     the client key, as any client of the router asks)."""
     try:
-        state = await workload_state(t, "docker", CONTAINER, timeout)
+        state = await _DRIVER.state(t, CONTAINER, timeout)
     except Exception as exc:  # the node did not answer: unknown, never "no router"
         return RouterStatus(plan.node, plan.address, "unknown",
                             error=exc.text if isinstance(exc, NodeError) else str(exc))
@@ -95,7 +93,7 @@ async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[st
 async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
                    t: Transport, log: ProgressLog, timeout: float, key: Secret) -> None:
     found = backends(health, nodes, log)
-    removal = _DOCKER.removal(CONTAINER, 5)
+    removal = _DRIVER.runtime.removal(CONTAINER, 5)
     if not found:
         await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
         log(Step.ROUTER, plan.node, StepState.OK, _("nothing serves: the router is removed"))
@@ -103,7 +101,7 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     log(Step.ROUTER, plan.node, StepState.STARTED, plan.address)
     await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
     await place_keys(t, plan, key, control_key(), timeout)
-    started = await t.run(argv_command(stamped("docker", launch_for(plan, found))),
+    started = await t.run(argv_command(_DRIVER.stamp(launch_for(plan, found))),
                           timeout=max(timeout, 60.0))
     if started.exit_code != 0:
         raise RuntimeError((started.stderr or started.stdout).strip()[-300:]
@@ -115,7 +113,7 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
         log(Step.ROUTER, plan.node, StepState.OK,
             f"{plan.address}: {', '.join(wanted)}")
         return
-    last = await t.run(_DOCKER.logs_command(CONTAINER, 5, False), timeout=timeout)
+    last = await t.run(_DRIVER.runtime.logs_command(CONTAINER, 5, False), timeout=timeout)
     tail = " | ".join(line for line in last.stdout.splitlines()[-5:] if line.strip())
     log(Step.ROUTER, plan.node, StepState.WARN,
         _("the router did not come up at {address} ({state}): {error}").format(

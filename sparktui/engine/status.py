@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.i18n import _
+from sparktui.plan.runtime import RUNTIMES
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class Workload:
     node: str
     rank: int
     role: str  # "head" or "worker"
-    runtime: str  # "docker" or "tmux"
+    runtime: RuntimeName
     state: str  # docker's State: running, exited, restarting, created, ...
     status: str = ""  # docker's human Status: "Up 5 minutes", "Exited (1) 3 s ago"
     port: int | None = None
@@ -54,6 +56,28 @@ class Workload:
     @property
     def is_service(self) -> bool:
         return self.role == "service" or self.service is not None
+
+    # What its runtime can do (``sparktui.plan.runtime.base.Runtime``): the front-ends
+    # ask these, never the runtime's name.
+    @property
+    def can_enter(self) -> bool:
+        """A shell can be opened in it (``shell``, the dashboard's ``a``)."""
+        return RUNTIMES[self.runtime].can_enter
+
+    @property
+    def can_inspect(self) -> bool:
+        """It has a description to read (``inspect``, the dashboard's ``i``)."""
+        return RUNTIMES[self.runtime].can_inspect
+
+    @property
+    def can_attach(self) -> bool:
+        """The terminal can be handed to its console (``tmux``, the dashboard's ``t``)."""
+        return RUNTIMES[self.runtime].can_attach
+
+    @property
+    def has_image(self) -> bool:
+        """It runs in a container image (an image ID to compare, images to check)."""
+        return RUNTIMES[self.runtime].runs_image
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in ("labels", "image_id")}

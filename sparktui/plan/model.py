@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.service_model import ServicePlan
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class LaunchPlan:
     recipe: str
     cluster: str
     engine: str
-    runtime: str
+    runtime: RuntimeName
     port: int
     model: str
     image: str

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sparktui.config.models import Cluster, Config
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.model import MountPlan
+from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import Command, ServiceLaunch
-from sparktui.plan.runtime.docker import Docker
 
 if TYPE_CHECKING:
     from sparktui.plan.model import LaunchPlan
@@ -32,6 +33,8 @@ CONTAINER = "sparktui--router"
 """Apart from every recipe's ``sparktui-<recipe>`` (a recipe name starts with a letter
 or digit); it carries no ``sparktui.recipe`` label, so no recipe's stop takes it."""
 ROUTER_LABEL = "router"
+RUNTIME: RuntimeName = "docker"
+"""What runs the router: SMG comes as an image (``[clusters.router] image``)."""
 KIND = "smg"
 ROUTER_ARGS = [
     # Not --enable-igw: that mode takes its workers from service discovery or its /workers
@@ -134,7 +137,7 @@ def router_plan(cfg: Config, cluster: Cluster) -> RouterPlan | None:
               "port": str(router.port)}
     key_dir = cfg.expand_home(KEY_DIR)
     metrics = metrics_host(node.ssh_ip, node.ib_ip)
-    launch = Docker().launch(ServiceLaunch(
+    launch = runtime_for(RUNTIME).launch(ServiceLaunch(
         name=CONTAINER, labels=labels, env={}, image=router.image,
         mounts=[MountPlan(key_dir, KEY_MOUNT, read_only=True)],
         command=Command(["python3", "-c", KEY_READER, "--host", "0.0.0.0",

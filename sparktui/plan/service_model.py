@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparktui.config.runtime_name import RuntimeName
+
 # Start phases, in launch order. The engine (workers, then head) starts between
 # "before_workers" and "after_frontend"; "after_frontend" waits for the head's
 # API (or the Dynamo frontend) to be ready.
@@ -82,7 +84,7 @@ class ServicePlan:
     pool: str | None = None  # the pool it owns or rides on
     implied_by: str | None = None
     image: str = ""  # the container image ("" for the tmux runtime's host command)
-    runtime: str = "docker"  # "docker" | "tmux"
+    runtime: RuntimeName = "docker"
     owns_pool: bool = False  # True for the pool's owner, False for a rider
     placement: str = ""  # head | workers | compute | all | dedicated | pool
 

@@ -124,13 +124,13 @@ def _recipe_runs(now: Now) -> str | None:
 
 def _tmux_seen(now: Now) -> str | None:
     health = now.selection.health
-    return None if health is None or any(w.runtime == "tmux" for w in health.workloads) \
+    return None if health is None or any(w.can_attach for w in health.workloads) \
         else _("no sparktui tmux session on {cluster}").format(cluster=now.selection.cluster)
 
 
 def _container_seen(now: Now) -> str | None:
     health = now.selection.health
-    return None if health is None or any(w.runtime == "docker" for w in health.workloads) \
+    return None if health is None or any(w.can_enter for w in health.workloads) \
         else _("no sparktui container on {cluster}").format(cluster=now.selection.cluster)
 
 

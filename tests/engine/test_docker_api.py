@@ -1,4 +1,4 @@
-"""docker's reads through the node's Docker engine API (engine/workloads/docker_api.py),
+"""docker's reads through the node's Docker engine API (engine/drivers/docker_api.py),
 on the real sshd and dockerd: the answers the CLI gives, no docker process on the node
 for them, and the CLI again whenever the API cannot answer."""
 
@@ -16,9 +16,9 @@ from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
+from sparktui.engine.drivers.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.workloads.discover import list_node
-from sparktui.engine.workloads.docker_api import docker_image_id, docker_listing, docker_state
 from sparktui.plan.runtime.base import MISSING
 from sparktui.plan.runtime.docker import ENDPOINT, Docker, socket_path
 

@@ -204,11 +204,11 @@ def test_a_look_whose_docker_listing_came_through_the_api_reads_the_rest_and_the
                  started_at="2026-12-02T03:00:00Z", restarts=1)
     tmux = ('== sparktui-host\nSPARKTUI_LABEL_RECIPE="host"; export SPARKTUI_LABEL_RECIPE;\n'
             'SPARKTUI_LABEL_ROLE="worker"; export SPARKTUI_LABEL_ROLE;\n')  # show-environment -s
-    look = parse_look("n1", f"{tmux}{MARKS_MARKER}\n{mark.line()}", Listing([head]))
+    look = parse_look("n1", f"{tmux}{MARKS_MARKER}\n{mark.line()}", {"docker": Listing([head])})
     assert [(w.name, w.runtime, w.role) for w in look.workloads] == [
         ("sparktui-toy", "docker", "head"), ("sparktui-host", "tmux", "worker")]
     assert (look.workloads[0].started_at, look.workloads[0].restarts) == (
         "2026-12-02T03:00:00Z", 1)
     assert look.marks == [mark] and look.error is None
-    down = parse_look("n1", f"{MARKS_MARKER}\n", Listing([], "Cannot connect"))
+    down = parse_look("n1", f"{MARKS_MARKER}\n", {"docker": Listing([], "Cannot connect")})
     assert down.workloads is None and "Cannot connect" in down.error

@@ -6,12 +6,12 @@ it, and the image ID on every node."""
 from __future__ import annotations
 
 import contextlib
-import shlex
 from dataclasses import dataclass, field
 
 from sparktui import untrusted_json
 from sparktui.config.base import Secret
 from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
@@ -122,14 +122,11 @@ async def engine_version(transport: Transport, host: str, port: int, engine: str
 
 
 async def image_id(transport: Transport, workload: Workload, timeout: float) -> str | None:
-    """The ID of the image the workload's container runs (docker only)."""
-    if workload.runtime != "docker":
-        return None
-    command = shlex.join(["docker", "inspect", "--format", "{{.Image}}", workload.name])
+    """The ID of the image the workload runs (None: its runtime runs none, or it is not
+    said)."""
     with contextlib.suppress(OSError, TimeoutError, ConnectionError):
-        out = await transport.run(command, timeout=timeout)
-        if out.ok and out.stdout.strip().startswith("sha256:"):
-            return out.stdout.strip().splitlines()[0][:80]
+        return await driver_for(workload.runtime).workload_image(transport, workload.name,
+                                                                 timeout)
     return None
 
 

@@ -16,15 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sparktui.engine.api import Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services import probe
 from sparktui.engine.services.probe import Target
 from sparktui.engine.workloads.leftover import created
-from sparktui.engine.workloads.run_id import stamped
-from sparktui.engine.workloads.runtime import roll_back
+from sparktui.engine.workloads.rollback import roll_back
 from sparktui.i18n import _, ngettext
-from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 
@@ -120,8 +119,8 @@ class ServiceRunner:
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
         self.say(STEP, inst.node, StepState.STARTED, _("{tag}: launch {container}").format(
             tag=tag(inst), container=inst.container))
-        result = await self.t[inst.node].run(shlex.join(stamped(service.runtime,
-                                                                inst.launch)))
+        result = await self.t[inst.node].run(shlex.join(driver_for(service.runtime).stamp(
+            inst.launch)))
         if not result.ok:
             detail = _("{tag}: launch failed: {why}").format(
                 tag=tag(inst), why=(result.stderr or result.stdout).strip()[:300])
@@ -219,7 +218,7 @@ class ServiceRunner:
                     continue
                 code = state.exit_code
                 if code is None:  # vanished (or a signal ended a session's pane): failed
-                    code = 1 if runtime_for(s.target.runtime).keeps_ended else 0
+                    code = 1 if driver_for(s.target.runtime).runtime.keeps_ended else 0
                 codes[n] = code
                 self.say(STEP, s.instance.node,
                          StepState.OK if codes[n] == 0 else StepState.WARN,

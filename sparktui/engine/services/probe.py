@@ -12,9 +12,10 @@ import contextlib
 import re
 from dataclasses import dataclass
 
+from sparktui.config.runtime_name import RuntimeName
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport
-from sparktui.engine.workloads.runtime import last_lines, workload_state
 from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import Readiness
 
@@ -26,16 +27,16 @@ class Target:
     node: str
     host: str  # the address probes connect to (the node's SSH address)
     container: str
-    runtime: str  # a name in sparktui.plan.runtime.RUNTIMES
+    runtime: RuntimeName
 
 
 async def state(t: Transport, target: Target) -> State:
     """MISSING when there is no such container (or session: an ended one leaves no trace)."""
-    return await workload_state(t, target.runtime, target.container)
+    return await driver_for(target.runtime).state(t, target.container)
 
 
 async def logs(t: Transport, target: Target, tail: int | None = None) -> str:
-    return await last_lines(t, target.runtime, target.container, tail)
+    return await driver_for(target.runtime).last_lines(t, target.container, tail)
 
 
 async def ready(t: Transport, target: Target, readiness: Readiness,

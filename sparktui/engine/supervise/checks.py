@@ -6,11 +6,12 @@
 2. The head's API: ``/health`` and ``/v1/models`` answer 200 within the health timeout.
 3. A stall: requests wait and no token is generated for ``telemetry_stall_seconds``.
 
-Each member node is read once per check: docker's listing through its API
-(``docker_api``), then one command with the other runtimes' listing and the node's marks
-(``shell.read_marks``). The marks are read after the listing, so a stop that was written
-there before its containers went is seen by the check that sees them gone. (Where the API
-cannot answer, the one command lists docker's too, through its CLI, before the marks.)
+Each member node is read once per check: the listings a driver reads without the shell
+(docker's through its API), then one command with the other runtimes' listing and the
+node's marks (``shell.read_marks``). The marks are read after the listing, so a stop that
+was written there before its containers went is seen by the check that sees them gone.
+(Where the API cannot answer, the one command lists docker's too, through its CLI, before
+the marks.)
 """
 
 from __future__ import annotations
@@ -29,22 +30,22 @@ from sparktui.engine.supervise.policy import StallWatch
 from sparktui.engine.supervise.record import Failure, Mark
 from sparktui.engine.telemetry import metrics
 from sparktui.engine.workloads.discover import (
-    DISCOVER,
-    DISCOVER_REST,
+    Direct,
     Discovery,
+    direct_listings,
     disown_image_runs,
-    parse_discovery,
+    listing_command,
     parse_rest,
 )
-from sparktui.engine.workloads.docker_api import docker_listing
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan
-from sparktui.plan.runtime.base import Listing
 
 MARKS_MARKER = "@@sparktui-marks@@"
-LOOK = f"{DISCOVER}; echo {MARKS_MARKER}; {shell.read_marks()}"
-LOOK_REST = f"{DISCOVER_REST}; echo {MARKS_MARKER}; {shell.read_marks()}"
-"""``LOOK`` without docker's listing, when that came through its API."""
+
+
+def look_command(direct: Direct) -> str:
+    """The listing of what ``direct`` lacks, then the node's marks."""
+    return f"{listing_command(direct)}; echo {MARKS_MARKER}; {shell.read_marks()}"
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,10 @@ def members(plan: LaunchPlan) -> list[Member]:
     return found
 
 
-def parse_look(node: str, output: str, docker: Listing | None = None) -> NodeLook:
-    """``LOOK``'s output; or, with docker's listing from its API, ``LOOK_REST``'s."""
+def parse_look(node: str, output: str, direct: Direct | None = None) -> NodeLook:
+    """``look_command(direct)``'s output, read with the listings of ``direct``."""
     listing, found, marks = output.partition(MARKS_MARKER)
-    discovered = (parse_discovery(node, listing) if docker is None
-                  else parse_rest(node, docker, listing))
+    discovered = parse_rest(node, direct or {}, listing)
     if discovered.docker_error is not None:
         return NodeLook(node, None, Mark.parse_lines(marks) if found else None,
                         f"{_('docker unreachable')}: {discovered.docker_error}")
@@ -98,9 +98,9 @@ def parse_look(node: str, output: str, docker: Listing | None = None) -> NodeLoo
 
 async def look(t: Transport, timeout: float) -> NodeLook:
     async def listing_then_marks() -> NodeLook:
-        docker = await docker_listing(t, timeout)
-        result = await t.run(LOOK if docker is None else LOOK_REST, timeout=timeout)
-        seen = parse_look(t.node.name, result.stdout, docker)
+        direct = await direct_listings(t, timeout)
+        result = await t.run(look_command(direct), timeout=timeout)
+        seen = parse_look(t.node.name, result.stdout, direct)
         if seen.workloads is None:
             return seen
         checked = await disown_image_runs(t, Discovery(seen.workloads), timeout)

@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.deadline import within
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
@@ -54,7 +55,6 @@ from sparktui.engine.supervise.record import (
     RestartEvent,
 )
 from sparktui.engine.supervise.words import failure_text, mark_text, reason_text, short_text
-from sparktui.engine.workloads.runtime import last_lines
 from sparktui.i18n import _, ngettext
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.model import LaunchPlan
@@ -353,8 +353,8 @@ class Supervisor:
         if member is None:
             return ()
         try:
-            text = await last_lines(self.transports[node], self.plan.runtime, member.container,
-                                    LOG_LINES_KEPT)
+            text = await driver_for(self.plan.runtime).last_lines(
+                self.transports[node], member.container, LOG_LINES_KEPT)
         except NodeError:
             return ()
         return tuple(text.splitlines()[-LOG_LINES_KEPT:])

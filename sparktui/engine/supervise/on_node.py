@@ -27,23 +27,28 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sparktui.config.models import Cluster, Config, Node
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.api import Progress, ProgressSink, Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.hostkeys import pinned_lines
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.supervise import remote, shell
 from sparktui.engine.supervise.record import Lease
 from sparktui.engine.supervise.shell import DIR
-from sparktui.engine.workloads.run_id import stamped
-from sparktui.engine.workloads.runtime import last_lines, workload_state
 from sparktui.i18n import _
-from sparktui.plan.model import LaunchPlan
-from sparktui.plan.runtime.docker import blank_labels
+from sparktui.plan.model import LaunchPlan, MountPlan
+from sparktui.plan.runtime.base import Command, ServiceLaunch
+from sparktui.plan.runtime.docker import sweep_command
 
+RUNTIME: RuntimeName = "docker"
+"""What runs the supervisor (see above); its driver starts, reads and removes it."""
+_DRIVER = driver_for(RUNTIME)
 CONTAINER_PREFIX = "sparktui-supervise-"
-LABEL = "sparktui.supervisor"
-"""Label of the container: its cluster. Not ``sparktui.recipe``: it is no workload."""
-RECIPE_LABEL = "sparktui.supervisor_recipe"
+LABEL = "supervisor"
+"""Label of the container (``sparktui.supervisor``): its cluster. Not ``recipe``: it is
+no workload."""
+RECIPE_LABEL = "supervisor_recipe"
 MOUNT = "/etc/sparktui"
 KEY_MOUNT = "/run/sparktui-key/id"
 FILES = "on-node"
@@ -107,20 +112,29 @@ def write_file_command(path: str) -> str:
             f"cat > {shlex.quote(path)}.tmp && mv {shlex.quote(path)}.tmp {shlex.quote(path)}")
 
 
-def run_argv(*, cluster: str, recipe: str, home: str, key: str, image: str,
-             interval: float | None) -> list[str]:
-    """``docker run`` of the supervisor on the head (every value is its own argument)."""
-    files = files_dir(home)
-    argv = ["docker", "run", "-d", "--name", container_name(cluster),
-            "--label", f"{LABEL}={cluster}", "--label", f"{RECIPE_LABEL}={recipe}",
-            # no label its image bakes makes it a recipe's workload (blank_labels)
-            *blank_labels(()), "--network", "host", "--restart", "no",
-            "-v", f"{files}:{MOUNT}:ro", "-v", f"{key}:{KEY_MOUNT}:ro", image,
-            "--config", f"{MOUNT}/config.toml", "--recipes", f"{MOUNT}/recipes",
+def launch(*, cluster: str, recipe: str, home: str, key: str, image: str,
+           interval: float | None) -> ServiceLaunch:
+    """The supervisor's container on the head: a service of the host's network, its
+    files and key mounted read-only, the image's entrypoint running ``supervise``. Its
+    runtime launches it as every other (so no label its image bakes makes it a recipe's
+    workload: every label discovery reads is set)."""
+    argv = ["--config", f"{MOUNT}/config.toml", "--recipes", f"{MOUNT}/recipes",
             "supervise", recipe, "--cluster", cluster, "--mode", "on-node"]
     if interval is not None:
         argv += ["--interval", f"{interval:g}"]
-    return argv
+    return ServiceLaunch(
+        name=container_name(cluster), labels={LABEL: cluster, RECIPE_LABEL: recipe},
+        env={}, image=image, command=Command(argv),
+        mounts=[MountPlan(files_dir(home), MOUNT, read_only=True),
+                MountPlan(key, KEY_MOUNT, read_only=True)],
+        docker_flags=("--restart", "no"))
+
+
+def run_argv(*, cluster: str, recipe: str, home: str, key: str, image: str,
+             interval: float | None) -> list[str]:
+    """What starts the supervisor on the head (every value is its own argument)."""
+    return _DRIVER.runtime.launch(launch(cluster=cluster, recipe=recipe, home=home, key=key,
+                                         image=image, interval=interval))
 
 
 UNREACHABLE_EXIT = 3
@@ -132,21 +146,9 @@ def remove_command(cluster: str, recipe: str | None) -> str:
     and its files; prints the names of the containers it removed. A node without docker
     has none; a node whose docker does not answer exits ``UNREACHABLE_EXIT`` with
     docker's words, never "none there"."""
-    filters = ["--filter", f"label={LABEL}={cluster}"]
-    if recipe is not None:
-        filters += ["--filter", f"label={RECIPE_LABEL}={recipe}"]
-    listing = shlex.join(["docker", "ps", "-aq", *filters])
-    names = shlex.join(["docker", "inspect", "--format", "{{.Name}}"])
-    stop = shlex.join(["docker", "stop", "-t", str(STOP_SECONDS)])
-    remove = shlex.join(["docker", "rm", "-f"])
-    return ("command -v docker >/dev/null 2>&1 || exit 0; "
-            f"ids=$({listing}) || exit {UNREACHABLE_EXIT}; [ -n \"$ids\" ] || exit 0; "
-            f"{names} $ids 2>/dev/null | sed 's,^/,,'; {stop} $ids >/dev/null 2>&1; "
-            f"{remove} $ids >/dev/null 2>&1; rm -rf {DIR}/{FILES}; true")
-
-
-def image_command(image: str) -> str:
-    return shlex.join(["docker", "image", "inspect", "--format", "{{.Id}}", image])
+    labels = {LABEL: cluster, **({RECIPE_LABEL: recipe} if recipe is not None else {})}
+    return sweep_command(labels, STOP_SECONDS, UNREACHABLE_EXIT,
+                         then=f"rm -rf {DIR}/{FILES}; true")
 
 
 def key_command(path: str) -> str:
@@ -194,7 +196,8 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
         if (held := status.held_by) is not None:
             return failed(_("supervised already by {holder} ({mode})").format(
                 holder=held.holder, mode=held.mode), held)
-        if not (await t.run(image_command(config.supervise_image))).ok:
+        image = await _DRIVER.image_id(t, config.supervise_image)
+        if image is not None and not image.ok:
             return failed(_("the image {image} is not on {node}: build it there "
                             "(`sparktui supervise --dockerfile` prints its Dockerfile and "
                             "how)").format(image=config.supervise_image, node=head.name))
@@ -219,10 +222,10 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
             wrote = await t.run(write_file_command(path), stdin=text)
             if not wrote.ok:
                 return failed(wrote.stderr.strip()[:200] or path)
-        await t.run(shlex.join(["docker", "rm", "-f", name]) + " >/dev/null 2>&1; true")
+        await t.run(_DRIVER.runtime.removal(name, 0).remove + " >/dev/null 2>&1; true")
         argv = run_argv(cluster=cluster.name, recipe=plan.recipe, home=home, key=key,
                         image=config.supervise_image, interval=interval)
-        started = await t.run(shlex.join(stamped("docker", argv)))
+        started = await t.run(shlex.join(_DRIVER.stamp(argv)))
         if not started.ok:
             return failed((started.stderr or started.stdout).strip()[:300])
         return await _held(t, name, say, config.health_timeout_seconds)
@@ -239,9 +242,9 @@ async def _held(t: Transport, name: str, say: ProgressLog, timeout: float) -> In
         if status.active and status.lease is not None and status.lease.mode == "on-node":
             say(Step.SUPERVISE, node, StepState.OK, name)
             return Installed(True, node, name)
-        state = await workload_state(t, "docker", name)
+        state = await _DRIVER.state(t, name)
         if not state.running:
-            tail = (await last_lines(t, "docker", name, 15)).strip()
+            tail = (await _DRIVER.last_lines(t, name, 15)).strip()
             detail = _("{container} is {state}").format(container=name, state=state)
             say(Step.SUPERVISE, node, StepState.FAILED, detail + ("\n" + tail if tail else ""))
             return Installed(False, node, name, detail + ("\n" + tail if tail else ""))

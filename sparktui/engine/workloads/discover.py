@@ -11,27 +11,52 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from sparktui.config.runtime_name import RuntimeName
+from sparktui.engine.drivers import DRIVERS, driver_for
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
-from sparktui.engine.workloads.docker_api import docker_listing, image_run_labels
 from sparktui.i18n import _
 from sparktui.plan.fit.settings import argv_share
 from sparktui.plan.fit.shares import HOLDING_STATES, Holder
 from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
-from sparktui.plan.runtime import RUNTIMES, runtime_for
+from sparktui.plan.runtime import RUNTIMES
 from sparktui.plan.runtime.base import RUN_ID_LENGTH, RUN_LABEL, Found, Listing
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 
 ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
-"""One round trip lists every runtime's workloads (docker's through its CLI)."""
-_DOCKER = runtime_for("docker")
-_NOT_DOCKER = tuple(name for name in RUNTIMES if name != "docker")
-DISCOVER_REST = list_all_command(_NOT_DOCKER)
-"""The other runtimes' listing, when docker's came through its API (``parse_rest``)."""
+"""One round trip lists every runtime's workloads, each through its CLI."""
+_DIRECT = tuple(name for name, driver in DRIVERS.items() if driver.lists_directly)
+"""The runtimes whose driver reads its listing without the shell (docker's API)."""
+
+Direct = Mapping[RuntimeName, Listing]
+"""The listings read without the shell (``Driver.listing``), by runtime."""
+
+
+def shell_names(direct: Direct) -> tuple[RuntimeName, ...]:
+    """The runtimes the shell lists, in ``RUNTIMES`` order: those not in ``direct``."""
+    return tuple(name for name in RUNTIMES if name not in direct)
+
+
+def listing_command(direct: Direct) -> str:
+    """One shell line listing what ``direct`` lacks (``parse_rest`` reads its output)."""
+    return list_all_command(shell_names(direct))
+
+
+DISCOVER_REST = list_all_command(tuple(n for n in RUNTIMES if n not in _DIRECT))
+"""The listing of the runtimes without a direct read, run while those read theirs."""
+
+
+async def direct_listings(t: Transport, timeout: float | None = None) -> dict[RuntimeName, Listing]:
+    """The listings the drivers read without the shell (docker's through its API); a
+    runtime left out is listed by ``listing_command``. NodeError: no answer in time."""
+    found = await asyncio.gather(*(DRIVERS[name].listing(t, timeout) for name in _DIRECT))
+    return {name: listing for name, listing in zip(_DIRECT, found, strict=True)
+            if listing is not None}
 
 
 class Discovery(NamedTuple):
@@ -45,28 +70,37 @@ def parse_discovery(node: str, output: str) -> Discovery:
 
 
 async def list_node(t: Transport, timeout: float | None = None) -> Discovery:
-    """Every runtime's workloads on the node: docker's through its API while the other
-    runtimes' listing runs, each about one round trip; when the API cannot answer,
-    docker's through its CLI (docker_api.py). NodeError when the node does not answer."""
-    docker, rest = await asyncio.gather(docker_listing(t, timeout),
+    """Every runtime's workloads on the node: those with a direct read (docker's API)
+    while the others' listing runs, each about one round trip; a direct read that cannot
+    answer is the runtime's CLI listing after (the driver's ``listing``). NodeError when
+    the node does not answer."""
+    direct, rest = await asyncio.gather(direct_listings(t, timeout),
                                         t.run(DISCOVER_REST, timeout=timeout))
-    if docker is None:
-        docker = _DOCKER.parse_list((await t.run(_DOCKER.list_command(),
-                                                 timeout=timeout)).stdout)
-    return await disown_image_runs(t, parse_rest(t.node.name, docker, rest.stdout), timeout)
+    listings = dict(direct)
+    for name in _DIRECT:
+        if name not in listings:
+            runtime = driver_for(name).runtime
+            listings[name] = runtime.parse_list((await t.run(runtime.list_command(),
+                                                             timeout=timeout)).stdout)
+    return await disown_image_runs(t, parse_rest(t.node.name, listings, rest.stdout), timeout)
 
 
 async def disown_image_runs(t: Transport, found: Discovery, timeout: float | None = None
                             ) -> Discovery:
-    """``found`` with every docker workload whose run id is its image's own label made
-    foreign: an image made it, not sparktui. One read of each image (through the API,
-    else one ``docker image inspect`` of them all), only for workloads taken as ours. An
-    image that cannot be read has no labels to compare (the node could set any run id
-    itself: the check is against images, not against the node)."""
-    images = sorted({w.image_id for w in found.workloads if _checked(w)})
-    if not images:
+    """``found`` with every workload whose run id is its image's own label made foreign:
+    an image made it, not sparktui. One read of each image by its runtime's driver
+    (docker: through the API, else one ``docker image inspect`` of them all), only for
+    workloads taken as ours. An image that cannot be read has no labels to compare (the
+    node could set any run id itself: the check is against images, not against the
+    node)."""
+    image_runs: dict[str, str | None] = {}
+    for runtime in RUNTIMES:
+        images = sorted({w.image_id for w in found.workloads
+                         if _checked(w) and w.runtime == runtime})
+        if images:
+            image_runs.update(await driver_for(runtime).image_run_labels(t, images, timeout))
+    if not image_runs:
         return found
-    image_runs = await image_run_labels(t, images, timeout)
     why = _("its run id is its image's own label")
     workloads = [replace(w, foreign=why) if _checked(w) and image_runs.get(w.image_id)
                  == w.labels.get(RUN_LABEL) else w for w in found.workloads]
@@ -74,15 +108,15 @@ async def disown_image_runs(t: Transport, found: Discovery, timeout: float | Non
 
 
 def _checked(w: Workload) -> bool:
-    return w.ours and w.runtime == "docker" and bool(w.image_id)
+    return w.ours and w.has_image and bool(w.image_id)
 
 
-def parse_rest(node: str, docker: Listing, output: str) -> Discovery:
-    """docker's listing from its API, the others' from ``DISCOVER_REST``'s output."""
-    return _discovery(node, {"docker": docker, **parse_list_all(output, _NOT_DOCKER)})
+def parse_rest(node: str, direct: Direct, output: str) -> Discovery:
+    """The listings of ``direct``, the others' from ``listing_command(direct)``'s output."""
+    return _discovery(node, {**parse_list_all(output, shell_names(direct)), **direct})
 
 
-def _discovery(node: str, listings: dict[str, Listing]) -> Discovery:
+def _discovery(node: str, listings: Mapping[RuntimeName, Listing]) -> Discovery:
     workloads: list[Workload] = []
     error = None
     for runtime in RUNTIMES:
@@ -118,7 +152,7 @@ _NUMBERS = {"rank": (0, 1 << 16), "port": (1, 65535), "service_index": (0, 1 << 
 """Labels that hold a number, and its bounds; empty is no value."""
 
 
-def _workload(node: str, runtime: str, found: Found) -> Workload:
+def _workload(node: str, runtime: RuntimeName, found: Found) -> Workload:
     """The node that listed it is its node, whatever its labels claim."""
     label = found.labels
     return Workload(

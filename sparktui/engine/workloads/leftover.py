@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.api import Progress, Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError, Transport
-from sparktui.engine.workloads.runtime import workload_state
 
 
-async def created(t: Transport, runtime: str, name: str) -> bool:
+async def created(t: Transport, runtime: RuntimeName, name: str) -> bool:
     """Whether the node has the workload, in any state (docker run creates a container
     before it fails to start it). Unknown counts as yes: a removal is tried, and its row
     says how it went."""
     try:
-        return not (await workload_state(t, runtime, name)).missing
+        return not (await driver_for(runtime).state(t, name)).missing
     except NodeError:
         return True
 

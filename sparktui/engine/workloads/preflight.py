@@ -11,20 +11,12 @@ import shlex
 from dataclasses import dataclass
 
 from sparktui.engine.api import Step
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.workloads.discover import image_absent
 from sparktui.engine.workloads.hooks import StepFailed
-from sparktui.engine.workloads.runtime import node_image_id
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan, NodePlan
-from sparktui.plan.runtime.docker import (
-    NO_GPU_DRIVER,
-    TOOLKIT_FIX,
-    docker_error,
-    gpu_probe_command,
-    gpus_given,
-    gpus_value,
-)
 
 NO_SUCH_IMAGE = "no such image"
 """What docker says (``docker image inspect``, any case) of an image it does not have."""
@@ -41,7 +33,7 @@ class ImageOn:
 async def image_on(t: Transport, plan: LaunchPlan, node: str) -> ImageOn:
     """The image's ID on the node; missing only when docker says it has no such image.
     StepFailed when docker could not say (the daemon down, an error of its own)."""
-    inspect = await node_image_id(t, plan.runtime, plan.image)
+    inspect = await driver_for(plan.runtime).image_id(t, plan.image)
     if inspect is None:
         return ImageOn(None)
     if inspect.ok:
@@ -84,22 +76,6 @@ def ids_differ(image_ids: dict[str, str | None]) -> str | None:
 
 
 async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | None:
-    """Why the node cannot give the container the GPUs its launch asks for (None: it can,
-    or it asks for none): asked of the node's dockerd with a container of the image that
-    runs ``true`` (gpu_probe_command), so docker's raw error does not come at launch."""
-    gpus = gpus_value(node.launch) if plan.runtime == "docker" else None
-    if gpus is None:
-        return None
-    probe = await t.run(gpu_probe_command(plan.image, gpus))
-    if probe.ok or gpus_given(probe.stderr + probe.stdout):
-        return None
-    said = (docker_error(probe.stderr or probe.stdout)[:300]
-            or _("exit status {code}").format(code=probe.exit_code))
-    if NO_GPU_DRIVER in said:
-        return _("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
-                 "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it brings "
-                 "nvidia-container-runtime-hook), then restart docker: {fix}").format(
-            gpus=gpus, node=node.name, said=said, fix=TOOLKIT_FIX)
-    return _("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
-             "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver "
-             "update").format(gpus=gpus, node=node.name, said=said)
+    """Why the node cannot give the workload the GPUs its launch asks for (None: it can,
+    or it asks for none), as its runtime's driver finds out (``Driver.gpus_refusal``)."""
+    return await driver_for(plan.runtime).gpus_refusal(t, plan.image, node.launch, node.name)

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 
 from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -30,8 +31,7 @@ from sparktui.engine.workloads.discover import discover, share_holders
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
 from sparktui.engine.workloads.ports import port_free, rendezvous_free
-from sparktui.engine.workloads.run_id import stamped
-from sparktui.engine.workloads.runtime import last_lines, roll_back, workload_state
+from sparktui.engine.workloads.rollback import roll_back
 from sparktui.i18n import _
 from sparktui.plan import hf
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
@@ -39,7 +39,6 @@ from sparktui.plan.fit.probe import question_for
 from sparktui.plan.fit.shares import node_shares, share_line, share_refusal
 from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import LaunchPlan, NodePlan
-from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
 
 FIRST_POLL_SECONDS = 0.25
@@ -48,7 +47,7 @@ small model that loads in a second is seen serving then, not at the next tick.""
 POLL_SECONDS = 1.0
 """At most this long between two looks while an engine loads: a look is one GET of the
 head's /v1/models and each member's state, all through the Docker API and the SSH
-connection already open (docker_api.py), so serving is seen within a second of it."""
+connection already open (the docker driver), so serving is seen within a second of it."""
 
 
 class Serve:
@@ -59,7 +58,7 @@ class Serve:
                  fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False,
                  model_free: Callable[[ProgressLog], Awaitable[str | None]] | None = None):
         self.plan = plan
-        self.runtime = runtime_for(plan.runtime)
+        self.driver = driver_for(plan.runtime)
         self.t = transports
         self.scripts = scripts
         self.hf_cache_host = hf_cache_host
@@ -166,7 +165,7 @@ class Serve:
     async def _preflight(self, node: NodePlan) -> None:
         """No workload of that name yet, and the GPUs its launch asks for can be given."""
         t = self.t[node.name]
-        if not (await workload_state(t, self.plan.runtime, node.container)).missing:
+        if not (await self.driver.state(t, node.container)).missing:
             why = _("{container} already exists on the node; stop it first").format(
                 container=node.container)
             raise StepFailed(node.name, Step.PREFLIGHT, why)
@@ -257,8 +256,7 @@ class Serve:
         self._launching = node
         # a fresh run id per container: this one is sparktui's (run_id.py)
         try:
-            result = await self.t[node.name].run(shlex.join(stamped(self.plan.runtime,
-                                                                    node.launch)))
+            result = await self.t[node.name].run(shlex.join(self.driver.stamp(node.launch)))
             why = (result.stderr or result.stdout).strip()[:300]
         except NodeError as exc:  # the node went away mid-launch: it may have the workload
             result, why = None, exc.text
@@ -276,14 +274,14 @@ class Serve:
         self._say(Step.LAUNCH, node.name, StepState.OK, result.stdout.strip()[:12])
 
     async def _state(self, node: NodePlan) -> State:
-        state = await workload_state(self.t[node.name], self.plan.runtime, node.container)
-        if state.missing and not self.runtime.keeps_ended:
+        state = await self.driver.state(self.t[node.name], node.container)
+        if state.missing and not self.driver.runtime.keeps_ended:
             return State("exited")  # it was started: gone without a trace means it ended
         return state
 
     async def _last_lines(self, node: NodePlan, count: int = 15) -> str:
-        return (await last_lines(self.t[node.name], self.plan.runtime, node.container,
-                                 count)).strip()
+        return (await self.driver.last_lines(self.t[node.name], node.container,
+                                             count)).strip()
 
     async def _wait_ready(self) -> None:
         head = self.plan.head

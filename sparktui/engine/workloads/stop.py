@@ -19,13 +19,13 @@ from collections.abc import Mapping
 
 from sparktui.config.scripts import BUILTIN_SCRIPTS
 from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.labels import teardown_groups
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.discover import discover
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
-from sparktui.engine.workloads.runtime import remove_workload, signal_stop
 from sparktui.i18n import _
 from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
 from sparktui.plan.after_stop import HooksFor, from_label
@@ -105,13 +105,13 @@ class Stop:
 
     async def _term(self, head: Workload) -> None:
         with contextlib.suppress(NodeError):  # the stop below reports what went wrong
-            await signal_stop(self.t[head.node], head.runtime, head.name)
+            await driver_for(head.runtime).signal_stop(self.t[head.node], head.name)
 
     async def _remove(self, workload: Workload) -> None:
         self._say(Step.STOP, workload.node, StepState.STARTED, workload.name)
         try:
-            result = await remove_workload(
-                self.t[workload.node], workload.runtime, workload.name, self.stop_grace,
+            result = await driver_for(workload.runtime).remove(
+                self.t[workload.node], workload.name, self.stop_grace,
                 waiting=lambda why: self._say(Step.STOP, workload.node, StepState.WAITING, why))
             ok, detail = result.ok, result.stderr.strip()[:200]
         except NodeError as exc:

@@ -8,6 +8,7 @@ bytes there, so a script run twice starts two runs, each with its own id.
 
 from __future__ import annotations
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.runtime import runtime_for
 
 PLACEHOLDER = "@run@"
@@ -16,7 +17,7 @@ MADE_ON_NODE = "\"$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')\""
 """16 hex digits from the node's /dev/urandom, as ``secrets.token_hex(8)`` gives."""
 
 
-def with_placeholder(runtime: str, argv: list[str]) -> list[str]:
+def with_placeholder(runtime: RuntimeName, argv: list[str]) -> list[str]:
     return runtime_for(runtime).stamp(argv, PLACEHOLDER)
 
 

@@ -3,7 +3,7 @@
 A runtime turns a runtime-neutral ``Launch`` into the argv that starts it, and gives the
 shell lines that look at it (state), read it (logs), stop it and list what sparktui runs,
 with the parsers for what those print. All of it is pure: the engine runs the commands
-(``sparktui.engine.workloads.runtime``). A new runtime is one module with a ``Runtime``
+(its driver, ``sparktui.engine.drivers``). A new runtime is one module with a ``Runtime``
 subclass, named in ``RUNTIMES`` (``sparktui/plan/runtime/__init__.py``).
 """
 
@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.model import MountPlan
 
 MISSING = "missing"
@@ -148,13 +149,25 @@ class Listing:
 
 
 class Runtime(ABC):
-    name: ClassVar[str]
+    """One runtime's commands, and what it can do. Code outside the runtimes' own modules
+    (here and ``sparktui.engine.drivers``) asks these capabilities, never the name."""
+
+    name: ClassVar[RuntimeName]
     runs_image: ClassVar[bool]
-    """True: the workload runs in a container image (image, entrypoint, mounts); False: a
-    command on the host."""
+    """Has images: the workload runs in a container image (image, entrypoint, mounts,
+    an image ID to compare across nodes); False: a command on the host."""
     keeps_ended: ClassVar[bool]
     """True: an ended workload stays, with its exit code, until it is removed; False: it
     vanishes (then a workload sparktui started that is MISSING has ended)."""
+    can_enter: ClassVar[bool] = False
+    """A shell can be opened inside the workload (``sparktui shell``, the dashboard's
+    ``a``: ``docker.exec_argv``)."""
+    can_inspect: ClassVar[bool] = False
+    """The workload has a full description to read (``sparktui inspect``, the
+    dashboard's ``i``: ``docker.inspect_command``)."""
+    can_attach: ClassVar[bool] = False
+    """The terminal can be handed to the workload's own console (``sparktui tmux``, the
+    dashboard's ``t``: ``tmux.attach_argv``)."""
 
     @abstractmethod
     def launch(self, spec: Launch) -> list[str]:
@@ -166,6 +179,11 @@ class Runtime(ABC):
 
     def image_id_command(self, image: str) -> str | None:
         """A shell line printing the ID of ``image`` on the node; None: no images."""
+        return None
+
+    def workload_image_command(self, name: str) -> str | None:
+        """A shell line printing the ID of the image workload ``name`` runs; None: no
+        images."""
         return None
 
     @abstractmethod

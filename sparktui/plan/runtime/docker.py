@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -39,7 +39,7 @@ _LIST = (
 )
 
 
-# The Docker engine API, for the reads of every refresh (engine/workloads/docker_api.py):
+# The Docker engine API, for the reads of every refresh (engine/drivers/docker_api.py):
 # the socket the node's docker CLI talks to, and the requests that list and inspect.
 # Paths carry no version: the daemon answers in its own (Docker 29 refuses versions
 # below 1.44, Debian 12's Docker 20.10 knows none above 1.41).
@@ -153,6 +153,24 @@ def stamp_run(argv: list[str], run_id: str) -> list[str]:
     return [*argv[:2], "--label", f"{LABEL_PREFIX}{RUN_LABEL}={run_id}", *argv[2:]]
 
 
+def sweep_command(labels: Mapping[str, str], stop_seconds: int, unreachable_exit: int,
+                  then: str) -> str:
+    """Stop (``stop_seconds`` each) and remove every container carrying all of ``labels``,
+    printing their names, then run ``then``. A node without docker has none (exit 0);
+    one whose daemon does not answer exits ``unreachable_exit`` with docker's words,
+    never "none there"."""
+    filters = [arg for key, value in labels.items()
+               for arg in ("--filter", f"label={LABEL_PREFIX}{key}={value}")]
+    listing = shlex.join(["docker", "ps", "-aq", *filters])
+    names = shlex.join(["docker", "inspect", "--format", "{{.Name}}"])
+    stop = shlex.join(["docker", "stop", "-t", str(stop_seconds)])
+    remove = shlex.join(["docker", "rm", "-f"])
+    return ("command -v docker >/dev/null 2>&1 || exit 0; "
+            f"ids=$({listing}) || exit {unreachable_exit}; [ -n \"$ids\" ] || exit 0; "
+            f"{names} $ids 2>/dev/null | sed 's,^/,,'; {stop} $ids >/dev/null 2>&1; "
+            f"{remove} $ids >/dev/null 2>&1; {then}")
+
+
 def blank_labels(given: Sequence[str]) -> list[str]:
     """``--label`` arguments that set each of ``READ_LABELS`` not in ``given`` to the
     empty value: an image's ``LABEL`` of that name then says nothing for the container."""
@@ -167,6 +185,8 @@ class Docker(Runtime):
     name = "docker"
     runs_image = True
     keeps_ended = True
+    can_enter = True
+    can_inspect = True
 
     def launch(self, spec: Launch) -> list[str]:
         argv = ["docker", "run", "-d", "--name", spec.name]
@@ -190,6 +210,9 @@ class Docker(Runtime):
 
     def image_id_command(self, image: str) -> str:
         return shlex.join(["docker", "image", "inspect", "--format", "{{.Id}}", image])
+
+    def workload_image_command(self, name: str) -> str:
+        return shlex.join(["docker", "inspect", "--format", "{{.Image}}", name])
 
     def state_command(self, name: str) -> str:
         return shlex.join(["docker", "inspect", "--format",
@@ -247,51 +270,6 @@ def exec_argv(name: str, command: Sequence[str] = (), *, tty: bool = True) -> li
     """``docker exec`` in a container (run on its node): ``command``, or a shell."""
     argv = ["docker", "exec", "-it" if tty else "-i", name]
     return [*argv, *command] if command else [*argv, "sh", "-c", SHELL]
-
-
-def gpu_probe_command(image: str, gpus: str) -> str:
-    """Whether ``docker run --gpus <gpus>`` works on the node, asked of its dockerd: it
-    selects the NVIDIA device driver (it has one only when it found
-    ``nvidia-container-runtime-hook`` on its PATH at its start) and runs the hook only
-    when a container starts; ``docker info`` and ``docker create`` say nothing of it. So a
-    container of the image starts, runs ``true`` and is removed (``--rm``: by the daemon
-    too when the start fails); no network, nothing else. Exit 0: it works; else docker's
-    error. ``docker container run``: not to be taken for a workload's ``docker run``."""
-    return shlex.join(["docker", "container", "run", "--rm", "--gpus", gpus,
-                       "--network", "none", "--entrypoint", "true", image])
-
-
-NO_GPU_DRIVER = "could not select device driver"
-"""dockerd's word for ``--gpus`` when it has no NVIDIA driver: no hook on its PATH."""
-TOOLKIT_FIX = "sudo apt-get install -y nvidia-container-toolkit && sudo systemctl restart docker"
-"""What gives a node's dockerd the NVIDIA hook (it looks for it at its start only)."""
-
-
-PROBE_NOT_FOUND = '"true": executable file not found'
-"""The probe's failure when its image has no ``true`` (distroless, scratch): runc looks a
-command up after the prestart hooks ran, so the GPUs were given (``gpus_given``)."""
-
-
-def gpus_given(said: str) -> bool:
-    """Whether what the probe said (exit 0 aside) still shows ``--gpus`` works."""
-    return PROBE_NOT_FOUND in said
-
-
-def docker_error(text: str) -> str:
-    """The first line of what docker said, without its ``docker: Error response from
-    daemon:`` prefix ("" when it said nothing)."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line.removeprefix("docker: ").removeprefix("Error response from daemon: ")
-
-
-def gpus_value(argv: Sequence[str]) -> str | None:
-    """The ``--gpus`` value a ``docker run`` argv asks for (None: it asks for none)."""
-    for i, arg in enumerate(argv):
-        if arg == "--gpus" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--gpus="):
-            return arg.split("=", 1)[1]
-    return None
 
 
 def inspect_command(name: str) -> str:

@@ -99,6 +99,7 @@ class Tmux(Runtime):
     name = "tmux"
     runs_image = False
     keeps_ended = True  # the pane is kept when its command ends: its output, its status
+    can_attach = True
 
     def launch(self, spec: Launch) -> list[str]:
         argv = ["tmux", "new-session", "-d", "-s", spec.name]

@@ -39,7 +39,7 @@ class ContainerFlows:
             return None
         rows = containers(row.workloads if row else [], cluster, running=running)
         if not rows:
-            tmux = row is not None and any(w.runtime == "tmux" for w in row.workloads)
+            tmux = row is not None and any(w.can_attach for w in row.workloads)
             self.host.notify((_("no running sparktui container on {node}") if running else
                               _("no sparktui container on {node}")).format(node=node)
                              + (" (" + _("tmux runtime: t attaches") + ")" if tmux else ""),

@@ -329,7 +329,7 @@ class ActionFlows:
             return
         row = next((n for n in health.nodes if n.node == node), None)
         sessions = sorted((w.cluster != cluster, w.name) for w in (row.workloads if row else [])
-                          if w.runtime == "tmux")
+                          if w.can_attach)
         if not sessions:
             self.host.notify(_("no sparktui tmux session on {node}").format(node=node),
                              severity="warning")
