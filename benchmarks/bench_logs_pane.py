@@ -40,6 +40,7 @@ from sparktui.config.loader import load_config  # noqa: E402
 from sparktui.engine.status import ClusterHealth, LogBatch, NodeHealth  # noqa: E402
 from sparktui.tui.app import SparkApp, create_app  # noqa: E402
 from sparktui.tui.options import TuiOptions  # noqa: E402
+from sparktui.tui.startup import collect_less_often  # noqa: E402
 
 CHUNK = 500  # lines per LogBatch, as the engine's streams cut them
 
@@ -188,8 +189,10 @@ async def run(rate: int, seconds: float, nodes: int, size: tuple[int, int],
     options = TuiOptions(cursor_blink=False, animations=False, refresh_seconds=2.0)
     if freeze:
         # As the real CLI does (cli/dashboard.py, tui/startup.finish_start): what start-up
-        # loaded lives as long as the app, so it is frozen out of collections.
+        # loaded lives as long as the app, so it is frozen out of collections, and the
+        # collector runs at the dashboard's thresholds.
         gc.freeze()
+        collect_less_often()
     app = create_app(loaded, ROOT / "recipes", engine, False, options=options)
     async with app.run_test(size=size) as pilot:
         await pilot.pause(0.3)

@@ -13,6 +13,9 @@ def run_dashboard(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         from sparktui.tui.app import run_app
+        from sparktui.tui.startup import collect_less_often
+
+        collect_less_often()
 
         return run_app(args)
     finally:

@@ -107,6 +107,23 @@ def load_pending(pending: PendingConfig) -> LoadedConfig | SparkError:
     return config
 
 
+GC_THRESHOLDS = (10_000, 10, 10)
+"""The cyclic collector's thresholds for the dashboard's process (Python's: 700, 10, 10).
+
+A followed log flood makes objects by the hundred thousand a second, nearly all freed by
+their reference count. At 700 allocations the young generation was collected so often
+that short-lived lines survived into the old one, and a full collection ran about twice a
+second, each scanning every widget: under 50,000 lines/s that was 38 full collections in
+20 s, up to 150 ms each, the p95 of a key press (benchmarks/bench_logs_pane.py). At
+10,000 one ran in 15 s."""
+
+
+def collect_less_often() -> None:
+    """The dashboard's collector thresholds (``GC_THRESHOLDS``); headless commands keep
+    Python's."""
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def warm_imports() -> None:
     """Run in the loading thread, so the swap to the dashboard does not block the UI on
     imports (plain imports: the names stay visible to go-to-definition and mypy)."""

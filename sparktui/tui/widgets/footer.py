@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
-from textual.compose import compose
 from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -82,17 +81,35 @@ class FittingFooter(Footer):
                 return
             self._shown = shown
         await super().recompose()
+        # Each key binds the footer's ``compact`` (``data_bind``): the footer keeps the key
+        # in its watchers until ``compact`` next changes by assignment, which ours never
+        # does (``set_reactive``). So every removed key stayed, with its styles and
+        # strips: ~25 widgets per focus change, and under a log flood each full garbage
+        # collection scanned them all (the p95 of a key press). This lets Textual drop
+        # the watchers of the keys just removed (and gives the new ones the same value).
+        self.mutate_reactive(Footer.compact)
 
     def _would_show(self) -> tuple[object, ...] | None:
-        """What ``compose`` would show, as a value (the classes say disabled and
-        grouped); None when it is not keys alone."""
-        keys = []
-        for widget in compose(self):
-            if not isinstance(widget, FooterKey) or widget.children:
+        """What ``compose`` would show, as a value read from the screen's bindings (what
+        Footer's compose reads) and the width; None when a binding group is shown (always
+        recomposed). Read, not composed: building ~30 keys to compare them was the most
+        of a focus change's work."""
+        if not self._bindings_ready:
+            return ()
+        app, active = self.app, self.screen.active_bindings
+        keys: list[object] = [app.size.width]
+        for _node, binding, enabled, tooltip in active.values():
+            if not binding.show:
+                continue
+            if binding.group is not None:
                 return None
-            keys.append((widget.key, widget.key_display, widget.description, widget.action,
-                         str(widget.tooltip or ""), tuple(sorted(widget.classes))))
-        return (self.compact, *keys)
+            keys.append((binding.key, app.get_key_display(binding), binding.description,
+                         binding.action, enabled, tooltip))
+        if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(app.COMMAND_PALETTE_BINDING)
+            if palette is not None:
+                keys.append(("palette", palette[1].key, palette[2], palette[3]))
+        return tuple(keys)
 
     def on_resize(self, event: Resize) -> None:
         if self._bindings_ready and event.size.width != self._composed_for:
