@@ -1,8 +1,10 @@
 """The two faces of the engine that the CLI and the dashboard hold.
 
-``ClusterView`` only reads (health, logs, what runs). ``ClusterControl`` adds
-the actions that change a cluster. ``--watch`` is handed a view: the mutating
-methods are not hidden there, they do not exist on the object.
+``ClusterView`` only reads (health, logs, telemetry, the deep check, a container's
+inspect). ``ClusterControl`` adds the actions that change a cluster. Both are protocols
+every engine implements whole; nobody asks an engine which methods it has. ``--watch``
+is handed a view: the mutating methods are not hidden there, they do not exist on the
+object.
 """
 
 from __future__ import annotations
@@ -121,6 +123,11 @@ class ExecResult:
 
 
 class ClusterView(Protocol):
+    """Every read the dashboard makes of a cluster, and nothing that changes one.
+
+    An engine has all of them; one that cannot answer a read raises, as any failed read
+    does (the dashboard says so), and never lacks the method."""
+
     async def health(self, cluster: str) -> ClusterHealth: ...
 
     def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
@@ -129,17 +136,20 @@ class ClusterView(Protocol):
     def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                     tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]: ...
 
+    async def telemetry(self, cluster: str) -> TelemetryFrame:
+        """Live figures of every node and engine (one sample)."""
+        ...
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None:
+        """One completion of one token on the serving head (None: nothing serves); it
+        changes nothing on the cluster."""
+        ...
+
+    async def inspect(self, cluster: str, node: str, name: str) -> Described:
+        """A container's ``docker inspect``, its secrets masked."""
+        ...
+
     async def close(self) -> None: ...
-
-
-class TelemetryView(Protocol):
-    """Engines that sample live figures (``ClusterEngine``; test doubles may not)."""
-
-    async def telemetry(self, cluster: str) -> TelemetryFrame: ...
-
-    async def deep_check(self, cluster: str) -> DeepCheck | None: ...
-
-    async def inspect(self, cluster: str, node: str, name: str) -> Described: ...
 
 
 class ClusterControl(ClusterView, Protocol):
@@ -180,9 +190,8 @@ class ClusterControl(ClusterView, Protocol):
 
 
 class ReadOnlyView:
-    """What ``--watch`` holds: health and logs of any engine, and no way to change it.
-
-    The mutating methods are not disabled here, they do not exist.
+    """What ``--watch`` holds: every read of an engine (``ClusterView``), and no way to
+    change it. The mutating methods are not disabled here, they do not exist.
     """
 
     def __init__(self, engine: ClusterView):
@@ -201,23 +210,13 @@ class ReadOnlyView:
                                         follow=follow)
 
     async def telemetry(self, cluster: str) -> TelemetryFrame:
-        return await self._inner("telemetry")(cluster)
+        return await self._engine.telemetry(cluster)
 
     async def inspect(self, cluster: str, node: str, name: str) -> Described:
-        """Reads only: a container's ``docker inspect``, its secrets masked."""
-        return await self._inner("inspect")(cluster, node, name)
+        return await self._engine.inspect(cluster, node, name)
 
     async def deep_check(self, cluster: str) -> DeepCheck | None:
-        """Reads only: one completion of one token, which changes nothing on the cluster."""
-        return await self._inner("deep_check")(cluster)
-
-    def _inner(self, name: str) -> Callable:
-        """A ``TelemetryView`` method of the engine; NotImplementedError when it has none
-        (a test double), which callers tell apart from a failure inside the method."""
-        method = getattr(self._engine, name, None)
-        if method is None:
-            raise NotImplementedError(name)
-        return method
+        return await self._engine.deep_check(cluster)
 
     async def close(self) -> None:
         await self._engine.close()
