@@ -3,14 +3,9 @@ and tests, people read ``step_label(code)`` in their language."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from sparktui.engine.api import Step, StepState
 from sparktui.fmt import format_seconds
 from sparktui.i18n import N_, _
-
-if TYPE_CHECKING:
-    from sparktui.engine.api import Outcome
+from sparktui.steps import Outcome, Step, StepState
 
 # A step shown today by its code keeps that code as its English words (before_serve).
 STEPS: dict[Step, str] = {

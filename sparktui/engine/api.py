@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
+
+# The step codes sit below every layer (sparktui.steps) so that sparktui.labels can name them
+# without importing the engine; the front-ends take them from here with the rest.
+from sparktui.steps import Outcome, Step, StepState
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
@@ -23,44 +26,6 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
-
-
-class Step(StrEnum):
-    """The steps of serve, stop and power; their words: ``sparktui.labels.STEPS``.
-
-    A ``StrEnum``: each is its code, so JSON, CLI lines and comparisons see the string."""
-
-    PREFLIGHT = "preflight"
-    FIT = "fit"  # memory fit of the model on each node (sparktui.plan.fit)
-    SHARES = "shares"  # the node's memory shared with the recipes already running there
-    HF = "hf"
-    BEFORE_SERVE = "before_serve"
-    SERVICE = "service"
-    LAUNCH = "launch"
-    READY = "ready"
-    ROLLBACK = "rollback"
-    LEFT = "left"  # a workload a failed or interrupted serve (or stop) leaves (named)
-    STOP = "stop"
-    AFTER_STOP = "after_stop"
-    SHUTDOWN = "shutdown"
-    HALT = "halt"
-    DELAY = "delay"
-    POWER_OFF = "power_off"
-    POWER_ON = "power_on"
-    BOOT = "boot"
-    SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
-    ROUTER = "router"  # the cluster's router made again from what serves (engine/router.py)
-    BENCH = "bench"  # a benchmark level: requests done (sparktui.engine.bench)
-
-
-class StepState(StrEnum):
-    """Where a step is; its words: ``sparktui.labels.STATES``."""
-
-    STARTED = "started"
-    WAITING = "waiting"
-    OK = "ok"
-    WARN = "warn"
-    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -75,17 +40,6 @@ class Progress:
 
 
 ProgressSink = Callable[[Progress], None]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One thing an action set out to do, and whether it was done (power lists them)."""
-
-    action: str  # shutdown, power_off, power_on, boot
-    target: str  # a node name, or an entity id for power_off/power_on
-    done: bool
-    detail: str = ""
-    node: str | None = None  # for an entity: the node it powers (None: an extra entity)
 
 
 @dataclass(frozen=True)
