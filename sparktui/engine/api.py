@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 # The step codes sit below every layer (sparktui.steps) so that sparktui.labels can name them
 # without importing the engine; the front-ends take them from here with the rest.
+from sparktui.said import Text, text_json
 from sparktui.steps import Outcome, Step, StepState
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
@@ -35,8 +36,14 @@ class Progress:
     step: Step
     node: str | None
     state: StepState
-    detail: str = ""
+    detail: Text = ""  # a value (an image ID, a container) or a sentence as data
     entity: str | None = None  # power steps: the Home Assistant entity switched
+
+    def as_json(self) -> dict[str, Any]:
+        """The same in every language: codes, values, and a sentence as its code."""
+        return {"step": self.step.value, "node": self.node, "state": self.state.value,
+                "detail": text_json(self.detail) if self.detail else None,
+                **({"entity": self.entity} if self.entity else {})}
 
 
 ProgressSink = Callable[[Progress], None]
@@ -47,7 +54,7 @@ class ActionResult:
     ok: bool
     failed_node: str | None = None
     failed_step: str | None = None
-    detail: str = ""
+    detail: Text = ""
     steps: list[Progress] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     exit_code: int | None = None  # serve of terminal services: their worst exit code

@@ -15,7 +15,7 @@ from sparktui.engine.remote.transport import Transport
 from sparktui.engine.workloads.discover import image_absent
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.runtime import node_image_id
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime.docker import (
     NO_GPU_DRIVER,
@@ -25,6 +25,22 @@ from sparktui.plan.runtime.docker import (
     gpus_given,
     gpus_value,
 )
+from sparktui.said import Code, Layout, Said, joined, said
+
+
+class PreflightSaid(Code):
+    UNCHECKED = N_("could not check image {image} on {node}: {why}")
+    NO_ANSWER = N_("no answer")
+    NOT_PRESENT = N_("image {image} is not present on {node}; get it there: on {node}, {pull}")
+    OR_COPY = N_("; or from {source}, which has it: {copy}")
+    IDS_DIFFER = N_("image IDs differ across nodes: {detail}")
+    EXIT_STATUS = N_("exit status {code}")
+    NO_TOOLKIT = N_("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
+                    "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it "
+                    "brings nvidia-container-runtime-hook), then restart docker: {fix}")
+    GPUS_FAIL = N_("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
+                   "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver update")
+
 
 NO_SUCH_IMAGE = "no such image"
 """What docker says (``docker image inspect``, any case) of an image it does not have."""
@@ -46,26 +62,26 @@ async def image_on(t: Transport, plan: LaunchPlan, node: str) -> ImageOn:
         return ImageOn(None)
     if inspect.ok:
         return ImageOn(inspect.stdout.strip())
-    said = (inspect.stderr or inspect.stdout).strip()
-    if NO_SUCH_IMAGE in said.lower():
+    answer = (inspect.stderr or inspect.stdout).strip()
+    if NO_SUCH_IMAGE in answer.lower():
         return ImageOn(None, missing=True)
     raise StepFailed(node, Step.PREFLIGHT, await image_absent(t, plan.image)
-                     or _("could not check image {image} on {node}: {why}").format(
-                         image=plan.image, node=node, why=said[:200] or _("no answer")))
+                     or said(PreflightSaid.UNCHECKED, image=plan.image, node=node,
+                             why=answer[:200] or said(PreflightSaid.NO_ANSWER)))
 
 
-def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> str:
+def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> Said:
     """One node's refusal: the image is not there, and the commands that put it there,
     quoted for a shell: a pull on the node, or a copy from a node that has it."""
     pull = shlex.join(["docker", "pull", plan.image])
-    text = _("image {image} is not present on {node}; get it there: on {node}, {pull}").format(
-        image=plan.image, node=lacking.name, pull=pull)
-    if having:
-        port = ["-p", str(lacking.ssh_port)] if lacking.ssh_port != 22 else []
-        ssh = shlex.join(["ssh", *port, f"{plan.ssh_user}@{lacking.ssh_ip}", "docker", "load"])
-        text += _("; or from {source}, which has it: {copy}").format(
-            source=having[0].name, copy=f"{shlex.join(['docker', 'save', plan.image])} | {ssh}")
-    return text
+    text = said(PreflightSaid.NOT_PRESENT, image=plan.image, node=lacking.name, pull=pull)
+    if not having:
+        return text
+    port = ["-p", str(lacking.ssh_port)] if lacking.ssh_port != 22 else []
+    ssh = shlex.join(["ssh", *port, f"{plan.ssh_user}@{lacking.ssh_ip}", "docker", "load"])
+    return joined(Layout.CONCAT, text, said(
+        PreflightSaid.OR_COPY, source=having[0].name,
+        copy=f"{shlex.join(['docker', 'save', plan.image])} | {ssh}"))
 
 
 def missing_image_refusal(plan: LaunchPlan, found: dict[str, ImageOn]) -> list[StepFailed]:
@@ -75,15 +91,15 @@ def missing_image_refusal(plan: LaunchPlan, found: dict[str, ImageOn]) -> list[S
     return [StepFailed(n.name, Step.PREFLIGHT, image_fix(plan, n, having)) for n in lacking]
 
 
-def ids_differ(image_ids: dict[str, str | None]) -> str | None:
+def ids_differ(image_ids: dict[str, str | None]) -> Said | None:
     """The refusal when the nodes' images are not one image (None: they are)."""
     if len({i for i in image_ids.values() if i}) < 2:
         return None
     detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in image_ids.items())
-    return _("image IDs differ across nodes: {detail}").format(detail=detail)
+    return said(PreflightSaid.IDS_DIFFER, detail=detail)
 
 
-async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | None:
+async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> Said | None:
     """Why the node cannot give the container the GPUs its launch asks for (None: it can,
     or it asks for none): asked of the node's dockerd with a container of the image that
     runs ``true`` (gpu_probe_command), so docker's raw error does not come at launch."""
@@ -93,13 +109,9 @@ async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | 
     probe = await t.run(gpu_probe_command(plan.image, gpus))
     if probe.ok or gpus_given(probe.stderr + probe.stdout):
         return None
-    said = (docker_error(probe.stderr or probe.stdout)[:300]
-            or _("exit status {code}").format(code=probe.exit_code))
-    if NO_GPU_DRIVER in said:
-        return _("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
-                 "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it brings "
-                 "nvidia-container-runtime-hook), then restart docker: {fix}").format(
-            gpus=gpus, node=node.name, said=said, fix=TOOLKIT_FIX)
-    return _("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
-             "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver "
-             "update").format(gpus=gpus, node=node.name, said=said)
+    error = docker_error(probe.stderr or probe.stdout)[:300]
+    answer = error or said(PreflightSaid.EXIT_STATUS, code=probe.exit_code)
+    if NO_GPU_DRIVER in error:
+        return said(PreflightSaid.NO_TOOLKIT, gpus=gpus, node=node.name, said=answer,
+                    fix=TOOLKIT_FIX)
+    return said(PreflightSaid.GPUS_FAIL, gpus=gpus, node=node.name, said=answer)

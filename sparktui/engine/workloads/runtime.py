@@ -15,6 +15,7 @@ from sparktui.engine.workloads.docker_api import docker_image_id, docker_state
 from sparktui.labels import grace_wait
 from sparktui.plan.runtime import runtime_for
 from sparktui.plan.runtime.base import State
+from sparktui.said import Text
 
 STOP_MARGIN_SECONDS = 15.0
 """How much longer than the runtime's grace period a stop waits before giving up on it."""
@@ -60,7 +61,7 @@ async def signal_stop(t: Transport, runtime: str, name: str) -> None:
 
 async def remove_workload(t: Transport, runtime: str, name: str,
                           grace_seconds: float = 30.0,
-                          waiting: Callable[[str], None] | None = None) -> Completed:
+                          waiting: Callable[[Text], None] | None = None) -> Completed:
     """Stop (the engine gets its grace period, then SIGKILL), then always remove.
 
     The stop runs under a timeout of the grace period plus a margin, so an engine that
@@ -94,7 +95,7 @@ async def roll_back(t: Transport, node: str, runtime: str, container: str, say: 
             t, runtime, container, grace_seconds,
             waiting=lambda detail: say(Step.ROLLBACK, node, StepState.WAITING, detail))
     except NodeError as exc:
-        say(Step.ROLLBACK, node, StepState.FAILED, exc.text)
+        say(Step.ROLLBACK, node, StepState.FAILED, exc.said)
         return False
     if result.ok:
         say(Step.ROLLBACK, node, StepState.OK, container)
