@@ -32,8 +32,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+from null_engine import NullEngine  # noqa: E402
 from textual import events  # noqa: E402
 
 from sparktui.config.loader import load_config  # noqa: E402
@@ -68,7 +70,7 @@ def sample_lines(count: int = 4096) -> list[str]:
     return out[:count]
 
 
-class FloodEngine:
+class FloodEngine(NullEngine):
     """Health answers at once; logs flood at ``rate`` lines/s for ``seconds``, then stop."""
 
     def __init__(self, nodes: list[str], rate: int, seconds: float) -> None:
@@ -104,9 +106,6 @@ class FloodEngine:
             await asyncio.Event().wait()
 
         return stream()
-
-    async def close(self) -> None:
-        pass
 
 
 def rss_mb() -> float:

@@ -148,18 +148,6 @@ MESSAGES: dict[str, str] = {
     "bench_run_number": N_("holds the number {number}: at most {limit} characters and finite, not NaN or Infinity"),
 }
 
-SSH_HINTS: dict[str, str] = {
-    # Why an SSH connection failed, by reason: the fix (engine/remote/connect_errors.py).
-    "ssh key missing": N_("create the key (ssh-keygen -t ed25519 -f {key}) and add {key}.pub to ~/.ssh/authorized_keys on the nodes, or set ssh_key_path in the config to your key"),
-    "ssh key unreadable": N_("ssh_key_path must name a private key you can read, without a passphrase (sparktui uses no agent)"),
-    "authentication failed": N_("{node} does not accept {key} (ssh_key_path) for user {user}: add its public key to the node's ~/.ssh/authorized_keys, e.g. ssh-copy-id -i {key} -p {port} {user}@{host}"),
-    "host key not trusted": N_("no trusted host key of {host}:{port} in {known_hosts}: run sparktui init-host-keys (if the node was not reinstalled, a new key means something else may answer at its address)"),
-    "connection closed": N_("{host}:{port} took the connection and closed it at once: its sshd refuses this client (MaxStartups, AllowUsers/DenyUsers, fail2ban, TCP wrappers); see sshd's log on the node"),
-    "timeout": N_("nothing answered SSH on {host}:{port} within {seconds}: is the node on, and are the address and the port right?"),
-    "unreachable": N_("is the node on? check {host}:{port} (the address, the port, that sshd runs there)"),
-    "ssh error": N_("ssh to it by hand (ssh -p {port} {user}@{host}) to see what its sshd says"),
-}
-
 NODE_COUNTS = ("have",)
 """Params that count nodes, also given to the templates as ``{have_nodes}`` ("1 node")."""
 

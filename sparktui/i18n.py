@@ -26,6 +26,11 @@ def N_(message: str) -> str:
     return message
 
 
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with a plural form for extraction (``ngettext`` translates it)."""
+    return singular, plural
+
+
 def _(message: str) -> str:
     return _translation.gettext(message)
 

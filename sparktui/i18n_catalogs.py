@@ -35,7 +35,7 @@ from sparktui.i18n import DOMAIN, LANGUAGES
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "sparktui"
 LOCALES = ROOT / "locales"
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "N_plural": (1, 2)}
 FIXED_DATE = datetime(2025, 1, 1, tzinfo=UTC)
 HEADER = "# Translations of sparktui, the DGX Spark cluster dashboard.\n# See locales/GLOSSARY.md."
 

@@ -3,14 +3,9 @@ and tests, people read ``step_label(code)`` in their language."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from sparktui.engine.api import Step, StepState
-from sparktui.fmt import format_seconds
 from sparktui.i18n import N_, _
-
-if TYPE_CHECKING:
-    from sparktui.engine.api import Outcome
+from sparktui.said import Code, Said, Seconds, said
+from sparktui.steps import Outcome, Step, StepState
 
 # A step shown today by its code keeps that code as its English words (before_serve).
 STEPS: dict[Step, str] = {
@@ -40,11 +35,14 @@ def state_label(state: str) -> str:
     return _(STATES[StepState(state)]) if state in STATES else state
 
 
-def grace_wait(workload: str, seconds: float) -> str:
+class Waits(Code):
+    GRACE = N_("waiting up to {seconds} for {workload} to exit after SIGTERM, then SIGKILL")
+
+
+def grace_wait(workload: str, seconds: float) -> Said:
     """What a stop waits for while an engine has its grace period (one that ignores
     SIGTERM takes all of it)."""
-    return _("waiting up to {seconds} for {workload} to exit after SIGTERM, then "
-             "SIGKILL").format(seconds=format_seconds(seconds), workload=workload)
+    return said(Waits.GRACE, seconds=Seconds(seconds), workload=workload)
 
 
 def outcome_line(outcome: Outcome) -> str:

@@ -111,7 +111,18 @@ FORBIDDEN = {
     "plan": {"engine", "tui", "cli"},
     "engine": {"tui", "cli"},
 }
-BASE_MODULES = ("errors", "i18n", "resources")  # shared by all; they import no layer
+BASE = ("resources", "visible", "scrub", "untrusted_json", "i18n", "i18n_catalogs",
+        "exitcodes", "fmt", "errors", "steps", "said", "labels")
+"""The root modules under every layer, in their own order: each imports no layer, and of
+the root modules only those before it. Read from the code: resources (the data folder),
+visible and scrub (what text may reach a terminal or a log), untrusted_json, then the
+language (i18n; i18n_catalogs is its maintainer's tool), exitcodes, fmt (numbers in the
+language), errors (problems as codes), steps (the codes of an action's steps, states and
+outcomes), said (a sentence as a code and its values, its words made when shown) and
+labels (the words of the step codes, which the engine and the front-ends use)."""
+ENTRY = ("__init__", "__main__")
+"""The package itself (empty) and ``python -m sparktui``, which calls the CLI: above
+every layer, imported by none."""
 
 
 def module_name(path: Path) -> str:
@@ -166,11 +177,35 @@ def test_layer_direction(layer: str) -> None:
     assert offences == []
 
 
-def test_base_modules_import_no_layer() -> None:
-    for name in BASE_MODULES:
-        path = PACKAGE / f"{name}.py"
-        bad = [m for m in imports_of(path) if layer_of(m) in LAYERS]
-        assert bad == [], f"{name}.py imports {bad}"
+def root_module(module: str) -> str | None:
+    """``errors`` for ``sparktui.errors`` (and its names); None for a layer's modules and
+    for the (empty) package itself, which ``from sparktui import x`` names."""
+    parts = module.split(".")
+    if parts[0] != "sparktui" or len(parts) == 1:
+        return None
+    return parts[1] if parts[1] not in LAYERS else None
+
+
+def test_every_root_module_has_its_place() -> None:
+    """A new module at the root is placed in BASE (with its order) or ENTRY on purpose."""
+    found = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert found == sorted(BASE + ENTRY)
+
+
+@pytest.mark.parametrize("name", BASE)
+def test_base_modules_import_no_layer_and_only_the_base_before_them(name: str) -> None:
+    imported = imports_of(PACKAGE / f"{name}.py")
+    assert [m for m in imported if layer_of(m) in LAYERS] == [], f"{name}.py imports a layer"
+    below = set(BASE[:BASE.index(name)])
+    roots = {r for m in imported if (r := root_module(m)) is not None}
+    assert roots <= below, f"{name}.py imports {sorted(roots - below)}, not before it in BASE"
+
+
+def test_no_layer_imports_the_entry() -> None:
+    offences = [f"{path.relative_to(REPO)} imports {module}"
+                for layer in LAYERS for path in source_files(layer)
+                for module in imports_of(path) if root_module(module) == "__main__"]
+    assert offences == []
 
 
 def test_static_check_sees_relative_and_lazy_imports() -> None:

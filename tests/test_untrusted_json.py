@@ -16,6 +16,6 @@ def test_deep_nesting_is_a_value_error_not_a_recursion_error():
 
 def test_a_docker_listing_nested_without_end_is_an_error_of_that_node():
     listing = Docker().parse_list(DEEP)
-    assert listing.found == [] and listing.error == "docker's listing is not JSON"
+    assert listing.found == [] and str(listing.error) == "docker's listing is not JSON"
     with pytest.raises(ValueError):
         api_ids(DEEP)

@@ -7,9 +7,10 @@ import json
 import shlex
 import sys
 from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
-from sparktui.cli.output import figure, print_progress, yes_no
+from sparktui.cli.output import figure, print_json_line, print_progress, yes_no
 from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
@@ -17,6 +18,7 @@ from sparktui.config.discovery import list_recipes
 from sparktui.engine.api import ActionResult, Progress, Step
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.status import ClusterHealth, Workload
+from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.errors import (
     EXIT_BAD_INPUT,
     EXIT_DOES_NOT_FIT,
@@ -36,6 +38,7 @@ from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render
 from sparktui.plan.router import sharing
 from sparktui.plan.runtime import runtime_for
+from sparktui.said import text_json
 from sparktui.scrub import scrub
 from sparktui.visible import visible
 
@@ -52,14 +55,20 @@ def run_serve(args: argparse.Namespace) -> int:
 
     def progress(event: Progress) -> None:
         events.append(event)
-        print_progress(event)
+        if args.json:
+            print_json_line(event.as_json())
+        else:
+            print_progress(event)
 
     async def go(engine: ClusterEngine) -> int:
         result = await engine.serve(plan, progress, keep_on_failure=args.keep_on_failure,
                                     force=args.force)
         print_left(plan, events)
+        if args.json:
+            print_json_line(serve_result(plan, result))
         if result.ok:
-            print(served_line(plan, result))
+            if not args.json:
+                print(served_line(plan, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
         print(_("serve failed {where}: {detail}").format(
             where=failed_where(result.failed_node, result.failed_step), detail=result.detail),
@@ -75,6 +84,16 @@ def run_serve(args: argparse.Namespace) -> int:
         raise
 
 
+def serve_result(plan: LaunchPlan, result: ActionResult) -> dict[str, Any]:
+    """``serve --json``'s last line: the codes and values of how it went."""
+    return {"result": "served" if result.ok else "failed", "recipe": plan.recipe,
+            "cluster": plan.cluster,
+            "url": f"http://{plan.head.ssh_ip}:{plan.port}/v1" if plan.nodes and result.ok
+            else None, "exit_code": result.exit_code, "failed_node": result.failed_node,
+            "failed_step": result.failed_step,
+            "detail": text_json(result.detail) if result.detail else None}
+
+
 def print_left(plan: LaunchPlan, events: list[Progress]) -> None:
     """Every workload the serve left running, and the commands that stop it: never a
     silent exit over containers still up."""
@@ -86,9 +105,10 @@ def print_left(plan: LaunchPlan, events: list[Progress]) -> None:
                             plan.recipe])), file=sys.stderr)
     runtimes = {i.container: s.runtime for s in plan.services for i in s.instances}
     for e in left:
-        removal = runtime_for(runtimes.get(e.detail, plan.runtime)).removal(e.detail, 0)
+        workload = str(e.detail)  # a left step names the workload
+        removal = runtime_for(runtimes.get(workload, plan.runtime)).removal(workload, 0)
         print(scrub("  " + _("{workload} on {node} (on the node: {command})").format(
-            workload=e.detail, node=e.node, command=removal.remove)), file=sys.stderr)
+            workload=workload, node=e.node, command=removal.remove)), file=sys.stderr)
 
 
 def cluster_state(health: ClusterHealth) -> str:
@@ -96,7 +116,7 @@ def cluster_state(health: ClusterHealth) -> str:
     that did not answer, or whose docker did not, may be serving (issue 29)."""
     if health.serving:
         return _("serving")
-    return health.unknown or _("not serving")
+    return str(health.unknown or _("not serving"))
 
 
 def print_health(health: ClusterHealth, *, history: bool = False) -> None:
@@ -141,22 +161,26 @@ def run_health(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def check(engine: ClusterEngine) -> tuple[ClusterHealth, dict]:
+    async def check(engine: ClusterEngine) -> tuple[ClusterHealth, TelemetryFrame | None,
+                                                    DeepCheck | None]:
         health = await engine.health(cluster.name)
-        wanted = args.json or args.deep
-        return health, await health_telemetry(engine, cluster.name, args.deep) if wanted else {}
+        if not (args.json or args.deep):
+            return health, None, None
+        return health, *await health_telemetry(engine, cluster.name, args.deep)
 
-    health, extra = with_engine(loaded.config, check)
+    health, frame, deep = with_engine(loaded.config, check)
     if args.json:
+        extra: dict[str, Any] = {"telemetry": frame.as_dict()} if frame is not None else {}
+        if args.deep:
+            extra["deep"] = deep.as_dict() if deep is not None else None
         print(json.dumps({**health.as_dict(), **extra}, indent=2))
     else:
         print_health(health, history=True)
         if args.deep:
-            print_deep(extra.get("deep"))
+            print_deep(deep)
     # Nothing serving is an answer, not a failure: the deep check has nothing to ask
     # (health itself fails when a node could not say what it runs).
-    deep = extra.get("deep")
-    deep_ok = not args.deep or deep is None or bool(deep.get("ok"))
+    deep_ok = not args.deep or deep is None or deep.ok
     return EXIT_OK if health.all_known and deep_ok else EXIT_FAILED
 
 
@@ -228,7 +252,7 @@ def run_stop(args: argparse.Namespace) -> int:
                                     *(["--recipe", args.recipe] if args.recipe else [])])),
                 file=sys.stderr)
             for e in left:
-                print("  " + _("{workload} on {node}").format(workload=visible(e.detail),
+                print("  " + _("{workload} on {node}").format(workload=visible(str(e.detail)),
                                                               node=e.node), file=sys.stderr)
         raise
 
@@ -239,7 +263,7 @@ def print_stopped(cluster: str, result: ActionResult) -> None:
     if not result.ok:
         print(_("stop failed {where}: {detail}").format(
             where=failed_where(result.failed_node, result.failed_step),
-            detail=scrub(result.detail)), file=sys.stderr)
+            detail=scrub(str(result.detail))), file=sys.stderr)
         return
     restores = [e for e in result.warnings if e.step == Step.AFTER_STOP]
     if not restores:
@@ -300,7 +324,7 @@ def run_logs(args: argparse.Namespace) -> int:
     unseen: list[str] = []  # why nodes could not say what runs on them
 
     def seen(health: ClusterHealth) -> None:
-        unseen.extend(n.unanswered for n in health.nodes
+        unseen.extend(str(n.unanswered) for n in health.nodes
                       if not n.known and args.node in (None, n.node))
 
     async def follow(engine: ClusterEngine) -> None:

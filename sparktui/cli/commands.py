@@ -90,6 +90,8 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
                    help=_("leave started containers in place when serve fails"))
     p.add_argument("--force", action="store_true",
                    help=_("serve even when the memory fit says the model does not fit"))
+    p.add_argument("--json", action="store_true",
+                   help=_("one JSON line per step, then one with the result"))
     _share_model_option(p)
     p.set_defaults(run=_serve)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from typing import Any
 
 from sparktui.engine.api import Progress
 from sparktui.i18n import N_, _
 from sparktui.labels import step_label
-from sparktui.scrub import scrub
+from sparktui.scrub import mask_data, scrub
 
 _STATE = {"ok": "ok", "failed": N_("FAILED"), "warn": N_("warn"), "started": "..", "waiting": ".."}
 
@@ -24,6 +26,11 @@ def print_progress(event: Progress) -> None:
     stream = sys.stderr if event.state == "failed" else sys.stdout
     print(scrub(f"{node:<12} {step_label(event.step):<13} {state:<6}{detail}"), file=stream,
           flush=True)
+
+
+def print_json_line(data: dict[str, Any]) -> None:
+    """One NDJSON line, every secret masked on its values."""
+    print(json.dumps(mask_data(data), separators=(",", ":")), flush=True)
 
 
 def yes_no(value: bool | None) -> str:

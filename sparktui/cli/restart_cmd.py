@@ -70,7 +70,7 @@ def run_restart(args: argparse.Namespace) -> int:
         if not served.ok:
             print(_("serve failed {where}: {detail}").format(
                 where=failed_where(served.failed_node, served.failed_step),
-                detail=scrub(served.detail)), file=sys.stderr)
+                detail=scrub(str(served.detail))), file=sys.stderr)
             print(_("{recipe} is DOWN on {cluster}: it was stopped and did not come back; "
                     "serve it again once the cause is fixed").format(
                 recipe=plan.recipe, cluster=plan.cluster), file=sys.stderr)

@@ -12,12 +12,11 @@ import contextlib
 import json
 import sys
 import time
-from typing import Any
 
 from sparktui.cli.context import config_from, with_engine
 from sparktui.engine.cluster import TELEMETRY_HEALTH_AGE, ClusterEngine
 from sparktui.engine.telemetry.alerts import describe
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.errors import EXIT_OK
 from sparktui.fmt import format_time
 from sparktui.i18n import _
@@ -27,28 +26,26 @@ from sparktui.visible import write_control
 HEALTH_SAMPLE_GAP = 1.0  # seconds between the two samples health --json takes (rates)
 
 
-async def health_telemetry(engine: ClusterEngine, cluster: str, deep: bool) -> dict[str, Any]:
+async def health_telemetry(engine: ClusterEngine, cluster: str,
+                           deep: bool) -> tuple[TelemetryFrame, DeepCheck | None]:
     """Two samples (CPU and rates need a delta) and, on request, the deep check."""
     gap = min(HEALTH_SAMPLE_GAP, engine.config.telemetry_interval_seconds)
     await engine.telemetry(cluster)
     await asyncio.sleep(gap)
-    extra: dict[str, Any] = {"telemetry": (await engine.telemetry(cluster)).as_dict()}
-    if deep:
-        check = await engine.deep_check(cluster)
-        extra["deep"] = check.as_dict() if check is not None else None
-    return extra
+    frame = await engine.telemetry(cluster)
+    return frame, await engine.deep_check(cluster) if deep else None
 
 
-def print_deep(deep: dict[str, Any] | None) -> None:
+def print_deep(deep: DeepCheck | None) -> None:
     if deep is None:
         print("  " + _("deep check: nothing serves"))
-    elif deep.get("unknown"):  # a node did not say: never "nothing serves"
-        print("  " + _("deep check: {state}").format(state=deep["error"]))
-    elif deep["ok"]:
+    elif deep.unknown:  # a node did not say: never "nothing serves"
+        print("  " + _("deep check: {state}").format(state=deep.error))
+    elif deep.ok:
         print("  " + _("deep check: one-token completion in {ms:.0f} ms").format(
-            ms=deep["latency_ms"] or 0))
+            ms=deep.latency_ms or 0))
     else:
-        print("  " + _("deep check failed: {error}").format(error=deep["error"]))
+        print("  " + _("deep check failed: {error}").format(error=deep.error))
 
 
 def _fig(value: float | None, fmt: str) -> str:

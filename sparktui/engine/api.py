@@ -1,16 +1,22 @@
 """The two faces of the engine that the CLI and the dashboard hold.
 
-``ClusterView`` only reads (health, logs, what runs). ``ClusterControl`` adds
-the actions that change a cluster. ``--watch`` is handed a view: the mutating
-methods are not hidden there, they do not exist on the object.
+``ClusterView`` only reads (health, logs, telemetry, the deep check, a container's
+inspect). ``ClusterControl`` adds the actions that change a cluster. Both are protocols
+every engine implements whole; nobody asks an engine which methods it has. ``--watch``
+is handed a view: the mutating methods are not hidden there, they do not exist on the
+object.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+# The step codes sit below every layer (sparktui.steps) so that sparktui.labels can name them
+# without importing the engine; the front-ends take them from here with the rest.
+from sparktui.said import Text, text_json
+from sparktui.steps import Outcome, Step, StepState
 
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
@@ -23,44 +29,6 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.plan.model import LaunchPlan
 
 
-class Step(StrEnum):
-    """The steps of serve, stop and power; their words: ``sparktui.labels.STEPS``.
-
-    A ``StrEnum``: each is its code, so JSON, CLI lines and comparisons see the string."""
-
-    PREFLIGHT = "preflight"
-    FIT = "fit"  # memory fit of the model on each node (sparktui.plan.fit)
-    SHARES = "shares"  # the node's memory shared with the recipes already running there
-    HF = "hf"
-    BEFORE_SERVE = "before_serve"
-    SERVICE = "service"
-    LAUNCH = "launch"
-    READY = "ready"
-    ROLLBACK = "rollback"
-    LEFT = "left"  # a workload a failed or interrupted serve (or stop) leaves (named)
-    STOP = "stop"
-    AFTER_STOP = "after_stop"
-    SHUTDOWN = "shutdown"
-    HALT = "halt"
-    DELAY = "delay"
-    POWER_OFF = "power_off"
-    POWER_ON = "power_on"
-    BOOT = "boot"
-    SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
-    ROUTER = "router"  # the cluster's router made again from what serves (engine/router.py)
-    BENCH = "bench"  # a benchmark level: requests done (sparktui.engine.bench)
-
-
-class StepState(StrEnum):
-    """Where a step is; its words: ``sparktui.labels.STATES``."""
-
-    STARTED = "started"
-    WAITING = "waiting"
-    OK = "ok"
-    WARN = "warn"
-    FAILED = "failed"
-
-
 @dataclass(frozen=True)
 class Progress:
     """One step of a long action, for a progress display (CLI line or TUI row)."""
@@ -68,22 +36,17 @@ class Progress:
     step: Step
     node: str | None
     state: StepState
-    detail: str = ""
+    detail: Text = ""  # a value (an image ID, a container) or a sentence as data
     entity: str | None = None  # power steps: the Home Assistant entity switched
+
+    def as_json(self) -> dict[str, Any]:
+        """The same in every language: codes, values, and a sentence as its code."""
+        return {"step": self.step.value, "node": self.node, "state": self.state.value,
+                "detail": text_json(self.detail) if self.detail else None,
+                **({"entity": self.entity} if self.entity else {})}
 
 
 ProgressSink = Callable[[Progress], None]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One thing an action set out to do, and whether it was done (power lists them)."""
-
-    action: str  # shutdown, power_off, power_on, boot
-    target: str  # a node name, or an entity id for power_off/power_on
-    done: bool
-    detail: str = ""
-    node: str | None = None  # for an entity: the node it powers (None: an extra entity)
 
 
 @dataclass(frozen=True)
@@ -91,7 +54,7 @@ class ActionResult:
     ok: bool
     failed_node: str | None = None
     failed_step: str | None = None
-    detail: str = ""
+    detail: Text = ""
     steps: list[Progress] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     exit_code: int | None = None  # serve of terminal services: their worst exit code
@@ -121,6 +84,11 @@ class ExecResult:
 
 
 class ClusterView(Protocol):
+    """Every read the dashboard makes of a cluster, and nothing that changes one.
+
+    An engine has all of them; one that cannot answer a read raises, as any failed read
+    does (the dashboard says so), and never lacks the method."""
+
     async def health(self, cluster: str) -> ClusterHealth: ...
 
     def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
@@ -129,17 +97,20 @@ class ClusterView(Protocol):
     def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                     tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]: ...
 
+    async def telemetry(self, cluster: str) -> TelemetryFrame:
+        """Live figures of every node and engine (one sample)."""
+        ...
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None:
+        """One completion of one token on the serving head (None: nothing serves); it
+        changes nothing on the cluster."""
+        ...
+
+    async def inspect(self, cluster: str, node: str, name: str) -> Described:
+        """A container's ``docker inspect``, its secrets masked."""
+        ...
+
     async def close(self) -> None: ...
-
-
-class TelemetryView(Protocol):
-    """Engines that sample live figures (``ClusterEngine``; test doubles may not)."""
-
-    async def telemetry(self, cluster: str) -> TelemetryFrame: ...
-
-    async def deep_check(self, cluster: str) -> DeepCheck | None: ...
-
-    async def inspect(self, cluster: str, node: str, name: str) -> Described: ...
 
 
 class ClusterControl(ClusterView, Protocol):
@@ -180,9 +151,8 @@ class ClusterControl(ClusterView, Protocol):
 
 
 class ReadOnlyView:
-    """What ``--watch`` holds: health and logs of any engine, and no way to change it.
-
-    The mutating methods are not disabled here, they do not exist.
+    """What ``--watch`` holds: every read of an engine (``ClusterView``), and no way to
+    change it. The mutating methods are not disabled here, they do not exist.
     """
 
     def __init__(self, engine: ClusterView):
@@ -201,23 +171,13 @@ class ReadOnlyView:
                                         follow=follow)
 
     async def telemetry(self, cluster: str) -> TelemetryFrame:
-        return await self._inner("telemetry")(cluster)
+        return await self._engine.telemetry(cluster)
 
     async def inspect(self, cluster: str, node: str, name: str) -> Described:
-        """Reads only: a container's ``docker inspect``, its secrets masked."""
-        return await self._inner("inspect")(cluster, node, name)
+        return await self._engine.inspect(cluster, node, name)
 
     async def deep_check(self, cluster: str) -> DeepCheck | None:
-        """Reads only: one completion of one token, which changes nothing on the cluster."""
-        return await self._inner("deep_check")(cluster)
-
-    def _inner(self, name: str) -> Callable:
-        """A ``TelemetryView`` method of the engine; NotImplementedError when it has none
-        (a test double), which callers tell apart from a failure inside the method."""
-        method = getattr(self._engine, name, None)
-        if method is None:
-            raise NotImplementedError(name)
-        return method
+        return await self._engine.deep_check(cluster)
 
     async def close(self) -> None:
         await self._engine.close()

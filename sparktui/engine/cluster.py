@@ -22,7 +22,7 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
-from sparktui.engine.router import refresh_router, router_status
+from sparktui.engine.router import RouterSaid, refresh_router, router_status
 from sparktui.engine.router_key import RouterKeyError, client_key, kept_client_key
 from sparktui.engine.router_names import holders, refusal, say_unread
 from sparktui.engine.services.health import service_statuses
@@ -56,6 +56,7 @@ from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.router import RouterPlan, router_plan, served_names
+from sparktui.said import Said, said
 
 TELEMETRY_HEALTH_AGE = 15.0
 """Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
@@ -272,7 +273,7 @@ class ClusterEngine:
             key = None  # asked without it: the router's answer says the rest
         return await router_status(self.transport(node), router, timeout, key)
 
-    async def _model_free(self, plan: LaunchPlan, log: ProgressLog) -> str | None:
+    async def _model_free(self, plan: LaunchPlan, log: ProgressLog) -> Said | None:
         """None when no other recipe's head lists a name ``plan`` serves (or the cluster
         has no router, or ``--share-model``); else the refusal (sparktui.engine.router_names)."""
         if plan.router is None or plan.router.share_model or not plan.nodes:
@@ -296,7 +297,7 @@ class ClusterEngine:
             key = client_key(self.cluster(cluster))
         except (RouterKeyError, OSError) as exc:
             log(Step.ROUTER, router.node, StepState.WARN,
-                _("the router was not updated: {error}").format(error=exc))
+                said(RouterSaid.NOT_UPDATED, error=str(exc)))
             return dataclasses.replace(result, steps=[*result.steps, *log.events])
         nodes = {n.name: n for n in self._nodes(cluster)}
         try:

@@ -229,8 +229,8 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
             result = await transports[node.name].run(script)
         except NodeError as exc:
             if node.local:  # no SSH: a shell of this machine that failed
-                return [Check(node.name, "local", FAIL, exc.text, exc.hint)], {}
-            return [Check(node.name, "ssh", FAIL, exc.text, exc.hint or _(
+                return [Check(node.name, "local", FAIL, exc.text, str(exc.hint or ""))], {}
+            return [Check(node.name, "ssh", FAIL, exc.text, str(exc.hint) if exc.hint else _(
                 "is the node on? try {command}, then ssh to it by hand").format(
                     command="sparktui init-host-keys"))], {}
         received = time.time()

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
-from sparktui.i18n import _
 from sparktui.plan.fit.calc import ERROR, FitReport, NodeFit
-from sparktui.plan.fit.probe import Question, assess, probe_script, question_for
+from sparktui.plan.fit.probe import ProbeSaid, Question, assess, probe_script, question_for
 from sparktui.plan.model import LaunchPlan
+from sparktui.said import said
 
 MEMINFO_ONLY = "grep -E '^MemTotal:' /proc/meminfo"
 
@@ -31,12 +31,11 @@ async def _one(node: str, transport: Transport, hf_cache_host: str, question: Qu
     try:
         result = await within(transport.run(script, timeout=timeout), timeout + 1)
     except NodeError as exc:
-        return NodeFit(node, ERROR, f"{node}: {exc.text}")
+        return NodeFit(node, ERROR, exc.said)
     except TimeoutError:
-        return NodeFit(node, ERROR, _("{node}: no answer after {seconds:g} s").format(
-            node=node, seconds=timeout))
+        return NodeFit(node, ERROR, said(ProbeSaid.NO_ANSWER, seconds=timeout))
     if f"@@fit-{nonce} meminfo" not in result.stdout:
-        return NodeFit(node, ERROR, f"{node}: {(result.stderr or result.stdout).strip()[:200]}")
+        return NodeFit(node, ERROR, (result.stderr or result.stdout).strip()[:200])
     return assess(node, result.stdout, nonce, question)
 
 

@@ -15,8 +15,15 @@ from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import EngineStatus, NodeHealth, Workload
 from sparktui.engine.telemetry.metrics import engine_figures
 from sparktui.engine.workloads.discover import list_node
-from sparktui.fmt import format_seconds
-from sparktui.i18n import _
+from sparktui.i18n import N_
+from sparktui.said import Code, Seconds, said
+
+
+class HealthSaid(Code):
+    TOO_LARGE = N_("{error} on port {port}")
+    PORT_TIMEOUT = N_("timeout on port {port}")
+    NOT_ANSWERING = N_("not answering on port {port}")
+    NODE_TIMEOUT = N_("timeout ({seconds})")
 
 
 async def engine_status(transport: Transport, host: str, port: int,
@@ -33,13 +40,13 @@ async def engine_status(transport: Transport, host: str, port: int,
                                                    get("/metrics"))
     too_large = next((a for a in (models, health, metrics) if isinstance(a, AnswerTooLarge)),
                      None)
-    too_large_text = (_("{error} on port {port}").format(error=too_large, port=port)
+    too_large_text = (said(HealthSaid.TOO_LARGE, error=too_large.said, port=port)
                       if too_large is not None else None)
     if isinstance(health, Exception) and isinstance(models, Exception):
-        reason = (_("timeout on port {port}") if isinstance(health, TimeoutError)
-                  else _("not answering on port {port}"))
+        reason = (HealthSaid.PORT_TIMEOUT if isinstance(health, TimeoutError)
+                  else HealthSaid.NOT_ANSWERING)
         return EngineStatus(health_ok=False, ready=False,
-                            error=too_large_text or reason.format(port=port))
+                            error=too_large_text or said(reason, port=port))
     names: list[str] = []
     ready = not isinstance(models, Exception) and models.status == 200
     if ready:
@@ -64,11 +71,10 @@ async def node_health(transport: Transport, timeout: float) -> NodeHealth:
     try:
         workloads, docker_error = await within(list_node(transport, timeout), timeout)
     except NodeError as exc:  # the reason, its detail, and the fix when it is known
-        error = f"{exc.text}; {exc.hint}" if exc.hint else exc.text
-        return NodeHealth(node.name, reachable=False, error=error)
+        return NodeHealth(node.name, reachable=False, error=exc.said_with_hint)
     except TimeoutError:
-        return NodeHealth(node.name, reachable=False, error=_("timeout ({seconds})").format(
-            seconds=format_seconds(timeout)))
+        return NodeHealth(node.name, reachable=False,
+                          error=said(HealthSaid.NODE_TIMEOUT, seconds=Seconds(timeout)))
     latency = (time.perf_counter() - started) * 1000
     heads = serving_heads(workloads)
     engines = await asyncio.gather(*(engine_status(transport, node.ssh_ip, h.port or 0, timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sparktui.engine.api import Progress, ProgressSink, Step, StepState
+from sparktui.said import Said, Text
 
 
 class ProgressLog:
@@ -18,10 +19,11 @@ class ProgressLog:
         self.redact = redact
         self.events: list[Progress] = []
 
-    def __call__(self, step: Step, node: str | None, state: StepState, detail: str = "",
+    def __call__(self, step: Step, node: str | None, state: StepState, detail: Text = "",
                  entity: str | None = None) -> None:
         if self.redact is not None:
-            detail = self.redact(detail)
+            detail = (detail.redacted(self.redact) if isinstance(detail, Said)
+                      else self.redact(detail))
         event = Progress(step, node, state, detail, entity)
         self.events.append(event)
         self.sink(event)

@@ -17,16 +17,30 @@ from sparktui.config.models import Node
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
+from sparktui.engine.remote.failure import failure
 from sparktui.engine.remote.http import http_get
-from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.remote.transport import Transport, argv_command
 from sparktui.engine.router_key import control_key, place_keys
 from sparktui.engine.router_names import say_shared
 from sparktui.engine.status import ClusterHealth, RouterStatus
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.router import CONTAINER, RUNTIME, Backend, RouterPlan, launch_for
+from sparktui.said import Code, said
 
 POLL_SECONDS = 0.5
 _DRIVER = driver_for(RUNTIME)
+
+
+class RouterSaid(Code):
+    NOT_ANSWERING = N_("not answering on port {port}")
+    NOT_ANSWERING_WHY = N_("not answering on port {port} ({error})")
+    LEFT_OUT = N_("its recipes are left out of the router: {error}")
+    NOT_YET = N_("{recipe} does not answer /v1/models yet: left out of the router")
+    NOT_UPDATED = N_("the router was not updated: {error}")
+    REMOVED = N_("nothing serves: the router is removed")
+    NOT_UP = N_("the router did not come up at {address} ({state}): {error}")
+    FIRST_NAME_ONLY = N_("{recipe} also serves {model}: the router routes it by its first name "
+                         "only, {first}")
 
 
 async def router_status(t: Transport, plan: RouterPlan, timeout: float,
@@ -36,8 +50,7 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float,
     try:
         state = await _DRIVER.state(t, CONTAINER, timeout)
     except Exception as exc:  # the node did not answer: unknown, never "no router"
-        return RouterStatus(plan.node, plan.address, "unknown",
-                            error=exc.text if isinstance(exc, NodeError) else str(exc))
+        return RouterStatus(plan.node, plan.address, "unknown", error=failure(exc))
     if state.status != "running":
         return RouterStatus(plan.node, plan.address, state.status)
     try:
@@ -48,8 +61,9 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float,
         models = sorted(str(m.get("id", "")) for m in listed)
     except Exception as exc:  # refused, timed out, an SSH channel error, not JSON
         return RouterStatus(plan.node, plan.address, "running",
-                            error=_("not answering on port {port}").format(port=plan.port)
-                            + (f" ({exc})" if str(exc) else ""))
+                            error=said(RouterSaid.NOT_ANSWERING_WHY, port=plan.port,
+                                       error=failure(exc)) if str(exc) else
+                            said(RouterSaid.NOT_ANSWERING, port=plan.port))
     ok = answer.status == 200
     return RouterStatus(plan.node, plan.address, "running", models if ok else [], ok,
                         None if ok else f"HTTP {answer.status}")
@@ -63,15 +77,13 @@ def backends(health: ClusterHealth, nodes: dict[str, Node],
     for row in health.nodes:
         if not row.known:
             log(Step.ROUTER, row.node, StepState.WARN,
-                _("its recipes are left out of the router: {error}").format(
-                    error=row.error or row.docker_error or "-"))
+                said(RouterSaid.LEFT_OUT, error=row.error or row.docker_error or "-"))
             continue
         node = nodes.get(row.node)
         for e in row.engines:
             if node is None or not e.ready or not e.models:
                 log(Step.ROUTER, row.node, StepState.WARN,
-                    _("{recipe} does not answer /v1/models yet: left out of the router")
-                    .format(recipe=e.recipe or "-"))
+                    said(RouterSaid.NOT_YET, recipe=e.recipe or "-"))
                 continue
             worker = f"http://{node.ssh_ip}:{e.port}"
             found += [Backend(m, e.recipe or "", worker, row.node) for m in e.models if m]
@@ -85,9 +97,8 @@ async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[st
     try:
         await _refresh(plan, health, nodes, t, log, timeout, key)
     except Exception as exc:  # a router failure never fails the action
-        log(Step.ROUTER, plan.node, StepState.WARN,
-            _("the router was not updated: {error}").format(
-                error=exc.text if isinstance(exc, NodeError) else (str(exc) or type(exc).__name__)))
+        log(Step.ROUTER, plan.node, StepState.WARN, said(RouterSaid.NOT_UPDATED,
+                                                         error=failure(exc)))
 
 
 async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],
@@ -96,7 +107,7 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     removal = _DRIVER.runtime.removal(CONTAINER, 5)
     if not found:
         await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
-        log(Step.ROUTER, plan.node, StepState.OK, _("nothing serves: the router is removed"))
+        log(Step.ROUTER, plan.node, StepState.OK, said(RouterSaid.REMOVED))
         return
     log(Step.ROUTER, plan.node, StepState.STARTED, plan.address)
     await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)
@@ -116,8 +127,8 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
     last = await t.run(_DRIVER.runtime.logs_command(CONTAINER, 5, False), timeout=timeout)
     tail = " | ".join(line for line in last.stdout.splitlines()[-5:] if line.strip())
     log(Step.ROUTER, plan.node, StepState.WARN,
-        _("the router did not come up at {address} ({state}): {error}").format(
-            address=plan.address, state=status.state, error=status.error or tail or "-"))
+        said(RouterSaid.NOT_UP, address=plan.address, state=status.state,
+             error=status.error or tail or "-"))
 
 
 def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
@@ -129,9 +140,8 @@ def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
     for b in found:
         if b.model != first[b.worker]:
             log(Step.ROUTER, node, StepState.WARN,
-                _("{recipe} also serves {model}: the router routes it by its first name "
-                  "only, {first}").format(recipe=b.recipe or "-", model=b.model,
-                                          first=first[b.worker]))
+                said(RouterSaid.FIRST_NAME_ONLY, recipe=b.recipe or "-", model=b.model,
+                     first=first[b.worker]))
     return sorted(set(first.values()))
 
 

@@ -19,9 +19,22 @@ from dataclasses import dataclass
 from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.status import ClusterHealth
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.router import Backend, RouterPlan
+from sparktui.said import Code, Said, said
 from sparktui.visible import visible
+
+
+class NamesSaid(Code):
+    TAKEN = N_("{model} is already served by recipe {recipe} on {node} behind the cluster's "
+               "router ({address}): the router would split its requests between both. Serve "
+               "this one under another --served-model-name, stop {recipe}, or pass "
+               "--share-model to balance both on purpose")
+    UNREAD = N_("{recipe} on {node} does not answer /v1/models yet: its model name is not "
+                "compared")
+    SHARED = N_("{model} is balanced between {recipes} on purpose (--share-model)")
+    BALANCED = N_("{model} is balanced between {recipes}: each takes every other request "
+                  "(serve refuses this without --share-model)")
 
 
 @dataclass(frozen=True)
@@ -55,22 +68,16 @@ def unread(health: ClusterHealth, recipe: str) -> list[tuple[str, str]]:
     return out
 
 
-def refusal(found: list[Holder], address: str) -> str:
+def refusal(found: list[Holder], address: str) -> Said:
     first = found[0]
-    return _(
-        "{model} is already served by recipe {recipe} on {node} behind the cluster's router "
-        "({address}): the router would split its requests between both. Serve this one "
-        "under another --served-model-name, stop {recipe}, or pass --share-model to "
-        "balance both on purpose").format(model=visible(first.model),
-                                          recipe=visible(first.recipe),
-                                          node=first.node, address=address)
+    return said(NamesSaid.TAKEN, model=visible(first.model), recipe=visible(first.recipe),
+                node=first.node, address=address)
 
 
 def say_unread(health: ClusterHealth, recipe: str, node: str, log: ProgressLog) -> None:
     for other, where in unread(health, recipe):
-        log(Step.ROUTER, node, StepState.WARN, _(
-            "{recipe} on {node} does not answer /v1/models yet: its model name is not "
-            "compared").format(recipe=visible(other), node=where))
+        log(Step.ROUTER, node, StepState.WARN,
+            said(NamesSaid.UNREAD, recipe=visible(other), node=where))
 
 
 def say_shared(found: list[Backend], plan: RouterPlan, log: ProgressLog) -> None:
@@ -87,11 +94,8 @@ def say_shared(found: list[Backend], plan: RouterPlan, log: ProgressLog) -> None
             continue
         who = ", ".join(f"{visible(b.recipe or '-')} ({b.node or b.worker})" for b in serving)
         if plan.share_model:
-            log(Step.ROUTER, plan.node, StepState.OK, _(
-                "{model} is balanced between {recipes} on purpose (--share-model)").format(
-                model=visible(model), recipes=who))
+            log(Step.ROUTER, plan.node, StepState.OK,
+                said(NamesSaid.SHARED, model=visible(model), recipes=who))
         else:
-            log(Step.ROUTER, plan.node, StepState.WARN, _(
-                "{model} is balanced between {recipes}: each takes every other request "
-                "(serve refuses this without --share-model)").format(
-                model=visible(model), recipes=who))
+            log(Step.ROUTER, plan.node, StepState.WARN,
+                said(NamesSaid.BALANCED, model=visible(model), recipes=who))

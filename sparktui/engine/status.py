@@ -12,8 +12,15 @@ from typing import Any, NamedTuple
 
 from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.supervise.record import SupervisionStatus
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.runtime import RUNTIMES
+from sparktui.said import Code, Items, Said, Text, json_value, said
+
+
+class StatusSaid(Code):
+    NODE_SILENT = N_("{node} does not answer")
+    DOCKER_SILENT = N_("docker on {node} does not answer")
+    UNKNOWN = N_("unknown: {why}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ class Workload:
     service_index: int | None = None
     mem_share: float | None = None  # engine members: the share of the node's memory it holds
     labels: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    foreign: str = ""
+    foreign: Text = ""
     """Why sparktui did not make it, or its labels cannot be taken (they name another
     node, miss the run id or repeat the image's, do not parse): shown, never stopped,
     restarted, supervised or restored. Empty: sparktui's own."""
@@ -80,7 +87,8 @@ class Workload:
         return RUNTIMES[self.runtime].runs_image
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("labels", "image_id")}
+        return {k: json_value(v) for k, v in self.__dict__.items()
+                if k not in ("labels", "image_id")}
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,7 @@ class EngineStatus:
     running: float | None = None  # requests being served
     waiting: float | None = None  # requests queued
     kv_cache: float | None = None  # 0..1
-    error: str | None = None
+    error: Text | None = None
     metrics_ok: bool | None = None  # /metrics answered with engine figures (SGLang: only
     # with --enable-metrics)
     recipe: str = ""  # the recipe whose head answered (several may serve from one node)
@@ -104,19 +112,20 @@ class EngineStatus:
         return bool((self.running or 0) + (self.waiting or 0))
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: json_value(v) for k, v in self.__dict__.items()}
 
 
 @dataclass(frozen=True)
 class NodeHealth:
     node: str
     reachable: bool
-    error: str | None = None  # why unreachable / what failed, for the operator
+    error: Text | None = None  # why unreachable / what failed, for the operator
     latency_ms: float | None = None
     workloads: list[Workload] = field(default_factory=list)
     engine: EngineStatus | None = None  # the first of ``engines``
-    docker_error: str | None = None
-    """SSH answered but the node's docker did not: its containers are unknown."""
+    docker_error: Text | None = None
+    """SSH answered but the node's docker did not (what it said): its containers are
+    unknown."""
     engines: list[EngineStatus] = field(default_factory=list)
     """One per recipe whose head runs on this node, by recipe name."""
 
@@ -132,19 +141,19 @@ class NodeHealth:
         return self.reachable and self.docker_error is None
 
     @property
-    def unanswered(self) -> str:
+    def unanswered(self) -> Said | None:
         """Why what runs on the node is unknown: ``docker on node1 does not answer``,
-        ``node1 does not answer``; empty when it said (issue 29)."""
+        ``node1 does not answer``; None when it said (issue 29)."""
         if not self.reachable:
-            return _("{node} does not answer").format(node=self.node)
+            return said(StatusSaid.NODE_SILENT, node=self.node)
         if self.docker_error is not None:
-            return _("docker on {node} does not answer").format(node=self.node)
-        return ""
+            return said(StatusSaid.DOCKER_SILENT, node=self.node)
+        return None
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "node": self.node, "reachable": self.reachable, "error": self.error,
-            "docker_error": self.docker_error, "latency_ms": self.latency_ms,
+            "node": self.node, "reachable": self.reachable, "error": json_value(self.error),
+            "docker_error": json_value(self.docker_error), "latency_ms": self.latency_ms,
             "workloads": [w.as_dict() for w in self.workloads],
             "engine": self.engine.as_dict() if self.engine else None,
             "engines": [e.as_dict() for e in self.engines],
@@ -162,10 +171,11 @@ class MetricsStatus:
     up: bool
     samples: int = 0
     headline: dict[str, float] = field(default_factory=dict)  # a few figures worth showing
-    error: str | None = None
+    error: Text | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "headline": dict(self.headline)}
+        return {**self.__dict__, "headline": dict(self.headline),
+                "error": json_value(self.error)}
 
 
 @dataclass(frozen=True)
@@ -226,11 +236,12 @@ class RouterStatus:
     state: str  # the container's: running, exited, ..., "missing" (none there)
     models: list[str] = field(default_factory=list)
     ready: bool = False  # /v1/models answered
-    error: str | None = None  # the node or the router did not answer
+    error: Text | None = None  # the node or the router did not answer
 
     def as_dict(self) -> dict[str, Any]:
         return {"node": self.node, "address": self.address, "state": self.state,
-                "ready": self.ready, "models": list(self.models), "error": self.error}
+                "ready": self.ready, "models": list(self.models),
+                "error": json_value(self.error)}
 
 
 @dataclass(frozen=True)
@@ -284,11 +295,11 @@ class ClusterHealth:
         return all(n.known for n in self.nodes)
 
     @property
-    def unknown(self) -> str:
+    def unknown(self) -> Said | None:
         """``unknown: docker on node1 does not answer; node2 does not answer``: what runs on
-        the cluster, when a node did not say; empty when every node did."""
-        why = [n.unanswered for n in self.nodes if not n.known]
-        return _("unknown: {why}").format(why="; ".join(why)) if why else ""
+        the cluster, when a node did not say; None when every node did."""
+        why = [w for n in self.nodes if (w := n.unanswered) is not None]
+        return said(StatusSaid.UNKNOWN, why=Items(why, "; ")) if why else None
 
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "checked_at": self.checked_at,

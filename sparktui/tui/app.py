@@ -68,7 +68,7 @@ class SparkApp(SafeText, App[int]):
     BINDINGS = bindings(Target.APP)
 
     def __init__(self, config: ConfigState, recipes_dir: Path,
-                 engine: ClusterView | ClusterControl | None, *, watch: bool = False,
+                 engine: ClusterControl | None, *, watch: bool = False,
                  options: TuiOptions | None = None,
                  reload_config: Callable[[], LoadedConfig] | None = None,
                  engine_factory: EngineFactory | None = None) -> None:
@@ -341,7 +341,7 @@ class SparkApp(SafeText, App[int]):
 
 
 def create_app(config: ConfigState, recipes_dir: Path,
-               engine: ClusterView | ClusterControl | None, watch: bool, *,
+               engine: ClusterControl | None, watch: bool, *,
                options: TuiOptions | None = None,
                reload_config: Callable[[], LoadedConfig] | None = None,
                engine_factory: EngineFactory | None = None) -> SparkApp:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl, ClusterView
+from sparktui.engine.api import ClusterControl
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.tui.readers import ReadWorkers
@@ -60,7 +60,7 @@ class ScreenFlow:
                                recipe=old.recipe if old else None)
 
     def started(self, config: LoadedConfig | SparkError,
-                engine: ClusterView | ClusterControl | None) -> None:
+                engine: ClusterControl | None) -> None:
         """The start-up load is done: the dashboard (or the error screen) replaces the
         skeleton, and the engine starts its work."""
         app = self._app

@@ -4,9 +4,11 @@
   :class:`PendingConfig` until the start-up load is done, then the :class:`LoadedConfig`
   or the :class:`SparkError` that stops it. Callers ask :attr:`~Session.loaded` or
   :attr:`~Session.pending` instead of testing its type.
-* :attr:`Session.engine` is what the read workers and the actions call: in ``--watch`` mode
-  only ever a :class:`ReadOnlyView`; :meth:`~Session.control` hands out a
-  ``ClusterControl`` to the app's safety gate, never in ``--watch``.
+* The session is given the engine as a ``ClusterControl`` (or None). :attr:`Session.engine`
+  is what the read workers call: in ``--watch`` mode only ever a :class:`ReadOnlyView` of
+  it; :meth:`~Session.control` hands the engine out to the app's safety gate, never in
+  ``--watch``. Which one a caller gets is decided by the mode, never by asking the object
+  what methods it has.
 * A reload that changed the config rebuilds the engine (:meth:`~Session.reload`); the old
   one is retired and closed once no action holds it (:meth:`~Session.to_close`).
 * :attr:`Session.file_watch` notices edits to the config file and the recipes.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
@@ -29,29 +32,16 @@ from sparktui.tui.live import FileWatch, config_path
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.startup import PendingConfig
 
+if TYPE_CHECKING:  # the models load after the first frame
+    from sparktui.config.models import Config
+
 ConfigState = LoadedConfig | SparkError | PendingConfig
 """Loading after the first frame, loaded, or broken (the error screen shows why)."""
 
-EngineFactory = Callable[[LoadedConfig], "ClusterView | ClusterControl"]
+EngineFactory = Callable[[LoadedConfig], ClusterControl]
 """Builds the engine for a config: again when a reload changed the config."""
 
 ENGINE_CLOSE_SECONDS = 5.0
-
-
-def for_mode(engine: ClusterView | ClusterControl | None, watch: bool) -> ClusterView | None:
-    """What the session may hold: in watch mode, a view without mutating methods."""
-    if engine is None:
-        return None
-    return ReadOnlyView(engine) if watch else engine
-
-
-def control_of(engine: ClusterView | None) -> ClusterControl | None:
-    """The engine as a ``ClusterControl`` when it is one (never a ``ReadOnlyView``)."""
-    if engine is None or isinstance(engine, ReadOnlyView):
-        return None
-    if all(callable(getattr(engine, name, None)) for name in ("serve", "stop", "exec")):
-        return engine  # type: ignore[return-value]
-    return None
 
 
 async def close_engine(engine: ClusterView) -> None:
@@ -62,7 +52,7 @@ async def close_engine(engine: ClusterView) -> None:
 
 class Session:
     def __init__(self, config: ConfigState, recipes_dir: Path,
-                 engine: ClusterView | ClusterControl | None, *, watch_mode: bool,
+                 engine: ClusterControl | None, *, watch_mode: bool,
                  options: TuiOptions, reload_config: Callable[[], LoadedConfig] | None = None,
                  engine_factory: EngineFactory | None = None) -> None:
         self.config: ConfigState = config
@@ -74,9 +64,10 @@ class Session:
         self._engine_factory = engine_factory or (config.connect if isinstance(
             config, PendingConfig) else None)
         self.engine: ClusterView | None = None
-        self._built: ClusterView | ClusterControl | None = None  # the engine before for_mode
+        self._control: ClusterControl | None = None  # None in --watch
+        self._built_for: Config | None = None  # the config the engine was built for
         self._retired: list[ClusterView] = []  # engines of an older config, to close
-        self._hold(engine)
+        self._hold(engine, self.loaded)
         self.file_watch = FileWatch(config.path if isinstance(config, PendingConfig)
                                     else config_path(config), recipes_dir)
 
@@ -113,10 +104,10 @@ class Session:
         return loaded.config.telemetry_interval_seconds if loaded is not None else None
 
     def started(self, config: LoadedConfig | SparkError,
-                engine: ClusterView | ClusterControl | None) -> None:
+                engine: ClusterControl | None) -> None:
         """The start-up load is done: its config (or why not) and the engine for it."""
         self.config = config
-        self._hold(engine)
+        self._hold(engine, self.loaded)
 
     def reload(self) -> ClusterView | None:
         """Load the config again (raises SparkError and keeps the state it had); a changed
@@ -135,20 +126,25 @@ class Session:
     def control(self) -> ClusterControl | None:
         """The engine as a ``ClusterControl`` (None in ``--watch`` or without an engine).
         Only the app's safety gate calls this."""
-        return None if self.watch_mode else control_of(self.engine)
+        return self._control
 
-    def _hold(self, engine: ClusterView | ClusterControl | None) -> None:
-        self._built = engine
-        self.engine = for_mode(engine, self.watch_mode)
+    def _hold(self, engine: ClusterControl | None, built_for: LoadedConfig | None) -> None:
+        """Hold ``engine``: in ``--watch`` only a view of it, and no control."""
+        self._built_for = built_for.config if engine is not None and built_for else None
+        if engine is None or self.watch_mode:
+            self._control = None
+            self.engine = ReadOnlyView(engine) if engine is not None else None
+        else:
+            self._control = self.engine = engine
 
     def _rebuild_engine(self, config: LoadedConfig) -> ClusterView | None:
         """A new engine for a changed config (a new cluster, node, timeout or key)."""
         if self._engine_factory is None:
             return None
         old = self.engine
-        if old is not None and getattr(self._built, "config", None) == config.config:
+        if old is not None and self._built_for == config.config:
             return None
-        self._hold(self._engine_factory(config))
+        self._hold(self._engine_factory(config), config)
         if old is not None:
             self._retired.append(old)
         return old

@@ -29,7 +29,7 @@ from sparktui.errors import SparkError
 from sparktui.visible import shorten, visible
 
 if TYPE_CHECKING:
-    from sparktui.engine.api import ClusterControl, ClusterView
+    from sparktui.engine.api import ClusterControl
 
 BUILTIN_CLUSTER = "local"
 """``sparktui.config.loader.LOCAL_CLUSTER``, named without importing the models."""
@@ -43,7 +43,7 @@ class PendingConfig:
 
     path: Path | None  # the file found, for the live reload's watch (None: built in)
     load: Callable[[], LoadedConfig]  # raises SparkError, shown on the config error screen
-    connect: Callable[[LoadedConfig], ClusterView | ClusterControl]  # the engine for it
+    connect: Callable[[LoadedConfig], ClusterControl]  # the engine for it
     clusters: Clusters = field(default=())
 
 
@@ -63,7 +63,7 @@ def pending_config(explicit: Path | None) -> PendingConfig:
     return PendingConfig(path, load, connect_engine, clusters)
 
 
-def connect_engine(loaded: LoadedConfig) -> ClusterView | ClusterControl:
+def connect_engine(loaded: LoadedConfig) -> ClusterControl:
     """The dashboard's engine. It opens no connection yet (nor imports asyncssh)."""
     from sparktui.engine.cluster import ClusterEngine
 
@@ -134,7 +134,7 @@ def warm_imports() -> None:
 
 
 async def finish_start(pending: PendingConfig) -> tuple[LoadedConfig | SparkError,
-                                                        ClusterView | ClusterControl | None]:
+                                                        ClusterControl | None]:
     """The app's start-up worker, run once the first frame is on screen: the config (or
     why it does not load) and its engine."""
     if not gc.isenabled():  # the CLI paused the cyclic collector for the first frame;

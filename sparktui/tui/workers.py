@@ -75,23 +75,16 @@ async def fetch_health(engine: ClusterView, cluster: str,
 
 async def follow_telemetry(engine: ClusterView, cluster: str,
                            deliver: Callable[[TelemetryUpdated], None], interval: float) -> None:
-    """Sample the cluster every ``interval`` seconds, start to start, never overlapping.
-
-    An engine without telemetry (a test double) ends the loop; a failed sample is skipped.
-    """
-    sample = getattr(engine, "telemetry", None)
-    if sample is None:
-        return
+    """Sample the cluster every ``interval`` seconds, start to start, never overlapping;
+    a failed sample is skipped."""
     loop = asyncio.get_running_loop()
     while True:
         started = loop.time()
         try:
             async with asyncio.timeout(max(interval * 5, 10.0)):
-                frame = await sample(cluster)
+                frame = await engine.telemetry(cluster)
         except asyncio.CancelledError:
             raise
-        except NotImplementedError:
-            return  # a read-only view over an engine that does not sample
         except Exception:  # a failed sample must not end the dashboard
             frame = None
         _end_if_cancelled()
@@ -102,11 +95,10 @@ async def follow_telemetry(engine: ClusterView, cluster: str,
 
 async def deep_check(engine: ClusterView, cluster: str) -> tuple[bool, str]:
     """The on-demand readiness tier: (passed, one line for a notification)."""
-    check = getattr(engine, "deep_check", None)
     try:
-        result = await check(cluster) if check is not None else None
-    except NotImplementedError:  # a read-only view over an engine without the check
-        result = None
+        result = await engine.deep_check(cluster)
+    except asyncio.CancelledError:
+        raise
     except Exception as exc:  # the engine's bug must not end the dashboard
         return False, _("deep check failed: {error}").format(error=str(exc) or type(exc).__name__)
     if result is None:
@@ -248,11 +240,8 @@ async def run_restart(control: ClusterControl, plan: LaunchPlan, sink: ProgressS
 async def read_inspect(engine: ClusterView, cluster: str, node: str,
                        name: str) -> Described | str:
     """A container's inspect, secrets masked; what went wrong, in words, otherwise."""
-    inspect = getattr(engine, "inspect", None)
-    if inspect is None:
-        return _("this engine cannot inspect containers")
     try:
-        return await inspect(cluster, node, name)
+        return await engine.inspect(cluster, node, name)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # NodeError: the node or its docker did not answer

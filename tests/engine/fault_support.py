@@ -81,13 +81,13 @@ class Injector:
         return self.fired and self.fault is not Fault.CTRL_C
 
     def named_left(self) -> set[tuple[str | None, str]]:
-        return {(e.node, e.detail) for e in self.events if e.step == Step.LEFT}
+        return {(e.node, str(e.detail)) for e in self.events if e.step == Step.LEFT}
 
     def failed_nodes(self) -> set[str | None]:
         return {e.node for e in self.events if e.state == StepState.FAILED}
 
     def story(self) -> str:
-        return "\n".join(f"  {e.step} {e.node} {e.state} {e.detail[:120]!r}"
+        return "\n".join(f"  {e.step} {e.node} {e.state} {str(e.detail)[:120]!r}"
                          for e in self.events)
 
 
@@ -108,9 +108,9 @@ def absence_claims(injector: Injector, result: ActionResult | None) -> list[str]
     """Messages that claim absence although a node was broken: none may stand."""
     if not injector.broke_a_node:
         return []
-    texts = [e.detail for e in injector.events]
+    texts = [str(e.detail) for e in injector.events]
     if result is not None:
-        texts.append(result.detail)
+        texts.append(str(result.detail))
     return [t for t in texts if ABSENCE.search(t)]
 
 

@@ -29,7 +29,8 @@ def test_health_deep_beside_a_dead_docker_says_unknown_not_nothing_serves(fresh_
         assert main(s.cli("health", "--deep", "--json")) == 1
         deep = json.loads(capsys.readouterr().out)["deep"]
         assert deep["ok"] is False and deep["unknown"] is True
-        assert deep["error"] == "unknown: docker on node1 does not answer"
+        assert deep["error"] == {"code": "status_said.unknown", "params": {"why": [
+            {"code": "status_said.docker_silent", "params": {"node": "node1"}}]}}
     finally:
         s.hosts.node("node1").docker_up()
 

@@ -175,6 +175,7 @@ def test_an_unreachable_node_is_an_error_naming_it_never_a_fit(fresh_site, tmp_p
     report = json.loads(capsys.readouterr().out)
     rows = {r["node"]: r for r in report["nodes"]}
     assert report["verdict"] == "error"
-    assert rows["node2"]["verdict"] == "error" and "node2" in rows["node2"]["reason"]
+    assert rows["node2"]["verdict"] == "error"
+    assert rows["node2"]["reason"]["code"]  # why, as data: the same in every language
     assert rows["node1"]["verdict"] == "fits"
     assert rows["node1"]["weights_from"] == "config"  # no weights on disk: the count

@@ -70,7 +70,8 @@ def test_a_container_labelled_for_another_node_is_never_acted_on_there(site, cap
     assert main(s.cli("health", "--json")) == 0
     rows = {r["node"]: r for r in json.loads(capsys.readouterr().out)["nodes"]}
     [evil] = rows["node2"]["workloads"]
-    assert evil["node"] == "node2" and "node1" in evil["foreign"]
+    assert evil["node"] == "node2" and evil["foreign"] == {
+        "code": "foreign.other_node", "params": {"claimed": "'node1'", "node": "node2"}}
     assert rows["node1"]["workloads"] == []
     assert main(s.cli("stop", "--yes")) == 0
     out = capsys.readouterr().out
@@ -102,7 +103,7 @@ def test_an_image_that_bakes_sparktuis_labels_is_not_adopted(site, capsys):
     capsys.readouterr()
     assert main(s.cli("health", "--json")) == 0
     [tool] = json.loads(capsys.readouterr().out)["nodes"][0]["workloads"]
-    assert tool["foreign"] == "its run id is its image's own label"
+    assert tool["foreign"] == {"code": "foreign.image_run_id", "params": {}}
     assert main(s.cli("stop", "--yes")) == 0
     assert _names(s, "node1") == ["tool"] and not _ran(s, "node1")
 
@@ -230,7 +231,9 @@ def test_a_crafted_docker_listing_is_that_nodes_error_and_the_others_are_stopped
     assert main(s.cli("health", "--json")) == 0
     rows = {r["node"]: r for r in json.loads(capsys.readouterr().out)["nodes"]}
     [odd] = rows["node2"]["workloads"]  # the others name no container, or no recipe
-    assert odd["name"] == "sparktui-object-label" and "role" in odd["foreign"]
+    assert odd["name"] == "sparktui-object-label"
+    assert odd["foreign"]["code"] == "foreign.label_not_text", odd
+    assert "role" in odd["foreign"]["params"]["key"]
     assert odd["restarts"] == 0 and odd["image"] == ""
     assert main(s.cli("stop", "--yes")) == 0
     assert _names(s, "node1") == []

@@ -132,7 +132,7 @@ def test_a_head_serving_several_names_is_waited_for_by_its_first_and_the_rest_sa
              Backend("org/a-too", "alpha", "http://10.0.0.1:1"),
              Backend("org/b", "beta", "http://10.0.0.1:2")]
     assert _listed(found, "n1", log) == ["org/a", "org/b"]
-    assert [(e.node, e.state, e.detail) for e in log.events] == [
+    assert [(e.node, e.state, str(e.detail)) for e in log.events] == [
         ("n1", StepState.WARN, "alpha also serves org/a-too: the router routes it by its "
                                "first name only, org/a")]
 

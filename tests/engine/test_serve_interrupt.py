@@ -140,9 +140,9 @@ def test_a_stop_that_waits_out_the_grace_period_says_what_it_waits_for(site, cap
     assert sorted(rec.events[i].node for i in waits) == list(NODES)
     # The dashboard's progress view shows it on the node's stop row while it waits.
     rows = progress_rows(rec.events[:waits[-1] + 1])
-    assert [r.detail for r in rows if r.step == "stop" and r.node == rec.events[waits[-1]].node
+    assert [str(r.detail) for r in rows if r.step == "stop" and r.node == rec.events[waits[-1]].node
             ] == [waited]
-    assert all(e.detail == waited for e in (rec.events[i] for i in waits))
+    assert all(str(e.detail) == waited for e in (rec.events[i] for i in waits))
     # And the CLI prints it.
     assert main(s.cli("serve", "toy")) == 0
     capsys.readouterr()

@@ -58,7 +58,7 @@ def test_an_entrypoint_that_does_not_exist_leaves_no_created_container(site, cap
     for _attempt in range(2):  # the second serve is not refused for "already exists"
         result, rec = _serve(s, "noent", keep_on_failure=True)  # created, never run: gone
         _assert_removed_and_said(s, result, rec, "node1", "noent")
-        assert "already exists" not in result.detail
+        assert "already exists" not in str(result.detail)
         assert not [e for e in rec.events if e.step == "left"]
         assert ("node1", "launch") in rec.steps("failed")
         assert _note(result, rec, "noent").startswith(
@@ -100,7 +100,7 @@ def test_a_node_without_the_nvidia_hook_is_refused_before_anything_is_created(fr
     for _attempt in range(2):  # the second serve is not refused for "already exists"
         result, rec = _serve(s, "toy")
         assert result.failed_step == "preflight" and result.failed_node == "node1", result
-        assert "gpu" in result.detail.lower() and "already exists" not in result.detail
+        assert "gpu" in str(result.detail).lower() and "already exists" not in str(result.detail)
         assert not [e for e in rec.events if e.step in ("launch", "rollback", "left")]
         assert _note(result, rec, "toy").startswith("Nothing was started")
         for node in ("node1", "node2"):

@@ -44,9 +44,9 @@ def test_a_node_without_the_nvidia_hook_is_refused_at_preflight(fresh_site, caps
     result, rec = _serve(s, "toy")
     assert not result.ok and result.failed_step == "preflight", result
     assert result.failed_node == "node2", result
-    assert "node2" in result.detail and "--gpus all" in result.detail
-    assert "nvidia-container-toolkit" in result.detail  # the fix
-    assert "sudo systemctl restart docker" in result.detail
+    assert "node2" in str(result.detail) and "--gpus all" in str(result.detail)
+    assert "nvidia-container-toolkit" in str(result.detail)  # the fix
+    assert "sudo systemctl restart docker" in str(result.detail)
     assert ("node1", "preflight") in rec.steps("ok")  # the node with the hook passed
     assert not [e for e in rec.events if e.step == "launch"]
     _nothing_on(s, "node1", "node2")  # the probes left nothing, nothing was launched
@@ -68,8 +68,8 @@ def test_an_image_missing_on_one_node_of_two_names_it_and_how_to_get_it_there(si
     pull = shlex.join(["docker", "pull", "vllm:test"])
     copy = "docker save vllm:test | " + shlex.join(
         ["ssh", "-p", str(node2.port), f"{s.hosts.user}@{node2.addr}", "docker", "load"])
-    assert f"on node2, {pull}" in result.detail, result.detail
-    assert f"from node1, which has it: {copy}" in result.detail, result.detail
+    assert f"on node2, {pull}" in str(result.detail), str(result.detail)
+    assert f"from node1, which has it: {copy}" in str(result.detail), str(result.detail)
     _nothing_on(s, "node1", "node2")
     assert main(s.cli("serve", "toy")) == 1
     err = capsys.readouterr().err
@@ -84,8 +84,8 @@ def test_an_image_missing_everywhere_is_only_pulled(site):
     result, rec = _serve(s, "toy")
     assert not result.ok and result.failed_step == "preflight"
     assert sorted(e.node for e in rec.events if e.state == "failed") == ["node1", "node2"]
-    assert "docker pull vllm:test" in result.detail and "docker save" not in result.detail
-    assert "node1" in result.detail and "node2" in result.detail
+    assert "docker pull vllm:test" in str(result.detail) and "docker save" not in str(result.detail)
+    assert "node1" in str(result.detail) and "node2" in str(result.detail)
 
 
 def test_a_docker_that_does_not_answer_is_not_an_image_missing(fresh_site):
@@ -95,8 +95,8 @@ def test_a_docker_that_does_not_answer_is_not_an_image_missing(fresh_site):
     result, _rec = _serve(s, "toy")
     assert not result.ok and result.failed_step == "preflight" and result.failed_node == "node2"
     assert ("whether image vllm:test is present is unknown: docker on node2 does not answer"
-            in result.detail), result.detail
-    assert "docker pull" not in result.detail and "not present" not in result.detail
+            in str(result.detail)), str(result.detail)
+    assert "docker pull" not in str(result.detail) and "not present" not in str(result.detail)
 
 
 def test_a_node_whose_gpu_driver_does_not_answer_is_refused_at_preflight(site, capsys):
@@ -108,8 +108,8 @@ def test_a_node_whose_gpu_driver_does_not_answer_is_refused_at_preflight(site, c
     result, rec = _serve(s, "toy")
     assert not result.ok and result.failed_step == "preflight", result
     assert result.failed_node == "node1" and ("node2", "preflight") in rec.steps("ok")
-    assert "`--gpus all` does not work on node1" in result.detail, result.detail
-    assert "driver not loaded" in result.detail and "nvidia-smi on node1" in result.detail
+    assert "`--gpus all` does not work on node1" in str(result.detail), str(result.detail)
+    assert "driver not loaded" in str(result.detail) and "nvidia-smi on node1" in str(result.detail)
     _nothing_on(s, "node1", "node2")
 
 
@@ -125,11 +125,11 @@ def test_an_image_without_true_is_not_refused_for_its_gpus(site):
     result, rec = _serve(s, "bare")
     assert not result.ok and result.failed_step == "launch", result
     assert ("node1", "preflight") in rec.steps("ok")
-    assert '"vllm"' in result.detail and '"true"' not in result.detail, result.detail
+    assert '"vllm"' in str(result.detail) and '"true"' not in str(result.detail), str(result.detail)
     # what the launch created is removed; the probe left nothing either
     assert s.hosts.ssh("node1", "docker ps -aq").stdout.split() == []
     # and the hook does run first: without a working driver, the same image is refused
     s.hosts.node("node1").set_gpu(fail=True)
     result, _rec = _serve(s, "bare")
-    assert result.failed_step == "preflight" and "driver not loaded" in result.detail, result
+    assert result.failed_step == "preflight" and "driver not loaded" in str(result.detail), result
     assert s.hosts.ssh("node1", "docker ps -aq").stdout.split() == []

@@ -93,7 +93,7 @@ def test_hooks_run_per_node_scripts_piped_and_after_stop_after_removal(site, tmp
     assert served.ok and stopped.ok
     assert sorted((marks / "log").read_text().split()) == ["before-node1", "before-node2"]
     scripts = [e for e in rec.events if e.step == "before_serve" and e.state in ("ok", "warn")
-               and "stop_dgx_services" in e.detail]
+               and "stop_dgx_services" in str(e.detail)]
     assert {e.node for e in scripts} == {"node1", "node2"}
     # after_stop ran once per node, after that node's container was gone.
     for node in ("node1", "node2"):

@@ -75,7 +75,7 @@ def test_log_and_http_readiness_gate_and_health_reads_them_back(site):
     result, health = _serve(s, services_only("test", [etcd, exporter]), rec, health=True)
     assert result.ok, result
     assert result.exit_code is None
-    ready = [e.detail for e in rec.events if e.step == "service" and e.state == "ok"]
+    ready = [str(e.detail) for e in rec.events if e.step == "service" and e.state == "ok"]
     assert any(d.startswith("etcd[0]: ready (log") for d in ready)
     assert any(d.startswith("node-exporter[1]: ready (http 9101/metrics)") for d in ready)
     by_name = {svc.name: svc for svc in health.services}
@@ -146,7 +146,7 @@ def test_readiness_timeout_fails_and_rolls_back_every_service_started(site):
     result, _ = _serve(s, services_only("test", [etcd, mute]), rec)
     assert not result.ok
     assert result.failed_step == "service"
-    assert "not ready (tcp 7999) after 1.5 s" in result.detail
+    assert "not ready (tcp 7999) after 1.5 s" in str(result.detail)
     rolled = sorted(e.detail for e in rec.events if e.step == "rollback" and e.state == "ok")
     assert rolled == ["sparktui-svc-etcd-0", "sparktui-svc-mute-0", "sparktui-svc-mute-1"]
     assert _all_names(s, "node1") == [] and _all_names(s, "node2") == []
@@ -160,10 +160,10 @@ def test_a_crashed_instance_fails_at_once_with_its_exit_code_and_last_lines(site
                     readiness=Readiness("tcp", port=7998, timeout=3600))
     # An hour's readiness timeout: only noticing the crash can end this serve.
     result, _ = _serve(s, services_only("test", [store]), Recorder())
-    assert "not ready" not in result.detail
+    assert "not ready" not in str(result.detail)
     assert not result.ok and result.failed_step == "service"
-    assert "exit code 7" in result.detail
-    assert "failed to bind" in result.detail  # the instance's last log lines
+    assert "exit code 7" in str(result.detail)
+    assert "failed to bind" in str(result.detail)  # the instance's last log lines
     assert _all_names(s, "node1") == [] and _all_names(s, "node2") == []
 
 
@@ -174,7 +174,7 @@ def test_keep_on_failure_leaves_the_failed_service_for_a_post_mortem(site):
                     readiness=Readiness("tcp", port=7997, timeout=30))
     rec = Recorder()
     result, _ = _serve(s, services_only("test", [store]), rec, keep=True)
-    assert not result.ok and "exit code 5" in result.detail
+    assert not result.ok and "exit code 5" in str(result.detail)
     assert _all_names(s, "node1") == ["sparktui-svc-store-0"]
     # The dashboard's progress view tells the truth about it: something is left running.
     run = ActionRun(1, Action.SERVE, "test", "svc", 0.0, events=list(rec.events), result=result)

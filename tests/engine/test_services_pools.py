@@ -66,8 +66,8 @@ def test_terminal_run_reports_each_instance_as_it_exits(site):
 
     served, stopped = asyncio.run(go())
     assert served.ok and served.exit_code == 1 and stopped.ok
-    exits = [(e.node, e.detail) for e in rec.events
-             if e.step == "service" and e.detail.startswith("train[") and "exited" in e.detail]
+    said = [(e.node, str(e.detail)) for e in rec.events if e.step == "service"]
+    exits = [(n, d) for n, d in said if d.startswith("train[") and "exited" in d]
     assert ("node1", "train[0]: exited 0") in exits and ("node2", "train[1]: exited 1") in exits
     for node in ("node1", "node2", "node3", "node4"):
         assert _all_names(s, node) == []
@@ -94,7 +94,7 @@ def test_a_critical_service_crashing_during_a_terminal_run_ends_it(site):
 
     served = asyncio.run(go())
     assert not served.ok
-    failed = [e.detail for e in rec.events if e.state == "failed" and e.step == "service"]
+    failed = [str(e.detail) for e in rec.events if e.state == "failed" and e.step == "service"]
     assert any("exit code 4" in d and "store lost its disk" in d for d in failed), failed
     for node in ("node1", "node2", "node3"):
         assert _all_names(s, node) == []

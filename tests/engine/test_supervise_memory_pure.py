@@ -12,6 +12,7 @@ from plan_support import DUO, make_plan
 
 from sparktui.config.loader import load_config
 from sparktui.engine.remote.transport import Completed, NodeError
+from sparktui.engine.remote.transport import Reason as NodeReason
 from sparktui.engine.supervise.memory import memory_back, share_of, short
 from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import Mark, Reason
@@ -71,7 +72,7 @@ class FakeNode:
         value = self.available[min(self.looks, len(self.available) - 1)]
         self.looks += 1
         if value is None:
-            raise NodeError(self.node.name, "ssh error", "refused")
+            raise NodeError(self.node.name, NodeReason.SSH_ERROR, "refused")
         return Completed(0, meminfo(128 * GB, value), "")
 
 

@@ -166,7 +166,7 @@ def test_stall_worker_gone_and_kv_alerts_fire_and_clear(site):
     cleared = {x.kind: x for x in c.alerts}
     assert cleared["stalled"].cleared is not None and cleared["kv"].cleared is not None
     gone = [x for x in d.active_alerts if x.kind == "worker_gone"]
-    assert [(x.node, x.detail) for x in gone] == [("node2", "no container")]
+    assert [(x.node, str(x.detail)) for x in gone] == [("node2", "no container")]
     assert main(s.cli("stop", "--yes")) == 0
 
 

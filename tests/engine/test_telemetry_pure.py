@@ -193,7 +193,7 @@ def test_rules_worker_gone_only_while_the_head_is_up():
 
     def run(nodes):
         health = ClusterHealth("c", nodes, 0)
-        return [(c.node, c.detail) for c in rules.evaluate(0, [], None, history, health)]
+        return [(c.node, str(c.detail)) for c in rules.evaluate(0, [], None, history, health)]
 
     both = [NodeHealth("n1", True, workloads=[_work("n1", "head")]),
             NodeHealth("n2", True, workloads=[_work("n2", "worker")])]

@@ -83,7 +83,7 @@ def test_the_index_wins_and_a_missing_model_is_unknown(tmp_path):
     assert (fit.weights_from, fit.weights) == ("index", 61064245248)
     out = _run(probe_script(str(tmp_path), HfRef("model", "org/absent"), "n3"))
     missing = assess("spark1", out, "n3", _question(HfRef("model", "org/absent")))
-    assert missing.verdict == UNKNOWN and "org/absent" in missing.reason
+    assert missing.verdict == UNKNOWN and "org/absent" in str(missing.reason)
 
 
 def test_a_file_cannot_fake_a_section(tmp_path):

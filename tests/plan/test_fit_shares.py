@@ -18,22 +18,22 @@ def test_the_shares_of_a_node_sum_to_at_most_the_limit():
     glm = Holder("glm", 0.45, 30000, "sparktui-glm")
     row = node_shares("node1", "qwen", 0.5, [glm], 119 * GIB)
     assert not row.ok and row.total == 0.95
-    assert share_line(row) == (f"node1: glm holds 0.45 (port 30000) of {format_size(119 * GIB)}"
-                               ", qwen asks 0.5: 0.95 > 0.9")
+    assert str(share_line(row)) == ("node1: glm holds 0.45 (port 30000) of "
+                                    f"{format_size(119 * GIB)}, qwen asks 0.5: 0.95 > 0.9")
     exactly = node_shares("node1", "qwen", 0.45, [glm])
-    assert exactly.ok and share_line(exactly).endswith("0.9 <= 0.9")  # no float drift
+    assert exactly.ok and str(share_line(exactly)).endswith("0.9 <= 0.9")  # no float drift
     assert node_shares("node1", "qwen", 0.95, []).ok  # alone: the fit's question, not this
     two = node_shares("node1", "big", 0.3, [Holder("qwen", 0.3, 30001, "sparktui-qwen"),
                                               Holder("glm", 0.3, 30000, "sparktui-glm")])
-    assert share_line(two) == ("node1: glm holds 0.3 (port 30000), qwen holds 0.3 (port "
+    assert str(share_line(two)) == ("node1: glm holds 0.3 (port 30000), qwen holds 0.3 (port "
                                "30001), big asks 0.3: 0.9 <= 0.9")
 
 
 def test_an_unknown_share_is_never_zero():
     row = node_shares("node1", "qwen", 0.1, [Holder("old", None, 8000, "sparktui-old")])
     assert not row.ok
-    assert "old holds an unknown share" in share_line(row)
-    assert "sparktui-old" in share_line(row)
+    assert "old holds an unknown share" in str(share_line(row))
+    assert "sparktui-old" in str(share_line(row))
 
 
 def test_launch_share_label_and_argv():

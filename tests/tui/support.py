@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from null_engine import NullEngine
+
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.loader import load_config
 from sparktui.engine.status import (
@@ -83,11 +85,13 @@ model = "nvidia/Qwen3-235B-A22B-FP4"
 """
 
 
-class RecordingEngine:
+class RecordingEngine(NullEngine):
     """A stand-in engine that records every call. Only the watch-mode and worker tests use
-    it, to prove which engine methods the dashboard calls (and that it never overlaps)."""
+    it, to prove which engine methods the dashboard calls (and that it never overlaps);
+    what it does not override answers "not supported" (``NullEngine``)."""
 
     def __init__(self, health_delay: float = 0.0) -> None:
+        super().__init__()
         self.calls: list[tuple[str, ...]] = []
         self.health_delay = health_delay
         self.active = 0
@@ -120,7 +124,7 @@ class RecordingEngine:
     async def close(self) -> None:
         self.calls.append(("close",))
 
-    async def serve(self, plan, progress, *, keep_on_failure=False):
+    async def serve(self, plan, progress, *, keep_on_failure=False, force=False):
         from sparktui.engine.api import ActionResult
 
         self.calls.append(("serve",))

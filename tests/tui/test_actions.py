@@ -41,7 +41,7 @@ def test_progress_rows_fold_each_step_and_node():
               Progress("ready", "a", "waiting", "/v1/models"), Progress("ready", "a", "waiting",
                                                                         "4 s"),
               Progress("preflight", "b", "failed", "image missing")]
-    rows = [(r.step, r.node, r.state, r.detail) for r in progress_rows(events)]
+    rows = [(r.step, r.node, r.state, str(r.detail)) for r in progress_rows(events)]
     assert rows == [("preflight", "a", "ok", "sha256:1"),
                     ("preflight", "b", "failed", "image missing"),
                     ("before_serve", "a", "ok", "command one"),
@@ -147,7 +147,7 @@ class SlowServe(RecordingEngine):
         super().__init__()
         self.release = asyncio.Event()
 
-    async def serve(self, plan, progress, *, keep_on_failure=False):
+    async def serve(self, plan, progress, *, keep_on_failure=False, force=False):
         self.calls.append(("serve", plan.recipe))
         progress(Progress("ready", plan.head.name, "waiting", "/v1/models"))
         await self.release.wait()

@@ -187,7 +187,7 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
     states = {(r.step, r.node, r.state) for r in rows}
     assert {("preflight", n, "ok") for n in NODES} <= states
     assert ("ready", plan.head.name, "ok") in states
-    waits = [e.detail for e in run.events if e.step == "ready" and e.state == "waiting"]
+    waits = [str(e.detail) for e in run.events if e.step == "ready" and e.state == "waiting"]
     assert any(d.endswith(" s") for d in waits)  # the wait counts its seconds
     assert run.outcome().startswith("serving toy on test: http://")
     assert main(s.cli("stop", "--yes")) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 
 from textual.widgets._footer import FooterKey
+
 from tui.support import make_app, wait_for
 
 

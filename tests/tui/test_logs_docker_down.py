@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import asyncio
 
+from null_engine import NullEngine
 from site_support import eventually
 
 from sparktui.tui import workers
 
 
-class Rounds:
-    """The real engine, its log reconnections counted (each a full health check)."""
+class Rounds(NullEngine):
+    """The real engine's logs, its reconnections counted (each a full health check)."""
 
     def __init__(self, engine) -> None:
         self.engine = engine
         self.done = 0
 
-    async def log_batches(self, cluster: str, **kw):
-        async for batch in self.engine.log_batches(cluster, **kw):
+    async def log_batches(self, cluster: str, *, node=None, recipe=None, tail: int = 200,
+                          follow: bool = True):
+        async for batch in self.engine.log_batches(cluster, node=node, recipe=recipe,
+                                                   tail=tail, follow=follow):
             yield batch
         self.done += 1
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
+from null_engine import NullEngine
 from rich.cells import cell_len
 
 from sparktui.engine.status import LogBatch, LogLine
@@ -39,10 +40,11 @@ async def test_buffered_lines_are_left_out_of_collections():
         assert pane.lines("sparktui") == [LogLine("", "stream failed", True)]
 
 
-class FloodOnce:
+class FloodOnce(NullEngine):
     """A stream that says one batch, a reconnection, then nothing."""
 
-    async def log_batches(self, cluster: str, tail: int, follow: bool):
+    async def log_batches(self, cluster: str, *, node=None, recipe=None, tail: int = 200,
+                          follow: bool = True):
         yield LogBatch("node1", [f"INFO line {i}" for i in range(1000)])
         yield LogBatch("node2", ["reconnected"], gap=True)
         await asyncio.Event().wait()
@@ -53,7 +55,7 @@ def test_the_worker_carries_lines_the_collector_can_leave_out():
 
     async def go() -> None:
         task = asyncio.create_task(workers.follow_logs(
-            FloodOnce(), "test", delivered.append, flush_seconds=0.01))  # type: ignore[arg-type]
+            FloodOnce(), "test", delivered.append, flush_seconds=0.01))
         while sum(len(m.lines) for m in delivered) < 1001:
             await asyncio.sleep(0.01)
         task.cancel()

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from null_engine import NullEngine
 from plan_support import REPO, subprocess_env
 
 from sparktui.config.loader import load_config
@@ -29,24 +30,12 @@ def test_importing_the_session_imports_no_textual():
     assert [m for m in modules if m == "textual" or m.startswith("textual.")] == []
 
 
-class Engine:
-    """Built for one config; records that it was closed."""
+class Engine(NullEngine):
+    """Built for a config; records that it was closed. It does not say which config it
+    was built for: the session knows (it built it), it never asks the engine."""
 
-    def __init__(self, config) -> None:
-        self.config = config
+    def __init__(self) -> None:
         self.closed = False
-
-    async def health(self, cluster):
-        raise AssertionError("not called")
-
-    async def serve(self, plan, progress):
-        raise AssertionError("not called")
-
-    async def stop(self, cluster, progress, **kwargs):
-        raise AssertionError("not called")
-
-    async def exec(self, cluster, command, **kwargs):
-        raise AssertionError("not called")
 
     async def close(self) -> None:
         self.closed = True
@@ -56,7 +45,7 @@ def _session(loaded, reload, *, watch_mode: bool = False) -> tuple[Session, list
     built: list[Engine] = []
 
     def factory(config):
-        built.append(Engine(config.config))
+        built.append(Engine())
         return built[-1]
 
     session = Session(loaded, RECIPES, factory(loaded), watch_mode=watch_mode,
@@ -102,4 +91,17 @@ def test_watch_mode_holds_a_read_only_view_and_hands_out_no_control():
     session, _built = _session(loaded, None, watch_mode=True)
     assert isinstance(session.engine, ReadOnlyView) and session.control() is None
     writable, built = _session(loaded, None)
-    assert writable.control() is built[0]
+    assert writable.control() is built[0] and writable.engine is built[0]
+
+
+def test_the_mode_alone_decides_whether_the_session_hands_out_a_control():
+    """A double that answers nothing is still handed out as the control outside
+    ``--watch``: what the session was given, not what the object happens to have."""
+    loaded = load_config(EXAMPLE_CONFIG)
+    engine = NullEngine()
+    session = Session(loaded, RECIPES, engine, watch_mode=False, options=TuiOptions())
+    assert session.control() is engine and session.engine is engine
+    watching = Session(loaded, RECIPES, engine, watch_mode=True, options=TuiOptions())
+    assert watching.control() is None and isinstance(watching.engine, ReadOnlyView)
+    empty = Session(loaded, RECIPES, None, watch_mode=False, options=TuiOptions())
+    assert empty.control() is None and empty.engine is None

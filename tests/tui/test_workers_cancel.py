@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from null_engine import NullEngine
+
 from sparktui.engine.status import LogBatch
 from sparktui.tui import workers
 
 
-class SwallowingEngine:
+class SwallowingEngine(NullEngine):
     """Its first read waits until cancelled, then returns as if it had finished; a read
     after that (the loop going on) is recorded and waits for good."""
 
@@ -38,7 +40,8 @@ class SwallowingEngine:
     async def telemetry(self, cluster: str) -> None:
         await self._wait()
 
-    async def log_batches(self, cluster: str, tail: int, follow: bool):
+    async def log_batches(self, cluster: str, *, node=None, recipe=None, tail: int = 200,
+                          follow: bool = True):
         await self._wait()
         yield LogBatch("node1", ["a line read after the cancel"])
 

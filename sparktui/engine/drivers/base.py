@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from sparktui.config.runtime_name import RuntimeName
-from sparktui.engine.remote.transport import Completed, NodeError, Transport
+from sparktui.engine.remote.transport import Completed, NodeError, Reason, Transport
 from sparktui.engine.workloads.run_id import new_run_id
 from sparktui.labels import grace_wait
 from sparktui.plan.runtime.base import Listing, Runtime, State
+from sparktui.said import Said, Text
 
 STOP_MARGIN_SECONDS = 15.0
 """How much longer than the runtime's grace period a stop waits before giving up on it."""
@@ -72,7 +73,7 @@ class Driver:
         return said.splitlines()[0][:80] if out.ok and said.startswith("sha256:") else None
 
     async def gpus_refusal(self, t: Transport, image: str, launch: list[str],
-                           node: str) -> str | None:
+                           node: str) -> Said | None:
         """Why the node cannot give ``launch`` the GPUs it asks for (None: it can, or the
         runtime gives none: a host command sees the host's GPUs)."""
         return None
@@ -88,7 +89,7 @@ class Driver:
             await t.run(command)
 
     async def remove(self, t: Transport, name: str, grace_seconds: float = 30.0,
-                     waiting: Callable[[str], None] | None = None) -> Completed:
+                     waiting: Callable[[Text], None] | None = None) -> Completed:
         """Stop (the engine gets its grace period, then SIGKILL), then always remove.
 
         The stop runs under a timeout of the grace period plus a margin, so an engine that
@@ -105,7 +106,7 @@ class Driver:
             try:
                 await t.run(removal.stop, timeout=removal.stop_seconds + STOP_MARGIN_SECONDS)
             except NodeError as exc:
-                if exc.reason != "timeout":
+                if exc.reason is not Reason.TIMEOUT:
                     raise
         result = await t.run(removal.remove)
         return Completed(0 if self.runtime.removed(result) else result.exit_code,

@@ -19,7 +19,7 @@ from sparktui.engine.drivers.docker_api import (
     image_run_labels,
 )
 from sparktui.engine.remote.transport import Completed, Transport
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.runtime.base import Listing, State
 from sparktui.plan.runtime.docker import Docker
 from sparktui.plan.runtime.docker_node import (
@@ -31,6 +31,16 @@ from sparktui.plan.runtime.docker_node import (
     gpus_given,
     gpus_value,
 )
+from sparktui.said import Code, Said, Text, said
+
+
+class GpuSaid(Code):
+    EXIT_STATUS = N_("exit status {code}")
+    NO_TOOLKIT = N_("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA container "
+                    "runtime ({said}); install the NVIDIA Container Toolkit on {node} (it "
+                    "brings nvidia-container-runtime-hook), then restart docker: {fix}")
+    GPUS_FAIL = N_("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
+                   "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver update")
 
 
 class DockerDriver(Driver):
@@ -64,7 +74,7 @@ class DockerDriver(Driver):
         return await image_run_labels(t, list(image_ids), timeout)
 
     async def gpus_refusal(self, t: Transport, image: str, launch: list[str],
-                           node: str) -> str | None:
+                           node: str) -> Said | None:
         """Asked of the node's dockerd with a container of the image that runs ``true``
         (``gpu_probe_command``), so docker's raw error does not come at launch."""
         gpus = gpus_value(launch)
@@ -73,16 +83,11 @@ class DockerDriver(Driver):
         probe = await t.run(self.gpu_probe_command(image, gpus))
         if probe.ok or gpus_given(probe.stderr + probe.stdout):
             return None
-        said = (docker_error(probe.stderr or probe.stdout)[:300]
-                or _("exit status {code}").format(code=probe.exit_code))
-        if NO_GPU_DRIVER in said:
-            return _("`--gpus {gpus}` cannot work on {node}: its docker has no NVIDIA "
-                     "container runtime ({said}); install the NVIDIA Container Toolkit on "
-                     "{node} (it brings nvidia-container-runtime-hook), then restart docker: "
-                     "{fix}").format(gpus=gpus, node=node, said=said, fix=TOOLKIT_FIX)
-        return _("`--gpus {gpus}` does not work on {node}: {said}; check its GPU and driver "
-                 "(sparktui doctor, nvidia-smi on {node}), and reboot after a driver "
-                 "update").format(gpus=gpus, node=node, said=said)
+        error = docker_error(probe.stderr or probe.stdout)[:300]
+        answer: Text = error or said(GpuSaid.EXIT_STATUS, code=probe.exit_code)
+        if NO_GPU_DRIVER in error:
+            return said(GpuSaid.NO_TOOLKIT, gpus=gpus, node=node, said=answer, fix=TOOLKIT_FIX)
+        return said(GpuSaid.GPUS_FAIL, gpus=gpus, node=node, said=answer)
 
 
 DOCKER = DockerDriver()

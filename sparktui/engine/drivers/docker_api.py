@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from sparktui.engine.remote.http import DOCKER_BODY, HttpAnswer, unix_get
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.plan.runtime.base import MISSING, Found, Listing, State
 from sparktui.plan.runtime.docker import (
     API_LIST,
@@ -139,7 +139,7 @@ async def _get(t: Transport, socket: str, path: str, timeout: float) -> HttpAnsw
     try:
         return await unix_get(t, socket, path, timeout, limit=DOCKER_BODY)
     except TimeoutError:
-        raise NodeError(t.node.name, "timeout",
+        raise NodeError(t.node.name, Reason.TIMEOUT,
                         f"{timeout:g} s: docker API GET {path[:60]}") from None
     except Exception as exc:  # refused forwarding, no daemon, no permission: the CLI says
         raise _NoAnswer(str(exc)) from exc

@@ -17,8 +17,8 @@ from typing import Any
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.bounded import TooLarge, read_bounded
 from sparktui.engine.remote.transport import Transport
-from sparktui.fmt import format_size
-from sparktui.i18n import _
+from sparktui.i18n import N_
+from sparktui.said import Code, Said, Size, said
 
 MAX_BODY = 4 << 20
 """An answer's limit unless the caller names one: /v1/models, /health, a Docker inspect."""
@@ -30,12 +30,20 @@ HEAD_ROOM = 64 << 10
 """The status line and headers, beyond the body's limit."""
 
 
+class HttpSaid(Code):
+    TOO_LARGE = N_("answer too large (over {size})")
+
+
 class AnswerTooLarge(ConnectionError):
     """The answer passed its limit: what was read is dropped, the node is told about."""
 
     def __init__(self, limit: int):
         self.limit = limit
-        super().__init__(_("answer too large (over {size})").format(size=format_size(limit)))
+        super().__init__(str(self.said))
+
+    @property
+    def said(self) -> Said:
+        return said(HttpSaid.TOO_LARGE, size=Size(self.limit))
 
 
 @dataclass(frozen=True)

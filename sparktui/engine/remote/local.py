@@ -23,7 +23,7 @@ from sparktui.engine.remote.bounded import (
     read_bounded,
     split_lines,
 )
-from sparktui.engine.remote.transport import Completed, NodeError, Stream, timed_out
+from sparktui.engine.remote.transport import Completed, NodeError, Reason, Stream, timed_out
 
 
 class LocalTransport:
@@ -50,7 +50,7 @@ class LocalTransport:
             with contextlib.suppress(Exception):
                 await within(proc.wait(), 5)
             if isinstance(exc, TooLarge):
-                raise NodeError(self.node.name, "output too large",
+                raise NodeError(self.node.name, Reason.OUTPUT_TOO_LARGE,
                                 output_too_large(exc.limit, command)) from None
             raise timed_out(self.node.name, limit, command) from None
         return Completed(proc.returncode or 0, decode_output(out), decode_output(err))

@@ -32,7 +32,8 @@ from sparktui.engine.remote.bounded import (
     read_bounded,
     split_lines,
 )
-from sparktui.i18n import N_, _
+from sparktui.i18n import N_
+from sparktui.said import Code, Layout, Said, Text, joined, said
 
 if TYPE_CHECKING:  # imported at the first connection: it costs ~0.15 s
     import asyncssh
@@ -45,29 +46,56 @@ CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly130
            "aes128-ctr", "aes256-ctr")
 
 
-# The reasons, marked for translation: the code stays English, people read _(reason).
-REASONS = (N_("host key not trusted"), N_("authentication failed"), N_("timeout"),
-           N_("unreachable"), N_("ssh error"), N_("connection lost"), N_("channel refused"),
-           N_("stream failed"), N_("docker unreachable"), N_("output too large"))
+class Reason(str, Code):
+    """Why a node could not do what was asked: the code JSON and comparisons read (its
+    value, the English words), translated when shown."""
+
+    HOST_KEY_NOT_TRUSTED = N_("host key not trusted")
+    AUTHENTICATION_FAILED = N_("authentication failed")
+    TIMEOUT = N_("timeout")
+    UNREACHABLE = N_("unreachable")
+    SSH_ERROR = N_("ssh error")
+    CONNECTION_LOST = N_("connection lost")
+    CHANNEL_REFUSED = N_("channel refused")
+    STREAM_FAILED = N_("stream failed")
+    DOCKER_UNREACHABLE = N_("docker unreachable")
+    OUTPUT_TOO_LARGE = N_("output too large")
+    SSH_KEY_MISSING = N_("ssh key missing")  # the connection's own (connect_errors.py)
+    SSH_KEY_UNREADABLE = N_("ssh key unreadable")
+    CONNECTION_CLOSED = N_("connection closed")
+    DOCKER_INSPECT_FAILED = N_("docker inspect failed")
+    INSPECT_NO_CONTAINER = N_("docker inspect gave no container")
 
 
 class NodeError(Exception):
-    """A node could not do what was asked; ``reason`` is a short code for people and JSON."""
+    """A node could not do what was asked: ``reason``, the detail (what the node said, or
+    a sentence), and what to do about it (``hint``, when known: connect_errors.py)."""
 
-    def __init__(self, node: str, reason: str, detail: str = "", hint: str = ""):
+    def __init__(self, node: str, reason: Reason, detail: Text = "", hint: Said | None = None):
         self.node, self.reason, self.detail = node, reason, detail
-        self.hint = hint  # what to do about it, when known (connect_errors.py)
+        self.hint = hint
         super().__init__(f"{node}: {self.text}")
+
+    @property
+    def said(self) -> Said:
+        """The reason and the detail, as data."""
+        return joined(Layout.COLON, said(self.reason), self.detail) if self.detail \
+            else said(self.reason)
+
+    @property
+    def said_with_hint(self) -> Said:
+        """``said``, and the fix when there is one."""
+        return joined(Layout.SEMICOLON, self.said, self.hint) if self.hint else self.said
 
     @property
     def text(self) -> str:
         """The reason in the active language, and the detail: what people read."""
-        return f"{_(self.reason)}: {self.detail}" if self.detail else _(self.reason)
+        return str(self.said)
 
 
 def timed_out(node: str, limit: float, command: str) -> NodeError:
     """A command's timeout, naming the command as ``command_shown`` does."""
-    return NodeError(node, "timeout", f"{limit:g} s: {command_shown(command)}")
+    return NodeError(node, Reason.TIMEOUT, f"{limit:g} s: {command_shown(command)}")
 
 
 @dataclass(frozen=True)
@@ -164,7 +192,8 @@ class SshTransport:
         try:
             pins = hostkeys.pins(self._known_hosts, self.node)
         except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
-            raise attempt.error("host key not trusted", f"{self._known_hosts}: {exc}") from None
+            raise attempt.error(Reason.HOST_KEY_NOT_TRUSTED,
+                                f"{self._known_hosts}: {exc}") from None
         try:
             conn = await within(asyncssh.connect(
                 self.node.ssh_ip, self.node.ssh_port, username=cfg.ssh_user,
@@ -225,15 +254,15 @@ class SshTransport:
         try:
             return await within(_run(holder.conn, command, stdin), limit)
         except TooLarge as exc:
-            raise NodeError(self.node.name, "output too large",
+            raise NodeError(self.node.name, Reason.OUTPUT_TOO_LARGE,
                             output_too_large(exc.limit, command)) from None
         except TimeoutError:
             raise timed_out(self.node.name, limit, command) from None
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError, OSError) as exc:
             broken = True
-            raise NodeError(self.node.name, "connection lost", str(exc)) from None
+            raise NodeError(self.node.name, Reason.CONNECTION_LOST, str(exc)) from None
         except asyncssh.ChannelOpenError as exc:
-            raise NodeError(self.node.name, "channel refused", exc.reason) from None
+            raise NodeError(self.node.name, Reason.CHANNEL_REFUSED, exc.reason) from None
         finally:
             await self._release(holder, broken)
 
@@ -246,7 +275,7 @@ class SshTransport:
                                                        stderr=asyncssh.STDOUT)
         except (asyncssh.Error, OSError) as exc:
             await self._release(holder, broken=isinstance(exc, (OSError, asyncssh.ConnectionLost)))
-            raise NodeError(self.node.name, "stream failed", str(exc)) from None
+            raise NodeError(self.node.name, Reason.STREAM_FAILED, str(exc)) from None
         return _SshStream(self.node.name, process,
                           lambda broken=False: self._release(holder, broken))
 
@@ -319,11 +348,11 @@ class _SshStream:
                 yield lines
         except (asyncssh.Error, OSError) as exc:
             self._broken = True
-            raise NodeError(self._node, "connection lost", str(exc)) from None
+            raise NodeError(self._node, Reason.CONNECTION_LOST, str(exc)) from None
         if self._process.exit_status is None and self._process.exit_signal is None \
                 and self._process.channel.get_connection().is_closed():
             self._broken = True
-            raise NodeError(self._node, "connection lost", "")
+            raise NodeError(self._node, Reason.CONNECTION_LOST, "")
 
     async def stop(self) -> None:
         """End the remote command: its stdin's end is what ``ended_with_channel`` waits

@@ -23,17 +23,37 @@ from sparktui.engine.services import probe
 from sparktui.engine.services.probe import Target
 from sparktui.engine.workloads.leftover import created
 from sparktui.engine.workloads.rollback import roll_back
-from sparktui.i18n import _, ngettext
+from sparktui.i18n import N_, N_plural
 from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
+from sparktui.said import Code, Layout, Text, joined, said
 
 STEP = Step.SERVICE
+
+
+class ServiceSaid(Code):
+    EXISTS = N_("{tag}: {container} already exists on the node; stop it first")
+    STARTING = N_plural("{name}: {type}, {n} instance ({phase})",
+                        "{name}: {type}, {n} instances ({phase})")
+    READY = N_("{name}: ready in {seconds:.1f} s")
+    LAUNCH = N_("{tag}: launch {container}")
+    LAUNCH_FAILED = N_("{tag}: launch failed: {why}")
+    LAUNCHED = N_("{tag}: launched {id}")
+    RUNNING = N_("running")
+    EXITED = N_("{tag}: exited {code}")
+    READY_IN = N_("{tag}: ready ({what}) in {seconds:.1f} s")
+    NOT_READY = N_("{tag}: not ready ({what}) after {seconds:g} s")
+    ENDED = N_("{tag}: {container} {state} with exit code {code}")
+    ENDED_GOES_ON = N_("{tag}: {container} {state} with exit code {code} "
+                       "(not critical: serve goes on)")
+    TERMINAL = N_("terminal: {names}")
+    TERMINAL_CODE = N_("terminal: exit code {code}")
 
 
 class ServiceFailed(Exception):
     """An instance did not come up; ``reported``: a failed event was already emitted."""
 
-    def __init__(self, node: str | None, detail: str, reported: bool = False):
+    def __init__(self, node: str | None, detail: Text, reported: bool = False):
         self.node, self.detail, self.reported = node, detail, reported
         super().__init__(f"{node}: {detail}")
 
@@ -80,9 +100,8 @@ class ServiceRunner:
             if isinstance(result, BaseException):
                 raise result
             if result is not None:
-                raise ServiceFailed(inst.node, _(
-                    "{tag}: {container} already exists on the node; stop it first").format(
-                    tag=tag(inst), container=inst.container))
+                raise ServiceFailed(inst.node, said(ServiceSaid.EXISTS, tag=tag(inst),
+                                                    container=inst.container))
 
     # -- launch -----------------------------------------------------------------------
     async def start_phase(self, services: list[ServicePlan], phase: str) -> None:
@@ -93,15 +112,15 @@ class ServiceRunner:
     async def start(self, service: ServicePlan) -> None:
         began = time.monotonic()
         count = len(service.instances)
-        self.say(STEP, None, StepState.STARTED, ngettext(
-            "{name}: {type}, {n} instance ({phase})", "{name}: {type}, {n} instances ({phase})",
-            count).format(name=service.name, type=service.type, n=count, phase=service.start))
+        self.say(STEP, None, StepState.STARTED, said(
+            ServiceSaid.STARTING, name=service.name, type=service.type, n=count,
+            phase=service.start))
         launched = await asyncio.gather(*(self._launch(service, i) for i in service.instances),
                                         return_exceptions=True)
         started = self._raise_first(launched)
         await _all_or_first_failure([self._await_ready(s) for s in started])
-        self.say(STEP, None, StepState.OK, _("{name}: ready in {seconds:.1f} s").format(
-            name=service.name, seconds=time.monotonic() - began))
+        self.say(STEP, None, StepState.OK, said(ServiceSaid.READY, name=service.name,
+                                                seconds=round(time.monotonic() - began, 1)))
 
     def _raise_first(self, results: list[Started | BaseException]) -> list[Started]:
         """The instances launched, unless one failed: then its failure."""
@@ -117,13 +136,13 @@ class ServiceRunner:
         return [r for r in results if isinstance(r, Started)]
 
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
-        self.say(STEP, inst.node, StepState.STARTED, _("{tag}: launch {container}").format(
-            tag=tag(inst), container=inst.container))
+        self.say(STEP, inst.node, StepState.STARTED, said(ServiceSaid.LAUNCH, tag=tag(inst),
+                                                          container=inst.container))
         result = await self.t[inst.node].run(shlex.join(driver_for(service.runtime).stamp(
             inst.launch)))
         if not result.ok:
-            detail = _("{tag}: launch failed: {why}").format(
-                tag=tag(inst), why=(result.stderr or result.stdout).strip()[:300])
+            detail = said(ServiceSaid.LAUNCH_FAILED, tag=tag(inst),
+                          why=(result.stderr or result.stdout).strip()[:300])
             self.say(STEP, inst.node, StepState.FAILED, detail)
             # Created, never run: removed (or named as left), not left to block the next.
             runtime = service.runtime
@@ -133,22 +152,22 @@ class ServiceRunner:
             raise ServiceFailed(inst.node, detail, reported=True)
         started = Started(service, inst, _target(service, inst))
         self.started.append(started)
-        self.say(STEP, inst.node, StepState.OK, _("{tag}: launched {id}").format(
-            tag=tag(inst), id=result.stdout.strip()[:12]))
+        self.say(STEP, inst.node, StepState.OK, said(ServiceSaid.LAUNCHED, tag=tag(inst),
+                                                     id=result.stdout.strip()[:12]))
         return started
 
     async def _await_ready(self, s: Started) -> None:
         inst, readiness, t = s.instance, s.service.readiness, self.t[s.instance.node]
-        what = probe.describe(readiness) or _("running")
+        what: Text = probe.describe(readiness) or said(ServiceSaid.RUNNING)
         began = time.monotonic()
         deadline = began + readiness.timeout
-        self.say(STEP, inst.node, StepState.WAITING, f"{tag(inst)}: {what}")
+        self.say(STEP, inst.node, StepState.WAITING, joined(Layout.COLON, tag(inst), what))
         while True:
             state = await probe.state(t, s.target)
             if not state.running:
                 if s.service.terminal:  # finished already: its exit code is the run's
-                    self.say(STEP, inst.node, StepState.OK, _("{tag}: exited {code}").format(
-                        tag=tag(inst), code=state.exit_code))
+                    self.say(STEP, inst.node, StepState.OK, said(
+                        ServiceSaid.EXITED, tag=tag(inst), code=state.exit_code))
                     return
                 if not s.service.critical and readiness.kind == "none":
                     # Nothing waits on it: whenever it dies, it never fails the serve. (One
@@ -158,12 +177,12 @@ class ServiceRunner:
                 await self._crashed(s, state)
             if await probe.ready(t, s.target, readiness):
                 self.say(STEP, inst.node, StepState.OK,
-                         _("{tag}: ready ({what}) in {seconds:.1f} s").format(
-                             tag=tag(inst), what=what, seconds=time.monotonic() - began))
+                         said(ServiceSaid.READY_IN, tag=tag(inst), what=what,
+                              seconds=round(time.monotonic() - began, 1)))
                 return
             if time.monotonic() > deadline:
-                detail = _("{tag}: not ready ({what}) after {seconds:g} s").format(
-                    tag=tag(inst), what=what, seconds=readiness.timeout)
+                detail = said(ServiceSaid.NOT_READY, tag=tag(inst), what=what,
+                              seconds=readiness.timeout)
                 self.say(STEP, inst.node, StepState.FAILED, detail)
                 raise ServiceFailed(inst.node, detail, reported=True)
             await asyncio.sleep(self.poll)
@@ -171,10 +190,11 @@ class ServiceRunner:
     async def _crashed(self, s: Started, state: State) -> None:
         inst = s.instance
         tail = (await probe.logs(self.t[inst.node], s.target, tail=15)).strip()
-        detail = _("{tag}: {container} {state} with exit code {code}").format(
-            tag=tag(inst), container=inst.container, state=state.status, code=state.exit_code)
-        self.say(STEP, inst.node, StepState.FAILED, detail + (f"\n{tail}" if tail else ""))
-        raise ServiceFailed(inst.node, detail + (f"\n{tail}" if tail else ""), reported=True)
+        ended = said(ServiceSaid.ENDED, tag=tag(inst), container=inst.container,
+                     state=state.status, code=state.exit_code)
+        detail = joined(Layout.LINES, ended, tail) if tail else ended
+        self.say(STEP, inst.node, StepState.FAILED, detail)
+        raise ServiceFailed(inst.node, detail, reported=True)
 
     # -- while the engine loads ---------------------------------------------------------
     async def check_alive(self) -> None:
@@ -196,18 +216,15 @@ class ServiceRunner:
         """A non-critical instance stopped: said once, then left alone."""
         self._gone.add(s.instance.container)
         self.say(STEP, s.instance.node, StepState.WARN,
-                 _("{tag}: {container} {state} with exit code {code} "
-                   "(not critical: serve goes on)").format(
-                     tag=tag(s.instance), container=s.instance.container, state=state.status,
-                     code=state.exit_code))
+                 said(ServiceSaid.ENDED_GOES_ON, tag=tag(s.instance),
+                      container=s.instance.container, state=state.status, code=state.exit_code))
 
     # -- terminal services --------------------------------------------------------------
     async def wait_terminal(self, services: list[ServicePlan]) -> int:
         """Until every instance of every terminal service has exited; the worst exit code."""
         names = {s.name for s in services if s.terminal}
         waiting = [s for s in self.started if s.service.name in names]
-        self.say(STEP, None, StepState.WAITING, _("terminal: {names}").format(
-            names=", ".join(sorted(names))))
+        self.say(STEP, None, StepState.WAITING, said(ServiceSaid.TERMINAL, names=sorted(names)))
         codes: dict[int, int] = {}
         while len(codes) < len(waiting):
             for n, s in enumerate(waiting):
@@ -222,13 +239,13 @@ class ServiceRunner:
                 codes[n] = code
                 self.say(STEP, s.instance.node,
                          StepState.OK if codes[n] == 0 else StepState.WARN,
-                         _("{tag}: exited {code}").format(tag=tag(s.instance), code=codes[n]))
+                         said(ServiceSaid.EXITED, tag=tag(s.instance), code=codes[n]))
             if len(codes) < len(waiting):
                 await self.check_alive()  # a crashed critical service ends the run now
                 await asyncio.sleep(self.poll)
         worst = worst_exit(list(codes.values()))
         self.say(STEP, None, StepState.OK if worst == 0 else StepState.WARN,
-                 _("terminal: exit code {code}").format(code=worst))
+                 said(ServiceSaid.TERMINAL_CODE, code=worst))
         return worst
 
     # -- rollback ---------------------------------------------------------------------

@@ -192,10 +192,10 @@ class Supervisor:
             return served
         if not served.ok:
             failure = Failure("serve", served.failed_node or self.plan.head.name,
-                              served.detail.split("\n")[0])
+                              str(served.detail).split("\n")[0])
             return await self._give_up(Reason("serve_failed", {
                 "node": served.failed_node, "step": served.failed_step,
-                "detail": served.detail.split("\n")[0][:300]}), failure)
+                "detail": str(served.detail).split("\n")[0][:300]}), failure)
         await self._healthy_again()
         return None
 
@@ -242,7 +242,7 @@ class Supervisor:
         served = await self._serve()
         if isinstance(served, SuperviseResult):
             return served
-        detail = "" if served.ok else served.detail.split("\n")[0][:300]
+        detail = "" if served.ok else str(served.detail).split("\n")[0][:300]
         self.restarts[-1] = replace(event, ok=served.ok, detail=detail)
         if served.ok:
             self._emit(Happening.RESTARTED, _("the group is serving again"))

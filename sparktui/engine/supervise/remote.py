@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterable
 
 from sparktui.engine.deadline import within
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.record import Lease, Mark, Record, SupervisionStatus, parse_status
 from sparktui.i18n import _
@@ -63,7 +63,7 @@ async def acquire(t: Transport, lease: Lease) -> Lease | None:
         return None
     if first.startswith("held"):
         return Lease.parse(rest) or Lease("?", lease.ttl, "?", "", "")
-    raise NodeError(t.node.name, "ssh error", (result.stderr or result.stdout).strip()[:200])
+    raise NodeError(t.node.name, Reason.SSH_ERROR, (result.stderr or result.stdout).strip()[:200])
 
 
 async def renew(t: Transport, token: str) -> Lease | bool | None:
@@ -74,7 +74,7 @@ async def renew(t: Transport, token: str) -> Lease | bool | None:
         return True
     if first.strip() == "lost":
         return Lease.parse(rest)
-    raise NodeError(t.node.name, "ssh error", (result.stderr or result.stdout).strip()[:200])
+    raise NodeError(t.node.name, Reason.SSH_ERROR, (result.stderr or result.stdout).strip()[:200])
 
 
 async def release(t: Transport, token: str) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sparktui.engine.supervise.record import Failure, Mark, Reason, RestartEvent, SupervisionStatus
 from sparktui.fmt import format_duration, format_size, format_time
 from sparktui.i18n import N_, _, ngettext
+from sparktui.labels import step_label
 from sparktui.visible import shorten, visible
 
 if TYPE_CHECKING:
@@ -70,8 +71,6 @@ def mark_text(mark: Mark) -> str:
 
 
 def _serve_failed(v: dict[str, Any]) -> str:
-    from sparktui.labels import step_label
-
     return _("serve failed on {node} at {step}: {detail}").format(
         node=_clean(v.get("node") or "-"), step=step_label(str(v.get("step") or "-")),
         detail=_clean(v.get("detail") or ""))

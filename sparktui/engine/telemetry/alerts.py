@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.telemetry.figures import Alert, EngineFigures, NodeFigures
 from sparktui.engine.telemetry.history import History
-from sparktui.i18n import _
+from sparktui.i18n import N_, _
+from sparktui.said import Code, Text, said
 
 MEMORY_PCT = 90.0
 KV_SHARE = 0.95
@@ -24,12 +25,19 @@ KEEP_CLEARED = 900.0
 HYSTERESIS = 0.02  # relative: memory at 90% fires, it clears below 88.2%
 
 
+class Gone(Code):
+    """Why a worker is not seen running (else docker's own status of it)."""
+
+    UNREACHABLE = N_("unreachable")
+    NO_CONTAINER = N_("no container")
+
+
 @dataclass(frozen=True)
 class Condition:
     kind: str
     node: str | None
     value: float | None = None
-    detail: str = ""
+    detail: Text = ""
     recipe: str = ""  # an engine's: two recipes served from one node alert apart
 
     @property
@@ -154,8 +162,8 @@ class AlertRules:
                     continue
                 row = by_node.get(node)
                 detail = (w.status if w is not None else
-                          _("unreachable") if row is not None and not row.reachable
-                          else _("no container"))
+                          said(Gone.UNREACHABLE) if row is not None and not row.reachable
+                          else said(Gone.NO_CONTAINER))
                 found.append(Condition("worker_gone", node, None, detail))
         for recipe in list(self._workers):
             if recipe not in heads:

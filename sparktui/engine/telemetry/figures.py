@@ -8,15 +8,22 @@ shares 0..100 for node figures (as operators read ``top``) and 0..1 for the KV c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from sparktui.said import Text, json_value
+
+
+def _as_dict(record: Any) -> dict[str, Any]:
+    """Its fields for JSON: a sentence as its code and values."""
+    return {f.name: json_value(getattr(record, f.name)) for f in fields(record)}
 
 
 @dataclass(frozen=True)
 class NodeFigures:
     node: str
     reachable: bool = True
-    error: str | None = None
+    error: Text | None = None
     cpu_pct: float | None = None  # busy share of every core since the last sample
     mem_total: float | None = None
     mem_used: float | None = None  # used by processes (GPU allocations included on GB10)
@@ -36,7 +43,7 @@ class NodeFigures:
     sources: dict[str, str | None] = field(default_factory=dict)  # group -> its tool, or None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _as_dict(self)
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,11 @@ class EngineFigures:
     ttft_p95: float | None = None
     tpot_p50: float | None = None
     tpot_p95: float | None = None
-    error: str | None = None
+    error: Text | None = None
     recipe: str = ""  # whose head this is; "" in a cluster's total of several
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _as_dict(self)
 
 
 def history_key(recipe: str, name: str) -> str:
@@ -99,7 +106,7 @@ class Alert:
     node: str | None
     since: float
     value: float | None = None
-    detail: str = ""
+    detail: Text = ""
     cleared: float | None = None
 
     @property
@@ -107,7 +114,7 @@ class Alert:
         return self.cleared is None
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "active": self.active}
+        return {**_as_dict(self), "active": self.active}
 
 
 @dataclass(frozen=True)
@@ -117,12 +124,12 @@ class DeepCheck:
     ok: bool
     latency_ms: float | None = None
     status: int | None = None
-    error: str | None = None
+    error: Text | None = None
     model: str | None = None
     unknown: bool = False  # no head answers, and a node did not say what runs (``error``)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _as_dict(self)
 
 
 @dataclass(frozen=True)

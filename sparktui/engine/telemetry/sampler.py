@@ -18,7 +18,9 @@ from collections.abc import Callable
 from sparktui import untrusted_json
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.engine.deadline import within
+from sparktui.engine.health import HealthSaid
 from sparktui.engine.health import serving_heads as heads_of
+from sparktui.engine.remote.failure import failure
 from sparktui.engine.remote.http import METRICS_BODY, http_get, http_request
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.labels import metrics as metric_endpoints
@@ -34,9 +36,8 @@ from sparktui.engine.telemetry.figures import (
     history_key,
 )
 from sparktui.engine.telemetry.history import History
-from sparktui.fmt import format_seconds
-from sparktui.i18n import _
 from sparktui.plan.services.kinds.exporters import DCGM_PORT, NODE_PORT
+from sparktui.said import Seconds, said
 
 PERCENTILE_WINDOW = 60.0
 RATE_WINDOW = 5.0
@@ -155,11 +156,11 @@ class ClusterTelemetry:
                 asyncio.gather(*(scrape(kind) for kind in exporters)))
         except NodeError as exc:
             self._cpu[node.name] = None
-            return NodeFigures(node.name, reachable=False, error=exc.text)
+            return NodeFigures(node.name, reachable=False, error=exc.said)
         except TimeoutError:
             self._cpu[node.name] = None
-            return NodeFigures(node.name, reachable=False, error=_("timeout ({seconds})").format(
-                seconds=format_seconds(timeout)))
+            return NodeFigures(node.name, reachable=False,
+                               error=said(HealthSaid.NODE_TIMEOUT, seconds=Seconds(timeout)))
         raw = nodestats.parse_sample(result.stdout)
         # What really produced each figure: a tool that is absent or failed gave none
         # (None), and the figures are then not the tool's.
@@ -202,8 +203,7 @@ class ClusterTelemetry:
             # the engine wrote its counters somewhere between the question and the answer
             snap = metrics.snapshot(answer.body, (asked + time.monotonic()) / 2)
         except Exception as exc:
-            return EngineFigures(node.name, port, error=str(exc) or type(exc).__name__,
-                                 recipe=recipe)
+            return EngineFigures(node.name, port, error=failure(exc), recipe=recipe)
         prev = next((s for s in snaps if s.t >= snap.t - RATE_WINDOW),
                     snaps[-1] if snaps else None)
         snaps.append(snap)
@@ -255,7 +255,7 @@ async def deep_check(transport: Transport, host: str, port: int, model: str | No
         answer = await http_request(transport, host, port, "POST", "/v1/completions",
                                     timeout, body=body)
     except Exception as exc:
-        return DeepCheck(False, error=str(exc) or type(exc).__name__, model=model)
+        return DeepCheck(False, error=failure(exc), model=model)
     latency = round((time.perf_counter() - started) * 1000, 1)
     ok = False
     if answer.status == 200:

@@ -17,15 +17,17 @@ from typing import Any, NamedTuple
 
 from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.drivers import DRIVERS, driver_for
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.engine.status import Workload
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.fit.settings import argv_share
 from sparktui.plan.fit.shares import HOLDING_STATES, Holder
 from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
 from sparktui.plan.runtime import RUNTIMES
 from sparktui.plan.runtime.base import RUN_ID_LENGTH, RUN_LABEL, Found, Listing
+from sparktui.plan.runtime.foreign import Foreign
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
+from sparktui.said import Code, Said, Text, said
 
 ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
@@ -61,7 +63,7 @@ async def direct_listings(t: Transport, timeout: float | None = None) -> dict[Ru
 
 class Discovery(NamedTuple):
     workloads: list[Workload]
-    docker_error: str | None = None
+    docker_error: Text | None = None
     """What a runtime said when it could not list (docker's daemon is down, say)."""
 
 
@@ -101,7 +103,7 @@ async def disown_image_runs(t: Transport, found: Discovery, timeout: float | Non
             image_runs.update(await driver_for(runtime).image_run_labels(t, images, timeout))
     if not image_runs:
         return found
-    why = _("its run id is its image's own label")
+    why = said(Foreign.IMAGE_RUN_ID)
     workloads = [replace(w, foreign=why) if _checked(w) and image_runs.get(w.image_id)
                  == w.labels.get(RUN_LABEL) else w for w in found.workloads]
     return found._replace(workloads=workloads)
@@ -131,20 +133,25 @@ async def discover(t: Transport) -> list[Workload]:
     """The node's workloads; NodeError when SSH or the node's docker cannot answer."""
     found = await list_node(t)
     if found.docker_error is not None:
-        raise NodeError(t.node.name, "docker unreachable", found.docker_error)
+        raise NodeError(t.node.name, Reason.DOCKER_UNREACHABLE, found.docker_error)
     return found.workloads
 
 
-async def image_absent(t: Transport, image: str) -> str | None:
+class DiscoverSaid(Code):
+    IMAGE_UNKNOWN = N_("whether image {image} is present is unknown: docker on {node} does "
+                       "not answer ({why})")
+
+
+async def image_absent(t: Transport, image: str) -> Said | None:
     """When the image command failed because the node's docker does not answer (as
     health finds it): whether the image is there is unknown (issue 29), never "not
     present". None when docker answers: the error is the command's own."""
     found = await list_node(t)
     if found.docker_error is None:
         return None
-    return _("whether image {image} is present is unknown: docker on {node} does not "
-             "answer ({why})").format(image=image, node=t.node.name,
-                                      why=found.docker_error[:200])
+    why = found.docker_error
+    return said(DiscoverSaid.IMAGE_UNKNOWN, image=image, node=t.node.name,
+                why=why[:200] if isinstance(why, str) else why)
 
 
 _RUN_ID = re.compile(f"[0-9a-f]{{{RUN_ID_LENGTH}}}")
@@ -167,19 +174,17 @@ def _workload(node: str, runtime: RuntimeName, found: Found) -> Workload:
         foreign=found.foreign or foreign_reason(node, label), image_id=found.image_id)
 
 
-def foreign_reason(node: str, labels: dict[str, str]) -> str:
+def foreign_reason(node: str, labels: dict[str, str]) -> Text:
     """Why a workload listed by ``node`` with ``labels`` is not sparktui's (empty: it is)."""
     claimed = labels.get("node", "")
     if claimed != node:
-        return _("labelled for node {claimed}, listed by {node}").format(
-            claimed=repr(claimed[:60]), node=node)
+        return said(Foreign.OTHER_NODE, claimed=repr(claimed[:60]), node=node)
     if not _RUN_ID.fullmatch(labels.get(RUN_LABEL, "")):
-        return _("no run id of sparktui's (not started by sparktui)")
+        return said(Foreign.NO_RUN_ID)
     for key, (low, high) in _NUMBERS.items():
         value = labels.get(key, "")
         if value and not (value.isdecimal() and value.isascii() and low <= int(value) <= high):
-            return _("label {key} is not a number: {value}").format(key=key,
-                                                                  value=repr(value[:20]))
+            return said(Foreign.NOT_A_NUMBER, key=key, value=repr(value[:20]))
     return ""
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparktui import untrusted_json
-from sparktui.engine.remote.transport import NodeError, Transport
-from sparktui.i18n import N_, _
+from sparktui.engine.remote.transport import NodeError, Reason, Transport
+from sparktui.i18n import _
 from sparktui.plan.runtime.docker import inspect_command
 from sparktui.scrub import mask_data
 from sparktui.visible import visible
@@ -89,7 +89,7 @@ async def inspect(transport: Transport, name: str, timeout: float) -> Described:
     done = await transport.run(inspect_command(name), timeout=timeout)
     node = transport.node.name
     if not done.ok:
-        raise NodeError(node, N_("docker inspect failed"),
+        raise NodeError(node, Reason.DOCKER_INSPECT_FAILED,
                         f"{name}: {visible((done.stderr or done.stdout).strip()[:300])}")
     try:
         items = untrusted_json.loads(done.stdout)
@@ -97,7 +97,7 @@ async def inspect(transport: Transport, name: str, timeout: float) -> Described:
     except json.JSONDecodeError:
         item = None
     if not isinstance(item, dict):
-        raise NodeError(node, N_("docker inspect gave no container"), name)
+        raise NodeError(node, Reason.INSPECT_NO_CONTAINER, name)
     return Described(node, name, mask(item))
 
 

@@ -10,10 +10,21 @@ from sparktui.engine.api import Step
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.hooks import StepFailed
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.shares import HOLDING_STATES
 from sparktui.plan.model import HEAD, WORKER, LaunchPlan
+from sparktui.said import Code, said
+
+
+class PortSaid(Code):
+    HELD_BY = N_("held by recipe {recipes}")
+    NOT_OURS = N_("not by a sparktui recipe")
+    RENDEZVOUS_BUSY = N_("the rendezvous port {port} of a multi-node group on {node} ({host}) "
+                         "is already in use ({held}): one node heads one multi-node recipe at a "
+                         "time")
+    HELD = N_("port {port} on {node} is held by recipe {recipe} ({container})")
+    IN_USE = N_("port {port} is already in use on {node} (not by a sparktui recipe)")
 
 
 async def _listens(t: Transport, node: str, host: str, port: int) -> bool:
@@ -21,7 +32,7 @@ async def _listens(t: Transport, node: str, host: str, port: int) -> bool:
     try:
         _reader, writer = await t.open_tcp(host, port, 5)
     except NodeError as exc:  # the node itself did not answer: unknown, never "free"
-        raise StepFailed(node, Step.PREFLIGHT, exc.text) from None
+        raise StepFailed(node, Step.PREFLIGHT, exc.said) from None
     except Exception:
         return False  # refused: nothing listens
     writer.close()
@@ -41,12 +52,9 @@ async def rendezvous_free(t: Transport, plan: LaunchPlan,
     holders = sorted({w.recipe for w in found.get(head.name) or []
                       if w.role == HEAD and w.running and w.recipe in spread
                       and w.recipe != plan.recipe})
-    held = (_("held by recipe {recipes}").format(recipes=", ".join(holders)) if holders
-            else _("not by a sparktui recipe"))
-    raise StepFailed(head.name, Step.PREFLIGHT, _(
-        "the rendezvous port {port} of a multi-node group on {node} ({host}) is already "
-        "in use ({held}): one node heads one multi-node recipe at a time").format(
-        port=port, node=head.name, host=host, held=held))
+    held = (said(PortSaid.HELD_BY, recipes=holders) if holders else said(PortSaid.NOT_OURS))
+    raise StepFailed(head.name, Step.PREFLIGHT, said(
+        PortSaid.RENDEZVOUS_BUSY, port=port, node=head.name, host=host, held=held))
 
 
 async def port_free(t: Transport, plan: LaunchPlan, on_head: list[Workload]) -> None:
@@ -55,10 +63,9 @@ async def port_free(t: Transport, plan: LaunchPlan, on_head: list[Workload]) -> 
                    and (w.role == HEAD or w.is_service) and w.state in HOLDING_STATES),
                   None)
     if holder is not None:  # ours, even while it loads and does not listen yet
-        raise StepFailed(head.name, Step.PREFLIGHT, _(
-            "port {port} on {node} is held by recipe {recipe} ({container})").format(
-            port=port, node=head.name, recipe=holder.recipe, container=holder.name))
+        raise StepFailed(head.name, Step.PREFLIGHT, said(
+            PortSaid.HELD, port=port, node=head.name, recipe=holder.recipe,
+            container=holder.name))
     if await _listens(t, head.name, head.ssh_ip, port):
-        raise StepFailed(head.name, Step.PREFLIGHT, _(
-            "port {port} is already in use on {node} (not by a sparktui recipe)").format(
-            port=port, node=head.name))
+        raise StepFailed(head.name, Step.PREFLIGHT, said(PortSaid.IN_USE, port=port,
+                                                          node=head.name))

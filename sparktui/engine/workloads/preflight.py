@@ -15,8 +15,18 @@ from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.workloads.discover import image_absent
 from sparktui.engine.workloads.hooks import StepFailed
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.model import LaunchPlan, NodePlan
+from sparktui.said import Code, Layout, Said, joined, said
+
+
+class PreflightSaid(Code):
+    UNCHECKED = N_("could not check image {image} on {node}: {why}")
+    NO_ANSWER = N_("no answer")
+    NOT_PRESENT = N_("image {image} is not present on {node}; get it there: on {node}, {pull}")
+    OR_COPY = N_("; or from {source}, which has it: {copy}")
+    IDS_DIFFER = N_("image IDs differ across nodes: {detail}")
+
 
 NO_SUCH_IMAGE = "no such image"
 """What docker says (``docker image inspect``, any case) of an image it does not have."""
@@ -38,26 +48,26 @@ async def image_on(t: Transport, plan: LaunchPlan, node: str) -> ImageOn:
         return ImageOn(None)
     if inspect.ok:
         return ImageOn(inspect.stdout.strip())
-    said = (inspect.stderr or inspect.stdout).strip()
-    if NO_SUCH_IMAGE in said.lower():
+    answer = (inspect.stderr or inspect.stdout).strip()
+    if NO_SUCH_IMAGE in answer.lower():
         return ImageOn(None, missing=True)
     raise StepFailed(node, Step.PREFLIGHT, await image_absent(t, plan.image)
-                     or _("could not check image {image} on {node}: {why}").format(
-                         image=plan.image, node=node, why=said[:200] or _("no answer")))
+                     or said(PreflightSaid.UNCHECKED, image=plan.image, node=node,
+                             why=answer[:200] or said(PreflightSaid.NO_ANSWER)))
 
 
-def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> str:
+def image_fix(plan: LaunchPlan, lacking: NodePlan, having: list[NodePlan]) -> Said:
     """One node's refusal: the image is not there, and the commands that put it there,
     quoted for a shell: a pull on the node, or a copy from a node that has it."""
     pull = shlex.join(["docker", "pull", plan.image])
-    text = _("image {image} is not present on {node}; get it there: on {node}, {pull}").format(
-        image=plan.image, node=lacking.name, pull=pull)
-    if having:
-        port = ["-p", str(lacking.ssh_port)] if lacking.ssh_port != 22 else []
-        ssh = shlex.join(["ssh", *port, f"{plan.ssh_user}@{lacking.ssh_ip}", "docker", "load"])
-        text += _("; or from {source}, which has it: {copy}").format(
-            source=having[0].name, copy=f"{shlex.join(['docker', 'save', plan.image])} | {ssh}")
-    return text
+    text = said(PreflightSaid.NOT_PRESENT, image=plan.image, node=lacking.name, pull=pull)
+    if not having:
+        return text
+    port = ["-p", str(lacking.ssh_port)] if lacking.ssh_port != 22 else []
+    ssh = shlex.join(["ssh", *port, f"{plan.ssh_user}@{lacking.ssh_ip}", "docker", "load"])
+    return joined(Layout.CONCAT, text, said(
+        PreflightSaid.OR_COPY, source=having[0].name,
+        copy=f"{shlex.join(['docker', 'save', plan.image])} | {ssh}"))
 
 
 def missing_image_refusal(plan: LaunchPlan, found: dict[str, ImageOn]) -> list[StepFailed]:
@@ -67,15 +77,15 @@ def missing_image_refusal(plan: LaunchPlan, found: dict[str, ImageOn]) -> list[S
     return [StepFailed(n.name, Step.PREFLIGHT, image_fix(plan, n, having)) for n in lacking]
 
 
-def ids_differ(image_ids: dict[str, str | None]) -> str | None:
+def ids_differ(image_ids: dict[str, str | None]) -> Said | None:
     """The refusal when the nodes' images are not one image (None: they are)."""
     if len({i for i in image_ids.values() if i}) < 2:
         return None
     detail = ", ".join(f"{n}={(i or '')[:19]}" for n, i in image_ids.items())
-    return _("image IDs differ across nodes: {detail}").format(detail=detail)
+    return said(PreflightSaid.IDS_DIFFER, detail=detail)
 
 
-async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> str | None:
+async def gpus_refusal(t: Transport, plan: LaunchPlan, node: NodePlan) -> Said | None:
     """Why the node cannot give the workload the GPUs its launch asks for (None: it can,
     or it asks for none), as its runtime's driver finds out (``Driver.gpus_refusal``)."""
     return await driver_for(plan.runtime).gpus_refusal(t, plan.image, node.launch, node.name)

@@ -19,7 +19,7 @@ async def roll_back(t: Transport, node: str, runtime: RuntimeName, container: st
             t, container, grace_seconds,
             waiting=lambda detail: say(Step.ROLLBACK, node, StepState.WAITING, detail))
     except NodeError as exc:
-        say(Step.ROLLBACK, node, StepState.FAILED, exc.text)
+        say(Step.ROLLBACK, node, StepState.FAILED, exc.said)
         return False
     if result.ok:
         say(Step.ROLLBACK, node, StepState.OK, container)

@@ -32,7 +32,7 @@ from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
 from sparktui.engine.workloads.ports import port_free, rendezvous_free
 from sparktui.engine.workloads.rollback import roll_back
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan import hf
 from sparktui.plan.fit.calc import ERROR, FITS, NO_FIT, FitReport
 from sparktui.plan.fit.probe import question_for
@@ -40,6 +40,20 @@ from sparktui.plan.fit.shares import node_shares, share_line, share_refusal
 from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime.base import State
+from sparktui.said import Code, Layout, Said, Text, joined, lines, said
+
+
+class ServeSaid(Code):
+    EXISTS = N_("{container} already exists on the node; stop it first")
+    NOT_IN_CACHE = N_("{repo} is not in the HF cache; run `huggingface-cli download {repo}` "
+                      "on {node}")
+    PATH_MISSING = N_("{path} missing; run `huggingface-cli download {repo}` on {node}")
+    ODD_PATH = N_("unexpected characters in {path}")
+    WAITING = N_("/v1/models on port {port}")
+    ENDED = N_("{container} is {state}")
+    NO_ANSWER = N_("no answer on /v1/models after {seconds:g} s")
+    INTERRUPTED = N_("interrupted: removing what this serve started (Ctrl+C again leaves it)")
+
 
 FIRST_POLL_SECONDS = 0.25
 """The readiness wait polls soon after the launch, then backs off to ``poll_seconds``: a
@@ -56,7 +70,7 @@ class Serve:
                  ready_timeout: float, poll_seconds: float = POLL_SECONDS,
                  keep_on_failure: bool = False, stop_grace: float = 30.0,
                  fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False,
-                 model_free: Callable[[ProgressLog], Awaitable[str | None]] | None = None):
+                 model_free: Callable[[ProgressLog], Awaitable[Said | None]] | None = None):
         self.plan = plan
         self.driver = driver_for(plan.runtime)
         self.t = transports
@@ -124,7 +138,7 @@ class Serve:
         except ServiceFailed as exc:
             raise StepFailed(exc.node, Step.SERVICE, exc.detail, reported=exc.reported) from None
         except NodeError as exc:
-            raise StepFailed(exc.node, Step.SERVICE, exc.text) from None
+            raise StepFailed(exc.node, Step.SERVICE, exc.said) from None
 
     async def _each(self, step: Step, action: Callable[[NodePlan], Awaitable[object]]) -> dict:
         """Run a step on every node at once; every node's outcome is reported."""
@@ -136,8 +150,8 @@ class Serve:
                 self._say(result.step, result.node, StepState.FAILED, result.detail)
                 failures.append(result)
             elif isinstance(result, NodeError):
-                self._say(step, node.name, StepState.FAILED, f"{result.reason}: {result.detail}")
-                failures.append(StepFailed(node.name, step, f"{result.reason}: {result.detail}"))
+                self._say(step, node.name, StepState.FAILED, result.said)
+                failures.append(StepFailed(node.name, step, result.said))
             elif isinstance(result, BaseException):
                 raise result
         if failures:
@@ -157,8 +171,8 @@ class Serve:
         if refusals := preflight.missing_image_refusal(self.plan, found):
             for r in refusals:
                 self._say(r.step, r.node, StepState.FAILED, r.detail)
-            raise StepFailed(refusals[0].node, Step.PREFLIGHT, "\n".join(
-                r.detail for r in refusals), reported=True)
+            raise StepFailed(refusals[0].node, Step.PREFLIGHT,
+                             lines([r.detail for r in refusals]), reported=True)
         if differ := preflight.ids_differ(self.image_ids):
             raise StepFailed(None, Step.PREFLIGHT, differ)
 
@@ -166,9 +180,8 @@ class Serve:
         """No workload of that name yet, and the GPUs its launch asks for can be given."""
         t = self.t[node.name]
         if not (await self.driver.state(t, node.container)).missing:
-            why = _("{container} already exists on the node; stop it first").format(
-                container=node.container)
-            raise StepFailed(node.name, Step.PREFLIGHT, why)
+            raise StepFailed(node.name, Step.PREFLIGHT,
+                             said(ServeSaid.EXISTS, container=node.container))
         if gpus := await preflight.gpus_refusal(t, self.plan, node):
             raise StepFailed(node.name, Step.PREFLIGHT, gpus)
         self._say(Step.PREFLIGHT, node.name, StepState.OK, self.image_ids.get(node.name) or "")
@@ -228,18 +241,16 @@ class Serve:
             got = await t.run(shlex.join(["cat", refs_main]))
             commit = got.stdout.strip()
             if not got.ok or not commit:
-                why = _("{repo} is not in the HF cache; run `huggingface-cli download {repo}` "
-                        "on {node}").format(repo=ref.repo, node=node.name)
-                raise StepFailed(node.name, Step.HF, why)
+                raise StepFailed(node.name, Step.HF, said(ServeSaid.NOT_IN_CACHE, repo=ref.repo,
+                                                          node=node.name))
             host_path = hf.snapshot_path(self.hf_cache_host, ref, commit)
             if not (await t.run(shlex.join(["test", "-d", host_path]))).ok:
-                why = _("{path} missing; run `huggingface-cli download {repo}` on {node}").format(
-                    path=host_path, repo=ref.repo, node=node.name)
-                raise StepFailed(node.name, Step.HF, why)
+                raise StepFailed(node.name, Step.HF, said(
+                    ServeSaid.PATH_MISSING, path=host_path, repo=ref.repo, node=node.name))
             container_path = hf.to_container(self.hf_cache_host, host_path)
             if not hf.safe_path(container_path):
-                raise StepFailed(node.name, Step.HF, _("unexpected characters in {path}").format(
-                    path=container_path))
+                raise StepFailed(node.name, Step.HF, said(ServeSaid.ODD_PATH,
+                                                          path=container_path))
             values[ref.placeholder] = container_path
             self._say(Step.HF, node.name, StepState.OK,
                       f"{{{{{ref.placeholder}}}}} -> {container_path}")
@@ -255,11 +266,12 @@ class Serve:
         self._say(Step.LAUNCH, node.name, StepState.STARTED, node.role)
         self._launching = node
         # a fresh run id per container: this one is sparktui's (run_id.py)
+        why: Text
         try:
             result = await self.t[node.name].run(shlex.join(self.driver.stamp(node.launch)))
             why = (result.stderr or result.stdout).strip()[:300]
         except NodeError as exc:  # the node went away mid-launch: it may have the workload
-            result, why = None, exc.text
+            result, why = None, exc.said
         self._launching = None
         if result is None or not result.ok:
             self._say(Step.LAUNCH, node.name, StepState.FAILED, why)
@@ -288,18 +300,18 @@ class Serve:
         deadline = time.monotonic() + self.ready_timeout
         started = time.monotonic()
         wait = min(FIRST_POLL_SECONDS, self.poll_seconds)
-        self._say(Step.READY, head.name, StepState.WAITING, _("/v1/models on port {port}").format(
-            port=self.plan.port))
+        self._say(Step.READY, head.name, StepState.WAITING,
+                  said(ServeSaid.WAITING, port=self.plan.port))
         while True:
             for node in self.started:
                 try:
                     state = await self._state(node)
                     tail = "" if state.running else await self._last_lines(node)
                 except NodeError as exc:  # the node died or stopped answering meanwhile
-                    raise StepFailed(node.name, Step.READY, exc.text) from None
+                    raise StepFailed(node.name, Step.READY, exc.said) from None
                 if not state.running:
-                    raise StepFailed(node.name, Step.READY, _("{container} is {state}").format(
-                        container=node.container, state=state) + "\n" + tail)
+                    raise StepFailed(node.name, Step.READY, joined(Layout.LINES, said(
+                        ServeSaid.ENDED, container=node.container, state=str(state)), tail))
             await self._service_step(self.services.check_alive())  # a crashed etcd fails now
             try:
                 answer = await http_get(self.t[head.name], head.ssh_ip, self.plan.port,
@@ -311,9 +323,8 @@ class Serve:
             except Exception:  # not listening yet: keep waiting
                 pass
             if time.monotonic() > deadline:
-                why = _("no answer on /v1/models after {seconds:g} s").format(
-                    seconds=self.ready_timeout)
-                raise StepFailed(head.name, Step.READY, why)
+                raise StepFailed(head.name, Step.READY, said(ServeSaid.NO_ANSWER,
+                                                             seconds=self.ready_timeout))
             self._say(Step.READY, head.name, StepState.WAITING,
                       f"{time.monotonic() - started:.0f} s")
             await asyncio.sleep(wait)
@@ -332,8 +343,7 @@ class Serve:
                 self.started.append(launching)
             if self.keep or self._rolling_back or not (self.started or self.services.started):
                 return
-            self._say(Step.ROLLBACK, None, StepState.STARTED, _(
-                "interrupted: removing what this serve started (Ctrl+C again leaves it)"))
+            self._say(Step.ROLLBACK, None, StepState.STARTED, said(ServeSaid.INTERRUPTED))
             await self._roll_back_all()
         finally:
             self._say_left()

@@ -30,6 +30,7 @@ from sparktui.i18n import _
 from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
 from sparktui.plan.after_stop import HooksFor, from_label
 from sparktui.plan.model import HookStep
+from sparktui.said import Text
 
 
 class Stop:
@@ -44,7 +45,7 @@ class Stop:
         self.stop_grace = stop_grace
         self._say = ProgressLog(progress)
         self.failed: list[str] = []  # nodes where something may still run
-        self.unrestored: list[tuple[str, str]] = []  # (node, why) after_stop did not finish
+        self.unrestored: list[tuple[str, Text]] = []  # (node, why) after_stop did not finish
         self._found: list[Workload] = []  # sparktui's workloads the listing found
         self._gone: set[tuple[str, str]] = set()  # (node, name) seen removed
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from sparktui.plan.fit.settings import Settings
 from sparktui.plan.fit.shape import DTYPE_BYTES, Shape
+from sparktui.said import Text, json_value
 
 GIB = 1 << 30
 ENGINE_OVERHEAD = 3 * GIB
@@ -61,7 +62,7 @@ class Layout:
 class NodeFit:
     node: str
     verdict: str
-    reason: str = ""  # unknown / error: why, naming the node
+    reason: Text = ""  # unknown / error: why (the node is its ``node``)
     mem_total: int = 0
     share: float = 0.0
     share_from: str = ""
@@ -79,7 +80,7 @@ class NodeFit:
     room_sequences: int = 0  # full-length sequences the budget has room for
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "reason": json_value(self.reason)}
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 from sparktui import untrusted_json
 from sparktui.config.validation import PLACEHOLDER
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan import hf
 from sparktui.plan.fit.calc import ERROR, UNKNOWN, Layout, NodeFit, node_fit
 from sparktui.plan.fit.settings import SettingError, Settings, flag_values, parse_settings
 from sparktui.plan.fit.shape import ShapeError, estimated_weight_bytes, parse_shape
 from sparktui.plan.fit.weights import MAX_HEADER, WeightsError, headers_total, index_total
 from sparktui.plan.model import HfRef, LaunchPlan
+from sparktui.said import Code, Text, said
 
 MAX_CONFIG = 1 << 20
 _REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -92,6 +93,19 @@ def sections(output: str, nonce: str) -> dict[str, str]:
     return {k: "\n".join(v).strip() for k, v in found.items()}
 
 
+class ProbeSaid(Code):
+    """Why a node's fit is unknown, or an error (the node is the fit's own)."""
+
+    NO_MEMTOTAL = N_("no MemTotal in /proc/meminfo")
+    NO_ANSWER = N_("no answer after {seconds:g} s")
+    NO_REPO = N_("{model} is no Hugging Face repo id: the fit cannot be computed from files")
+    NOT_CACHED = N_("{repo} is not in the HF cache on {node} (the engine will download it): "
+                    "the fit cannot be computed from files")
+    NO_CONFIG = N_("{repo} on {node}: config.json is missing or not JSON")
+    CONFIG_LACKS = N_("{repo} on {node}: config.json has no {key}")
+    BAD_SETTING = N_("recipe {recipe}: {flag} {value} is not a valid value")
+
+
 @dataclass(frozen=True)
 class Question:
     """What is asked of every node: the model, how the plan spreads it, its settings."""
@@ -102,7 +116,7 @@ class Question:
     model: str
     layout: Layout
     settings: Settings | None
-    settings_error: str = ""
+    settings_error: Text = ""
 
 
 def _mem_total(text: str) -> int | None:
@@ -116,26 +130,22 @@ def assess(node: str, output: str, nonce: str, question: Question) -> NodeFit:
     found = sections(output, nonce)
     mem_total = _mem_total(found.get("meminfo", ""))
     if mem_total is None:
-        return NodeFit(node, ERROR, _("{node}: no MemTotal in /proc/meminfo").format(node=node))
+        return NodeFit(node, ERROR, said(ProbeSaid.NO_MEMTOTAL))
     if question.settings is None:
         return NodeFit(node, ERROR, question.settings_error, mem_total=mem_total)
     ref = question.ref
     if ref is None:
-        return NodeFit(node, UNKNOWN, _("{model} is no Hugging Face repo id: the fit cannot "
-                                        "be computed from files").format(model=question.model),
+        return NodeFit(node, UNKNOWN, said(ProbeSaid.NO_REPO, model=question.model),
                        mem_total=mem_total)
     if "snapshot" not in found:
-        return NodeFit(node, UNKNOWN, _("{repo} is not in the HF cache on {node} (the engine "
-                                        "will download it): the fit cannot be computed from "
-                                        "files").format(repo=ref.repo, node=node),
+        return NodeFit(node, UNKNOWN, said(ProbeSaid.NOT_CACHED, repo=ref.repo, node=node),
                        mem_total=mem_total)
     try:
         config = untrusted_json.loads(found.get("config") or "null")
         if not isinstance(config, dict):
             raise ValueError
     except ValueError:
-        return NodeFit(node, UNKNOWN, _("{repo} on {node}: config.json is missing or not "
-                                        "JSON").format(repo=ref.repo, node=node),
+        return NodeFit(node, UNKNOWN, said(ProbeSaid.NO_CONFIG, repo=ref.repo, node=node),
                        mem_total=mem_total)
     try:
         shape = parse_shape(config)
@@ -143,8 +153,8 @@ def assess(node: str, output: str, nonce: str, question: Question) -> NodeFit:
             raise ShapeError("max_position_embeddings")
         weights, source = _weights(found, config)
     except ShapeError as exc:
-        return NodeFit(node, UNKNOWN, _("{repo} on {node}: config.json has no {key}").format(
-            repo=ref.repo, node=node, key=str(exc)), mem_total=mem_total)
+        return NodeFit(node, UNKNOWN, said(ProbeSaid.CONFIG_LACKS, repo=ref.repo, node=node,
+                                           key=str(exc)), mem_total=mem_total)
     return node_fit(node, mem_total, weights, source, shape, question.settings,
                     question.layout)
 
@@ -170,10 +180,9 @@ def question_for(plan: LaunchPlan) -> Question:
     try:
         settings: Settings | None = parse_settings(plan.engine, plan.head.launch,
                                                    layout.tensor_parallel)
-        error = ""
+        error: Text = ""
     except SettingError as exc:
         settings = None
-        error = _("recipe {recipe}: {flag} {value} is not a valid value").format(
-            recipe=plan.recipe, flag=exc.flag, value=exc.value)
+        error = said(ProbeSaid.BAD_SETTING, recipe=plan.recipe, flag=exc.flag, value=exc.value)
     return Question(plan.recipe, plan.cluster, model_ref(plan), plan.model, layout,
                     settings, error)

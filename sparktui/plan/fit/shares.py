@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sparktui.fmt import format_size
-from sparktui.i18n import _
+from sparktui.i18n import N_
+from sparktui.said import Code, Layout, Param, Said, Size, Text, joined, lines, said
 
 SHARE_MARGIN = 0.1
 """Kept out of every engine's share on a node shared by several: the OS, docker, the
@@ -61,31 +61,41 @@ def node_shares(node: str, recipe: str, asks: float, holders: list[Holder],
     return NodeShares(node, recipe, asks, sorted(holders, key=lambda h: h.recipe), mem_total)
 
 
-def _held(h: Holder) -> str:
-    share = _("an unknown share") if h.share is None else f"{h.share:g}"
+class ShareSaid(Code):
+    UNKNOWN_SHARE = N_("an unknown share")
+    HOLDS_AT = N_("{recipe} holds {share} (port {port})")
+    HOLDS = N_("{recipe} holds {share}")
+    OF = N_("{held} of {total}")
+    ASKS = N_("{recipe} asks {share:g}")
+    UNKNOWN = N_("{node}: {held}, {asks}: the share of {names} is unknown (no "
+                 "sparktui.mem_share label, no share flag in its argv)")
+    SUM = "{node}: {held}, {asks}: {total:g} {sign} {limit:g}"  # no words of its own
+    TOO_MUCH = N_("the engines' shares of a node must sum to at most {limit:g}; nothing was "
+                  "started; stop one (`sparktui stop --recipe NAME`), lower a share, or "
+                  "`sparktui serve --force`")
+
+
+def _held(h: Holder) -> Said:
+    share: Text = said(ShareSaid.UNKNOWN_SHARE) if h.share is None else f"{h.share:g}"
     if h.port:
-        return _("{recipe} holds {share} (port {port})").format(recipe=h.recipe, share=share,
-                                                                port=h.port)
-    return _("{recipe} holds {share}").format(recipe=h.recipe, share=share)
+        return said(ShareSaid.HOLDS_AT, recipe=h.recipe, share=share, port=h.port)
+    return said(ShareSaid.HOLDS, recipe=h.recipe, share=share)
 
 
-def share_line(row: NodeShares) -> str:
+def share_line(row: NodeShares) -> Said:
     """``node1: glm holds 0.45 (port 30000) of 119.2 GiB, qwen asks 0.5: 0.95 > 0.9``."""
-    held = ", ".join(_held(h) for h in row.holders)
-    if row.mem_total:
-        held = _("{held} of {total}").format(held=held, total=format_size(row.mem_total))
-    asks = _("{recipe} asks {share:g}").format(recipe=row.recipe, share=row.asks)
+    holders = [_held(h) for h in row.holders]
+    held: Param = said(ShareSaid.OF, held=holders, total=Size(row.mem_total)) \
+        if row.mem_total else holders
+    asks = said(ShareSaid.ASKS, recipe=row.recipe, share=row.asks)
     if row.unknown:
-        names = ", ".join(h.container for h in row.unknown)
-        return _("{node}: {held}, {asks}: the share of {names} is unknown (no "
-                 "sparktui.mem_share label, no share flag in its argv)").format(
-            node=row.node, held=held, asks=asks, names=names)
+        return said(ShareSaid.UNKNOWN, node=row.node, held=held, asks=asks,
+                    names=[h.container for h in row.unknown])
     sign = "<=" if row.total <= SHARE_LIMIT else ">"
-    return f"{row.node}: {held}, {asks}: {row.total:g} {sign} {SHARE_LIMIT:g}"
+    return said(ShareSaid.SUM, node=row.node, held=held, asks=asks, total=row.total, sign=sign,
+                limit=SHARE_LIMIT)
 
 
-def share_refusal(blocking: list[NodeShares]) -> str:
-    return "\n".join(share_line(r) for r in blocking) + "\n" + _(
-        "the engines' shares of a node must sum to at most {limit:g}; nothing was "
-        "started; stop one (`sparktui stop --recipe NAME`), lower a share, or "
-        "`sparktui serve --force`").format(limit=SHARE_LIMIT)
+def share_refusal(blocking: list[NodeShares]) -> Said:
+    return joined(Layout.LINES, lines([share_line(r) for r in blocking]),
+                  said(ShareSaid.TOO_MUCH, limit=SHARE_LIMIT))

@@ -15,6 +15,7 @@ from typing import ClassVar, Protocol
 
 from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.model import MountPlan
+from sparktui.said import Text
 
 MISSING = "missing"
 """The state of a workload that is not there (never started, removed, or gone for good)."""
@@ -136,7 +137,7 @@ class Found:
     exit_code: int | None = None
     argv: tuple[str, ...] = ()  # what it runs, as the runtime reports it (docker: Path, Args)
     image_id: str = ""  # the image's ID (docker), whose own labels tell its from ours
-    foreign: str = ""
+    foreign: Text = ""
     """Why the listing itself cannot tell what the workload is (labels that contradict
     each other); empty when it can."""
 
@@ -144,7 +145,7 @@ class Found:
 @dataclass(frozen=True)
 class Listing:
     found: list[Found]
-    error: str | None = None
+    error: Text | None = None
     """Why the runtime could not list (its daemon is down, say): then what runs is unknown."""
 
 

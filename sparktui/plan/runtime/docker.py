@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import quote
 
 from sparktui import untrusted_json
-from sparktui.i18n import _
 from sparktui.plan.runtime.base import (
     MISSING,
     READ_LABELS,
@@ -25,6 +24,8 @@ from sparktui.plan.runtime.base import (
     ServiceLaunch,
     State,
 )
+from sparktui.plan.runtime.foreign import Foreign, Unlisted
+from sparktui.said import Text, said
 
 LABEL_PREFIX = "sparktui."
 _ERROR = "@@sparktui-docker-error@@"
@@ -255,9 +256,9 @@ class Docker(Runtime):
         try:
             items = untrusted_json.loads(text.strip() or "[]")
         except ValueError:
-            return Listing([], _("docker's listing is not JSON"))
+            return Listing([], said(Unlisted.NOT_JSON))
         if not isinstance(items, list):
-            return Listing([], _("docker's listing is not a list"))
+            return Listing([], said(Unlisted.NOT_A_LIST))
         found = (_found(item) for item in items if isinstance(item, dict))
         return Listing([f for f in found if f is not None])
 
@@ -308,13 +309,13 @@ def _found(item: dict[str, Any]) -> Found | None:
     config = _mapping(item.get("Config"))
     raw = config.get("Labels")
     labels: dict[str, str] = {}
-    foreign = "" if isinstance(raw, dict | None) else _("its labels are not an object")
+    foreign: Text = "" if isinstance(raw, dict | None) else said(Foreign.LABELS_NOT_OBJECT)
     for key, value in _mapping(raw).items():
         if isinstance(key, str) and key.startswith(LABEL_PREFIX):
             if isinstance(value, str):
                 labels[key[len(LABEL_PREFIX):]] = value
             else:
-                foreign = foreign or _("label {key} is not text").format(key=repr(key[:60]))
+                foreign = foreign or said(Foreign.LABEL_NOT_TEXT, key=repr(key[:60]))
     state = _mapping(item.get("State"))
     status = _text(state.get("Status")) or "unknown"
     code = state.get("ExitCode")

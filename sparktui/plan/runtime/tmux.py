@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import shlex
 
-from sparktui.i18n import _
 from sparktui.plan.runtime.base import (
     MISSING,
     RUN_LABEL,
@@ -28,6 +27,8 @@ from sparktui.plan.runtime.base import (
     Runtime,
     State,
 )
+from sparktui.plan.runtime.foreign import Foreign
+from sparktui.said import said
 
 LABEL_ENV = "SPARKTUI_LABEL_"
 LOG_DIR = '"$HOME/.cache/sparktui"'
@@ -171,7 +172,7 @@ class Tmux(Runtime):
         def flush() -> None:
             # A session named sparktui-* without our labels belongs to someone else.
             if session is not None and labels.get("recipe"):
-                why = _("label {key} given twice").format(key=twice[0]) if twice else ""
+                why = said(Foreign.LABEL_TWICE, key=twice[0]) if twice else ""
                 status = (state.status if state.exit_code is None
                           else f"{state.status} ({state.exit_code})")
                 found.append(Found(name=session, labels=labels, state=state.status,

@@ -71,7 +71,7 @@ def node_block(text: Text, node: NodeHealth, affects: Callable[[Workload], bool]
                     style="" if hit else "dim")
         if not hit and not wl.ours:
             text.append("\n    " + _("stays: not sparktui's ({why})").format(
-                why=visible(wl.foreign)), style="dim italic")
+                why=visible(str(wl.foreign))), style="dim italic")
         elif not hit:
             text.append("\n    " + (stays or _("stays: it belongs to cluster {cluster}").format(
                 cluster=wl.cluster)), style="dim italic")

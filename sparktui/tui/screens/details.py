@@ -140,7 +140,7 @@ def node_rows(config: Config, cluster: str, node: Node, health: NodeHealth | Non
     if health.docker_error is not None:  # its workloads are unknown, never "none"
         _row(text, N_("workloads"), _("unknown: {why}").format(why=health.unanswered),
              "bold red")
-        _row(text, N_("error"), visible(health.docker_error), "red")
+        _row(text, N_("error"), visible(str(health.docker_error)), "red")
     for work in health.workloads:
         text.append("\n")
         _row(text, N_("workload"), work.name, "bold")

@@ -69,7 +69,7 @@ def outcomes_text(run: ActionRun) -> Text:
         for outcome in result.not_done:
             text.append("  " + scrub(outcome_line(outcome)) + "\n", style="red")
     if not result.outcomes and result.detail:
-        text.append(scrub(result.detail), style="red")
+        text.append(scrub(str(result.detail)), style="red")
     text.rstrip()
     return text
 
@@ -83,7 +83,7 @@ def failure_text(run: ActionRun) -> Text:
     text = Text()
     text.append(_("node") + f"  {result.failed_node or '-'}\n", style="bold")
     text.append(_("step") + f"  {step_label(result.failed_step or '-')}\n", style="bold")
-    text.append(scrub(result.detail.rstrip()) or "-", style="red")
+    text.append(scrub(str(result.detail).rstrip()) or "-", style="red")
     if run.action is Action.SERVE:
         note = serve_failure_note(run)
         if note:

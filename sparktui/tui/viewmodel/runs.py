@@ -101,7 +101,7 @@ class ActionRun:
             return _("{recipe} on {cluster} is supervised from its head ({container})").format(
                 recipe=self.recipe, cluster=self.cluster, container=result.detail)
         if result.ok and self.action is Action.END_SUPERVISION:
-            return result.detail  # what it did, and whether the group runs (read after)
+            return str(result.detail)  # what it did, and whether the group runs (read after)
         if self.action is Action.RESTART:
             return self._restart_outcome(result)
         if result.ok and self.action is Action.BENCH:
@@ -140,7 +140,7 @@ def progress_rows(events: list[Progress]) -> list[ProgressRow]:
     for event in events:
         at = _open_row(rows, event)
         who = event.node or event.entity  # power: an extra entity has no node
-        row = ProgressRow(event.step, who, event.state, event.detail)
+        row = ProgressRow(event.step, who, event.state, str(event.detail))
         if at is None:
             rows.append(row)
         else:
@@ -203,7 +203,7 @@ def shares_seen(health: ClusterHealth | None, plan: LaunchPlan) -> list[str]:
         holders = share_holders(row.workloads if row is not None else [], plan.recipe)
         shares = node_shares(node.name, plan.recipe, settings.share, holders)
         if not shares.ok:
-            lines.append(share_line(shares))
+            lines.append(str(share_line(shares)))
     return lines
 
 

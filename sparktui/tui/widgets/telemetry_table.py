@@ -42,7 +42,7 @@ def short_kernel(line: str) -> str:
 
 def _row(f: NodeFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
     if not f.reachable:
-        return [Text(f.node, style="bold"), Text(f.error or _("unreachable"), style="red")]
+        return [Text(f.node, style="bold"), Text(str(f.error or _("unreachable")), style="red")]
     h = frame.history
 
     def series(name: str) -> tuple[float | None, ...]:
@@ -132,7 +132,7 @@ def _block(headers: list[str], rows: list[list[Text]], widths: list[int], gap: s
 def _engine_row(e: EngineFigures, frame: TelemetryFrame, spark: int) -> list[Text]:
     where = Text(f"{e.node}:{e.port}", style="dim")
     if e.error is not None:
-        return [Text(e.recipe, style="bold"), where, Text(e.error, style="red")]
+        return [Text(e.recipe, style="bold"), where, Text(str(e.error), style="red")]
     h = frame.history
     gen = Text(f"{rate(e.gen_tps):>5} ")
     gen.append(sparkline(h.get(history_key(e.recipe, "gen_tps"), ()), spark, lo=0),

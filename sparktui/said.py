@@ -1,0 +1,201 @@
+"""Sentences as data: a code and the values that fill it; the words are made when shown.
+
+What the engine (and the plan) report in a sentence is a ``Said``: a member of a
+``Code`` enum, whose value is its words (an ``N_`` template, translated when shown), and
+its parameters. ``str(said)`` is the words in the language active then: text output and
+the dashboard print it. ``as_json`` is the code (the member's name in lowercase) and the
+parameters as they are: JSON output is the same document in every language.
+
+A parameter is a plain value (text read from a node stays as it came), a number (a
+``Seconds``, ``Size`` or ``Percent`` is shown in the language's units, written to JSON as
+the number), another ``Said``, or a list of them (shown apart by commas; ``Items`` names
+another separator).
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, TypeAlias
+
+from sparktui.fmt import format_percent, format_seconds, format_size
+from sparktui.i18n import _, ngettext
+
+
+class Code(Enum):
+    """The base of every enum of codes: a member's value is its words (``N_("...")``, or
+    ``N_plural(...)`` for words that follow the count ``{n}``),
+    its JSON code the enum's name and its own, ``reason.timeout`` for ``Reason.TIMEOUT``.
+    Subclasses are declared beside what says them; ``tests/test_said.py`` checks that no
+    two share a name."""
+
+    @property
+    def code(self) -> str:
+        return f"{_snake(type(self).__name__)}.{self.name.lower()}"
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The names its words take (``{port}``)."""
+        words = self.value[0] if isinstance(self.value, tuple) else self.value
+        return frozenset(name.split(".")[0].split("[")[0]
+                         for _text, name, _spec, _conv in string.Formatter().parse(words)
+                         if name)
+
+    def words(self, params: Mapping[str, Any]) -> str:
+        """Its words in the active language (the plural form of ``params["n"]``)."""
+        if isinstance(self.value, tuple):
+            return ngettext(self.value[0], self.value[1], int(params.get("n", 1)))
+        return _(self.value)
+
+
+def _snake(name: str) -> str:
+    """``NodeFailure`` -> ``node_failure``."""
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower()
+                   for i, c in enumerate(name))
+
+
+class Layout(Code):
+    """Sentences put together, with no words of their own (so nothing to translate)."""
+
+    COLON = "{head}: {tail}"
+    SEMICOLON = "{head}; {tail}"
+    LINES = "{head}\n{tail}"
+    CONCAT = "{head}{tail}"
+
+
+class Seconds(float):
+    """A span in seconds: shown in the language's unit ("2.5 s", "2,5 с"), a number in JSON."""
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else format_seconds(float(self))
+
+    def __str__(self) -> str:
+        return format_seconds(float(self))
+
+
+class Size(int):
+    """A size in bytes: shown in binary units ("1.5 GiB"), a number in JSON."""
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else format_size(int(self))
+
+    def __str__(self) -> str:
+        return format_size(int(self))
+
+
+class Percent(float):
+    """A share 0..1: shown as the language writes a percentage ("42%", "42 %")."""
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else format_percent(float(self))
+
+    def __str__(self) -> str:
+        return format_percent(float(self))
+
+
+Param: TypeAlias = "str | int | float | bool | Said | Items | Sequence[Param] | None"
+
+
+@dataclass(frozen=True)
+class Items:
+    """Values or sentences one after another, apart by ``sep`` (a plain list is apart by
+    commas); a list in JSON."""
+
+    items: Sequence[Param]
+    sep: str
+
+
+@dataclass(frozen=True)
+class Said:
+    code: Code
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        values = {k: _shown(v) for k, v in self.params.items()}
+        try:
+            return self.code.words(self.params).format(**values)
+        except (KeyError, IndexError, ValueError):  # words and values that do not match:
+            return f"{self.code.code}: {values}"  # still everything that was said
+
+    def as_json(self) -> dict[str, Any]:
+        return {"code": self.code.code, "params": {k: json_value(v)
+                                                   for k, v in self.params.items()}}
+
+    def __hash__(self) -> int:  # its parameters are a dict: hashed as their JSON
+        return hash(json.dumps(self.as_json(), sort_keys=True, default=str))
+
+    def redacted(self, redact: Callable[[str], str]) -> Said:
+        """The same with every text parameter passed through ``redact`` (a token scrubbed)."""
+        return Said(self.code, {k: _redacted(v, redact) for k, v in self.params.items()})
+
+
+def said(code: Code, /, **params: Param) -> Said:
+    return Said(code, params)
+
+
+def joined(layout: Layout, head: Text, tail: Text) -> Said:
+    return Said(layout, {"head": head, "tail": tail})
+
+
+def lines(items: Sequence[Text]) -> Text:
+    """``items`` one a line."""
+    if len(items) == 1:
+        return items[0]
+    return joined(Layout.LINES, items[0], lines(items[1:]))
+
+
+def _shown(value: Param) -> Any:
+    if isinstance(value, Said):
+        return str(value)
+    if isinstance(value, Items):
+        return value.sep.join(str(_shown(v)) for v in value.items)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(_shown(v)) for v in value)
+    return value  # numbers keep their type: a template may give them a format ({pct:.0f})
+
+
+def json_value(value: Any) -> Any:
+    """What JSON holds for ``value``: a ``Said`` as its code and parameters, a number as
+    a plain number, lists and dicts by their items."""
+    if isinstance(value, Said):
+        return value.as_json()
+    if isinstance(value, bool) or value is None or type(value) in (str, int, float):
+        return value
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, Items):
+        return [json_value(v) for v in value.items]
+    if isinstance(value, Mapping):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value
+
+
+def _redacted(value: Param, redact: Callable[[str], str]) -> Param:
+    if isinstance(value, Said):
+        return value.redacted(redact)
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Items):
+        return Items([_redacted(v, redact) for v in value.items], value.sep)
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v, redact) for v in value]
+    return value
+
+
+Text: TypeAlias = "str | Said"
+"""A detail: text as it came (an image ID, a container's name, a node's own output), or
+a sentence as data."""
+
+
+def text_json(value: Text | None) -> Any:
+    """A detail for JSON: text as it is, a sentence as its code and parameters."""
+    return value.as_json() if isinstance(value, Said) else value

@@ -1,0 +1,105 @@
+"""The typed null engine every test double of the engine subclasses.
+
+``NullEngine`` has every method of ``ClusterControl`` (so of ``ClusterView``), with the
+protocol's signatures (mypy checks this file: pyproject's ``[tool.mypy] files``), and
+answers each with :class:`NotSupported`, the way a real read or action fails. A double
+overrides what its test needs; the dashboard never has to ask a double which methods it
+has, and a method the double forgot fails loudly instead of being skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from sparktui.engine.api import ActionResult, ClusterControl, ExecResult, ProgressSink
+
+if TYPE_CHECKING:
+    from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
+    from sparktui.engine.supervise.ending import Ending
+    from sparktui.engine.supervise.on_node import Installed
+    from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
+    from sparktui.engine.workloads.inspect import Described
+    from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.bench.aiperf import BenchSettings
+    from sparktui.plan.model import LaunchPlan
+
+
+class NotSupported(Exception):
+    """What a ``NullEngine`` answers: this double does not do ``what``."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__(f"not supported by this test engine: {what}")
+
+
+class NullEngine:
+    """Every read and action of the engine, each answered "not supported"; closing it is
+    nothing to do."""
+
+    # -- ClusterView --------------------------------------------------------------------
+
+    async def health(self, cluster: str) -> ClusterHealth:
+        raise NotSupported("health")
+
+    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
+        raise NotSupported("logs")
+
+    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
+                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
+        raise NotSupported("log_batches")
+
+    async def telemetry(self, cluster: str) -> TelemetryFrame:
+        raise NotSupported("telemetry")
+
+    async def deep_check(self, cluster: str) -> DeepCheck | None:
+        raise NotSupported("deep_check")
+
+    async def inspect(self, cluster: str, node: str, name: str) -> Described:
+        raise NotSupported("inspect")
+
+    async def close(self) -> None:
+        return None
+
+    # -- ClusterControl -----------------------------------------------------------------
+
+    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
+                    keep_on_failure: bool = False, force: bool = False) -> ActionResult:
+        raise NotSupported("serve")
+
+    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
+                   hooks_for: HooksFor | None = None) -> ActionResult:
+        raise NotSupported("stop")
+
+    async def exec(self, cluster: str, command: str, *, node: str | None = None,
+                   timeout: float | None = None) -> list[ExecResult]:
+        raise NotSupported("exec")
+
+    async def supervise_on_node(self, plan: LaunchPlan, recipe_text: str,
+                                progress: ProgressSink, *,
+                                interval: float | None = None) -> Installed:
+        raise NotSupported("supervise_on_node")
+
+    async def end_supervision(self, cluster: str, progress: ProgressSink, *,
+                              recipe: str | None = None) -> Ending:
+        raise NotSupported("end_supervision")
+
+    async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult:
+        raise NotSupported("power_off")
+
+    async def bench(self, plan: LaunchPlan, settings: BenchSettings,
+                    progress: ProgressSink) -> ActionResult:
+        raise NotSupported("bench")
+
+    async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult:
+        raise NotSupported("power_on")
+
+    async def power_switch(self, source: str, target: str,
+                           progress: ProgressSink) -> ActionResult:
+        raise NotSupported("power_switch")
+
+
+def as_control(engine: NullEngine) -> ClusterControl:
+    """mypy's proof that a ``NullEngine`` (and so every double) is a ``ClusterControl``."""
+    return engine
