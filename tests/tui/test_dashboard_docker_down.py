@@ -1,7 +1,7 @@
 """The dashboard over a node whose docker is down (#29 item 4): enter, i, X, D and the
 stop confirmation say "unknown: docker on node1 does not answer", never that nothing
 runs, nothing is there, nothing supervises or nothing serves. A real dockerd taken
-down (as tests/engine/test_docker_faults.py does)."""
+down (as tests/engine/drivers/test_docker_faults.py does)."""
 
 from __future__ import annotations
 

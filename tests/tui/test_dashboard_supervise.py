@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from engine.supervise_support import (
+from engine.supervise.supervise_support import (
     SUPERVISOR_IMAGE,
     TOP,
     all_new,

@@ -23,7 +23,7 @@ from sparktui.engine.supervise.record import (
     SupervisionStatus,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # Small intervals and limits; every wait in the tests is a bounded poll.
 TOP = "\n".join([
