@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from bench_support import bench_setup, kept_runs
 from lookalike import Why
-from site_support import eventually, interrupt, sparktui_process, toy_recipe
+from polling import eventually
+from site_support import interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
 

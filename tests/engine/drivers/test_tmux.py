@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lookalike import Why
-from site_support import eventually
+from polling import eventually
 
 from sparktui.cli import main
 
