@@ -3,7 +3,7 @@ deadline that only bounds a failure. A passing test never waits for the deadline
 loaded machine (six workers on two cores) only makes it look more often before it holds;
 so the deadline is long, and a test that knows its wait is longer (a serve, a restart)
 passes its own. There are no fixed pauses and no durations asserted: a benchmark in
-benchmarks/ measures time, a test asserts behaviour.
+benchmarks/ measures time, a test asserts behaviour (tests/test_no_time_bounds.py).
 
 ``eventually`` blocks (a test on the host fixtures, a CLI run in the test's process);
 ``eventually_async`` awaits, for a test whose event loop must run meanwhile: a Textual
