@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from hosts.cluster import TestCluster  # noqa: E402
+from polling import eventually  # noqa: E402
 
 RECIPE = """engine = "vllm"
 docker_image = "vllm:test"
@@ -39,18 +40,11 @@ entrypoint = ["vllm", "serve"]
 [env]
 STANDIN_READY_AFTER = "36000"
 """
+LOOK = 0.02  # seconds between looks: the resolution of the times measured by a wait
 
 
 def _left(hosts: TestCluster) -> list[str]:
     return [f"{n.name}:{name}" for n in hosts.nodes for name in n.containers()]
-
-
-def _wait(what, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not what():
-        if time.monotonic() > deadline:
-            raise SystemExit("timed out waiting for the serve's containers")
-        time.sleep(0.02)
 
 
 def run(grace: float, runs: int, ignore_term: bool) -> None:
@@ -70,11 +64,13 @@ def run(grace: float, runs: int, ignore_term: bool) -> None:
         for _ in range(runs):
             proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-            _wait(lambda: all(n.containers().get("sparktui-slow", {}).get("State", {})
-                              .get("Status") == "running" for n in hosts.nodes))
+            eventually(lambda: all(n.containers().get("sparktui-slow", {}).get("State", {})
+                                   .get("Status") == "running" for n in hosts.nodes), 120,
+                       "the serve's containers running", every=LOOK)
             started = time.perf_counter()
             proc.send_signal(signal.SIGINT)
-            _wait(lambda: not _left(hosts), grace + 120)
+            eventually(lambda: not _left(hosts), grace + 120, "nothing left running",
+                       every=LOOK)
             gone.append(time.perf_counter() - started)
             code = proc.wait(120)
             exited.append(time.perf_counter() - started)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "engine"))
+sys.path.insert(0, str(ROOT / "tests" / "engine" / "services"))
 
 from hosts.cluster import TestCluster  # noqa: E402
 from service_support import service, services_only  # noqa: E402

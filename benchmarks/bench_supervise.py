@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from hosts.cluster import TestCluster  # noqa: E402
+from polling import eventually  # noqa: E402
 
 from sparktui.cli import main  # noqa: E402
 
@@ -47,22 +48,13 @@ entrypoint = ["vllm", "serve"]
 STANDIN_READY_AFTER = "1"
 """
 TICK = os.sysconf("SC_CLK_TCK")
+LOOK = 0.1  # seconds between looks: the resolution of the times measured by a wait
 
 
 @contextlib.contextmanager
 def _quiet():
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         yield
-
-
-def _wait(predicate, seconds: float, what: str, every: float = 0.1):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise SystemExit(f"{what}: not within {seconds:g} s")
 
 
 def _engines(hosts) -> dict[str, tuple[str, str]]:
@@ -130,23 +122,24 @@ def run(interval: float, runs: int, watch_minutes: float) -> None:
         proc = _supervisor(cli, interval, root / "supervise.log")
         try:
             for _ in range(runs):
-                _wait(lambda: _answers(hosts) and len(_engines(hosts)) == 2, 120, "serving")
+                eventually(lambda: _answers(hosts) and len(_engines(hosts)) == 2, 120, "serving",
+                           every=LOOK)
                 time.sleep(2 * interval)  # watched healthy for a while
                 before = _engines(hosts)
                 killed = time.perf_counter()
                 hosts.node("node2").docker("kill", "sparktui-toy")
-                _wait(lambda b=before: _all_new(hosts, b), 300,
-                      "every container new and running")
+                eventually(lambda b=before: _all_new(hosts, b), 300,
+                           "every container new and running", every=LOOK)
                 to_running.append(time.perf_counter() - killed)
-                _wait(lambda: _answers(hosts), 300, "the API again")
+                eventually(lambda: _answers(hosts), 300, "the API again", every=LOOK)
                 to_ready.append(time.perf_counter() - killed)
         finally:
             _end(proc)
 
         proc = _supervisor(cli, 5.0, root / "watch.log")
         try:
-            _wait(lambda: "the group runs: watching it as it is" in
-                  (root / "watch.log").read_text(), 60, "the watch")
+            eventually(lambda: "the group runs: watching it as it is" in
+                       (root / "watch.log").read_text(), 60, "the watch", every=LOOK)
             time.sleep(10)  # past start-up: imports, the first connections
             cpu0, t0 = _cpu_seconds(proc.pid), time.monotonic()
             time.sleep(watch_minutes * 60)

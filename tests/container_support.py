@@ -1,4 +1,4 @@
-"""What the container tests share (tests/engine/test_container_cmds.py,
+"""What the container tests share (tests/engine/workloads/test_container_cmds.py,
 tests/tui/test_dashboard_k9s.py): secrets in a recipe's env, the check that none shows in
 any form, and a bounded read of a pty."""
 

@@ -97,23 +97,6 @@ def fresh_site(fresh_cluster, tmp_path) -> Callable[..., Site]:
     return _site_factory(fresh_cluster, tmp_path)
 
 
-def eventually(predicate: Callable[[], object], seconds: float = 30.0,
-               what: str = "condition", *, every: float = 0.05,
-               explain: Callable[[], str] | None = None) -> object:
-    """Poll until ``predicate()`` is truthy (and return it); fail after ``seconds``,
-    with ``explain()`` in the message if given. A deadline, never a fixed pause: a
-    loaded CI machine only makes it slower."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            more = f"\n{explain()}" if explain is not None else ""
-            raise AssertionError(f"{what}: still false after {seconds:g} s{more}")
-        time.sleep(every)
-
-
 TASK_DUMP = """
 import asyncio, runpy, signal, sys
 

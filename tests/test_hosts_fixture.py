@@ -14,6 +14,7 @@ import pytest
 from hosts import procs
 from hosts.sshd import free_port
 from lookalike import Why
+from polling import eventually, eventually_async
 from prometheus_client.parser import text_string_to_metric_families
 
 # A look-alike, not the real vLLM (tests/lookalike.py): these tests check the test hosts and their
@@ -21,24 +22,6 @@ from prometheus_client.parser import text_string_to_metric_families
 LOOKALIKE = Why.TESTBED
 
 IMAGE = "vllm:test"  # runs the command it is given, like NVIDIA's vLLM images
-
-
-def wait_for(pred, timeout: float = 5.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(interval)
-
-
-async def await_for(pred, timeout: float = 5.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await pred()
-        if value or time.monotonic() > deadline:
-            return value
-        await asyncio.sleep(interval)
 
 
 def run_engine(node, name: str = "eng", *env: str, port: int | None = None) -> int:
@@ -163,7 +146,7 @@ async def test_a_follower_of_a_quiet_container_ends_with_its_channel(test_cluste
         proc.stdin.write_eof()
         proc.close()
         await proc.wait_closed()
-        assert wait_for(lambda: not node.processes("docker logs"), 10), "follower survived"
+        eventually(lambda: not node.processes("docker logs"), 10, "the follower ended")
 
 
 async def test_engine_through_direct_tcpip(test_cluster):
@@ -188,8 +171,8 @@ async def test_engine_through_direct_tcpip(test_cluster):
                 r = await models()
                 return r if r is not None and r.status_code == 200 else None
 
-            r = await await_for(ready, 15)
-            assert r is not None and r.json()["data"][0]["id"] == "qwen"
+            r = await eventually_async(ready, 15, "the engine's /v1/models")
+            assert r.json()["data"][0]["id"] == "qwen"
             c = await http.post("/v1/completions", json={"model": "qwen", "prompt": "hi there"})
             assert c.json()["usage"]["completion_tokens"] == 1
             chunks = []
@@ -224,7 +207,7 @@ def test_metrics_follow_engine_json(test_cluster):
                     tpot=0.03, rps=4)
     port = run_engine(node, "eng", "STANDIN_READY_AFTER=0")
     url = f"http://{node.addr}:{port}/metrics"
-    assert wait_for(lambda: _try_scrape(url), 15)
+    eventually(lambda: _try_scrape(url), 15, "the engine's /metrics")
     a, t0 = scrape(url), time.monotonic()
     time.sleep(1.0)
     b, t1 = scrape(url), time.monotonic()
@@ -277,7 +260,7 @@ def test_container_exit_after(test_cluster):
         out = node.run_standin("docker", "ps", "-a", "--format", "{{.Status}}").stdout
         return out if out.startswith("Exited") else ""
 
-    assert wait_for(status, 15).startswith("Exited (3) ")
+    assert eventually(status, 15, "the container exited").startswith("Exited (3) ")
     r = cluster.ssh(node, "docker inspect --format '{{json .State}}' dies; docker ps -q | wc -l;"
                           " docker logs dies 2>&1 | tail -1")
     state_line, running, last = r.stdout.splitlines()

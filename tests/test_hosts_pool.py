@@ -15,7 +15,7 @@ from hosts import claims, dockerd, procs
 from hosts.cluster import reap_stale_clusters, require_sshd
 from hosts.sshd import keygen
 from lookalike import Why
-from site_support import eventually
+from polling import eventually
 
 # A look-alike, not the real vLLM (tests/lookalike.py): these tests check the host pool's reset of
 # the look-alike's knobs.

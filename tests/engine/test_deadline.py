@@ -2,7 +2,7 @@
 
 Python 3.11's ``asyncio.wait_for`` returned the inner result then, and the cancelled task
 went on: a serve's readiness wait polled on after Ctrl+C, a minute later still running
-(tests/engine/test_serve_interrupt.py under load). The race is made here exactly: the
+(tests/engine/workloads/test_serve_interrupt.py under load). The race is made here exactly: the
 inner await completes and the task is cancelled in the same turn of the loop."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
 from bench_support import bench_setup
-from engine.test_foreign import _plant
+from engine.workloads.test_foreign import _plant
 from lookalike import Why
 from site_support import toy_recipe
 

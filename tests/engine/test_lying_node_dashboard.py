@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from lookalike import Why
 from lying_strategies import CRAFTED_JSON, PLANTS_ON_NODE1, SPEAKS_CONTROLS, scenes
 from lying_support import EXAMPLES, RAW_CONTROL, Lab, Scene
+from polling import eventually_async
 from rich.console import Console
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 
 # A look-alike, not the real vLLM (tests/lookalike.py): node2's engine lies (hypothesis); node1's
 # honest engine per scene.
@@ -61,9 +62,9 @@ def _refresh(lab: Lab) -> tuple[str, list[str], int]:
         app = dashboard_app(lab.site, refresh_seconds=0.5)
         async with app.run_test(size=(160, 48)) as pilot:
             dashboard = app.dashboard
-            await wait_until(pilot, lambda: app._exception is not None or (
-                ("test" in dashboard.health or "test" in dashboard.health_error)
-                and "test" in dashboard.telemetry))
+            await eventually_async(lambda: app._exception is not None or (
+                      ("test" in dashboard.health or "test" in dashboard.health_error)
+                      and "test" in dashboard.telemetry), settle=pilot.pause)
             await pilot.press("down")  # node2's row: its details in the panes
             await pilot.pause()
             painted = _painted(app)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import time
 
 from lookalike import Why
-from site_support import Recorder, eventually, toy_recipe
+from polling import eventually
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 
@@ -38,7 +38,10 @@ def test_health_json_reports_engine_figures_through_ssh(site, capsys):
 
 
 def test_health_with_a_hung_node_times_out_that_row_only(fresh_site):
-    # health ends at its own deadline, not at the hung node's (far longer) connect timeout
+    """health ends at its own deadline, not at the hung node's (far longer) connect
+    timeout: the row's error is health's "timeout (8 sec)", where the connect timeout
+    would have said "no SSH answer in 120 sec". The error says which wait ended, so no
+    clock is read here (a loaded machine makes any pass slower)."""
     s = fresh_site(3, top="health_timeout_seconds = 8\nconnect_timeout_seconds = 120")
     hung = s.hosts.node("node2")
     hung.hang()
@@ -46,18 +49,15 @@ def test_health_with_a_hung_node_times_out_that_row_only(fresh_site):
         async def go():
             e = s.engine()
             try:
-                started = time.monotonic()
-                health = await e.health("test")
-                return health, time.monotonic() - started
+                return await e.health("test")
             finally:
                 await e.close()
-        health, elapsed = asyncio.run(go())
+        health = asyncio.run(go())
     finally:
         hung.resume()
     rows = {n.node: n for n in health.nodes}
-    assert not rows["node2"].reachable and "timeout" in str(rows["node2"].error or "")
+    assert not rows["node2"].reachable and str(rows["node2"].error or "") == "timeout (8 sec)"
     assert rows["node1"].reachable and rows["node3"].reachable
-    assert elapsed < s.loaded.config.connect_timeout_seconds / 2
 
 
 def test_logs_with_a_node_that_does_not_answer_never_says_nothing_runs(fresh_site, capsys):

@@ -19,8 +19,8 @@ import threading
 import urllib.request
 
 from bench_support import bench_setup, kept_runs
+from polling import eventually
 from real_vllm_support import GROUP, RECIPE, ROUTER_KEY
-from site_support import eventually
 
 from sparktui.cli import main
 from sparktui.engine.telemetry.metrics import sample_values

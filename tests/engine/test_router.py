@@ -9,7 +9,8 @@ import urllib.request
 
 from hosts.testimage import router as router_image
 from lookalike import Why
-from site_support import _prepend_top_level, eventually, requests_served, toy_recipe
+from polling import eventually
+from site_support import _prepend_top_level, requests_served, toy_recipe
 
 from sparktui.cli import main
 from sparktui.engine.api import StepState

@@ -1,6 +1,6 @@
 """What a node's docker or tmux may answer, crafted: parsed into that node's error or
 skipped, never a traceback (issue 28, items 2, 3 and 7). The end-to-end runs are in
-tests/engine/test_foreign.py; these are the parsers' edges."""
+tests/engine/workloads/test_foreign.py; these are the parsers' edges."""
 
 from __future__ import annotations
 

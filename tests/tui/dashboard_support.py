@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 from textual.widgets import DataTable
 
 from sparktui.config.loader import load_config
@@ -24,22 +21,6 @@ def dashboard_app(site, *, watch: bool = False, refresh_seconds: float = 1.0,
                  engine_factory=lambda loaded: ClusterEngine(loaded.config)) if live else {}
     return create_app(site.loaded, site.recipes, site.engine(), watch, options=options,
                       **extra)
-
-
-async def wait_until(pilot, predicate, seconds: float = 60.0) -> None:
-    """A deadline that only bounds a failure (a loaded machine makes a pass slower).
-
-    These waits are long (a serve, a stop, a benchmark on the real cluster): between
-    looks the app runs on its own in a plain sleep. ``pilot.pause`` at every look first
-    waited for each of the dashboard's widgets (54, with the footer keys) to drain its
-    queue and then forced a screen update, ten times a second for as long as the serve
-    took. Once the predicate holds, one full pause: what follows sees a settled screen,
-    as before."""
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.1)
-    await pilot.pause()
 
 
 def table_text(app) -> str:

@@ -3,10 +3,12 @@ that order differently by memory and by GPU, and a masked docker inspect."""
 
 from __future__ import annotations
 
+from polling import eventually_async, pausing
+
 from sparktui.engine.status import ClusterHealth, NodeHealth
 from sparktui.engine.telemetry.figures import NodeFigures, TelemetryFrame
 from sparktui.engine.workloads.inspect import Described, mask
-from tui.support import NOW, wait_for
+from tui.support import NOW
 
 CLUSTER = "4nodes-switch"
 GIB = 1 << 30
@@ -57,12 +59,14 @@ async def show_four(pilot) -> None:
     from sparktui.tui.messages import ClusterFocused, HealthUpdated, TelemetryUpdated
 
     app = pilot.app
-    await wait_for(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+    await eventually_async(lambda: app.dashboard is not None and app.dashboard.is_mounted,
+                           look=pausing(pilot))
     # behind the dashboard's own first ClusterFocused (posted when it mounts), not before
     app.dashboard.post_message(ClusterFocused(CLUSTER))
     nodes = app.dashboard.nodes
-    await wait_for(pilot, lambda: nodes.cluster is not None and nodes.cluster.name == CLUSTER)
+    await eventually_async(lambda: nodes.cluster is not None and nodes.cluster.name == CLUSTER,
+                           look=pausing(pilot))
     app.dashboard.post_message(HealthUpdated(four_health()))
     app.dashboard.post_message(TelemetryUpdated(four_frame()))
-    await wait_for(pilot, lambda: nodes.telemetry is not None and len(nodes._row_nodes) == 4
-                   and nodes.health is not None)
+    await eventually_async(lambda: nodes.telemetry is not None and len(nodes._row_nodes) == 4
+                           and nodes.health is not None, look=pausing(pilot))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from null_engine import NullEngine
+from polling import eventually_async, pausing
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.loader import load_config
@@ -145,17 +146,6 @@ class RecordingEngine(NullEngine):
         return [c for c in self.calls if c[0] in ("serve", "stop", "exec")]
 
 
-async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
-    """Pause until ``predicate()`` holds: timers and workers run late on a busy machine
-    (the deadline only bounds a failure; a passing test never waits for it)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await pilot.pause(0.05)
-
-
 async def click(pilot, selector: str) -> None:
     """Click ``selector`` on the screen in front once it is laid out there: a busy
     machine can run the click before a just-pushed dialog has its size, and the click
@@ -170,7 +160,7 @@ async def click(pilot, selector: str) -> None:
         region = widget.region
         return region.area > 0 and pilot.app.screen.get_widget_at(*region.offset)[0] is widget
 
-    await wait_for(pilot, shown)
+    await eventually_async(shown, look=pausing(pilot))
     await pilot.click(selector)
 
 
@@ -182,8 +172,8 @@ async def palette_search(pilot, query: str) -> None:
     from textual.worker import WorkerState
 
     await pilot.press("ctrl+p")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette)
-                   and isinstance(pilot.app.focused, CommandInput))
+    await eventually_async(lambda: isinstance(pilot.app.screen, CommandPalette)
+                           and isinstance(pilot.app.focused, CommandInput), look=pausing(pilot))
     palette = pilot.app.screen
     await pilot.press(*query)
 
@@ -193,7 +183,7 @@ async def palette_search(pilot, query: str) -> None:
                      and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
         return palette.query_one(CommandInput).value == query and not searching
 
-    await wait_for(pilot, settled)
+    await eventually_async(settled, look=pausing(pilot))
     await pilot.pause()
 
 
@@ -203,5 +193,5 @@ async def open_and_type(pilot, key: str, *keys: str) -> None:
     from textual.widgets import Input
 
     await pilot.press(key)
-    await wait_for(pilot, lambda: isinstance(pilot.app.focused, Input))
+    await eventually_async(lambda: isinstance(pilot.app.focused, Input), look=pausing(pilot))
     await pilot.press(*keys)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from polling import eventually_async, pausing
 from textual.command import CommandList
 
 from sparktui.config.loader import load_config
@@ -18,15 +19,7 @@ from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.viewmodel.runs import progress_rows
-from tui.support import (
-    EXAMPLE_CONFIG,
-    NOW,
-    RecordingEngine,
-    click,
-    make_app,
-    palette_search,
-    wait_for,
-)
+from tui.support import EXAMPLE_CONFIG, NOW, RecordingEngine, click, make_app, palette_search
 
 ACTION_SCREENS = (ConfirmScreen, ServePlanScreen, ExecScreen, ProgressScreen)
 
@@ -86,12 +79,12 @@ async def test_stop_of_an_idle_cluster_confirms_without_typing_then_shows_progre
         await pilot.press("x")
         screen = app.screen
         assert isinstance(screen, ConfirmScreen)
-        await wait_for(pilot, lambda: screen.health is not None)
+        await eventually_async(lambda: screen.health is not None, look=pausing(pilot))
         assert not screen.typed_required and not screen.confirm_button.disabled
         assert app.focused is screen.query_one("#confirm-cancel")
         await click(pilot, "#confirm-ok")
-        await wait_for(pilot, lambda: app.flows.run is not None
-                       and app.flows.run.result is not None)
+        await eventually_async(lambda: app.flows.run is not None
+                               and app.flows.run.result is not None, look=pausing(pilot))
         assert isinstance(app.screen, ProgressScreen)
         assert ("stop", "2nodes", True) in engine.calls  # with the after_stop lookup
         assert [(r.step, r.state) for r in app.flows.run.rows()] == [("stop", "ok")]
@@ -107,10 +100,11 @@ async def test_serving_cluster_needs_its_name_and_cancel_stops_nothing():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("x")
         screen = app.screen
-        await wait_for(pilot, lambda: screen.health is not None)
+        await eventually_async(lambda: screen.health is not None, look=pausing(pilot))
         assert screen.typed_required and screen.confirm_button.disabled
         name = screen.query_one("#confirm-name").focus()
-        await wait_for(pilot, lambda: app.focused is name)  # focus lands after this step
+        await eventually_async(lambda: app.focused is name,
+                               look=pausing(pilot))  # focus lands after this step
         await pilot.press(*"2nodes-b")
         assert screen.confirm_button.disabled
         await pilot.press("backspace", "backspace")
@@ -135,10 +129,10 @@ async def test_a_failed_health_check_leaves_nothing_to_confirm_until_it_succeeds
     async with app.run_test(size=(120, 40)) as pilot:
         screen = ConfirmScreen(ConfirmRequest("Stop cluster 2nodes", "Stop", "2nodes", "", check))
         app.push_screen(screen)
-        await wait_for(pilot, lambda: screen.error is not None)
+        await eventually_async(lambda: screen.error is not None, look=pausing(pilot))
         assert screen.confirm_button.disabled
         await pilot.press("r")
-        await wait_for(pilot, lambda: screen.health is not None)
+        await eventually_async(lambda: screen.health is not None, look=pausing(pilot))
         assert not screen.confirm_button.disabled and len(attempts) == 2
 
 
@@ -163,7 +157,8 @@ async def test_serve_goes_on_behind_a_closed_view_and_quit_asks_twice():
         assert isinstance(app.screen, ServePlanScreen)
         assert app.screen.plan_text.startswith("Plan: recipe glm-4.5-air-mtp on cluster 2nodes")
         await click(pilot, "#serve-ok")
-        await wait_for(pilot, lambda: bool(app.flows.run and app.flows.run.events))
+        await eventually_async(lambda: bool(app.flows.run and app.flows.run.events),
+                               look=pausing(pilot))
         await pilot.press("escape")
         await pilot.press("q")  # a serve is running: warn, do not quit
         await pilot.pause()
@@ -172,7 +167,7 @@ async def test_serve_goes_on_behind_a_closed_view_and_quit_asks_twice():
         assert isinstance(app.screen, ProgressScreen)
         await pilot.press("escape")
         engine.release.set()
-        await wait_for(pilot, lambda: not app.flows.busy)
+        await eventually_async(lambda: not app.flows.busy, look=pausing(pilot))
         assert any("serving glm-4.5-air-mtp on 2nodes" in n.message
                    for n in app._notifications)
         assert [c for c in engine.calls if c[0] == "serve"] == [("serve", "glm-4.5-air-mtp")]
@@ -189,7 +184,7 @@ async def test_tmux_attaches_to_the_session_on_the_selected_node_and_comes_back(
     app = make_app(engine=RecordingEngine(), refresh_seconds=60)
     ran: list[list[str]] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)
+        await eventually_async(lambda: "2nodes" in app.dashboard.health, look=pausing(pilot))
         app.dashboard.post_message(HealthUpdated(tmux_health()))
         await pilot.pause()
         app.suspend = contextlib.nullcontext  # the test driver cannot suspend
@@ -218,7 +213,8 @@ async def _palette(pilot, query: str) -> list[str]:
 async def test_palette_offers_tmux_and_progress_only_when_they_make_sense():
     app = make_app(engine=RecordingEngine(), refresh_seconds=60)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)  # docker only
+        await eventually_async(lambda: "2nodes" in app.dashboard.health,
+                               look=pausing(pilot))  # docker only
         assert "Tmux attach" not in await _palette(pilot, "tmux")
         assert "Progress" not in await _palette(pilot, "progress")
         app.dashboard.post_message(HealthUpdated(tmux_health()))
@@ -226,4 +222,4 @@ async def test_palette_offers_tmux_and_progress_only_when_they_make_sense():
         assert "Tmux attach" in await _palette(pilot, "tmux")
         await palette_search(pilot, "stop")
         await pilot.press("enter")  # the palette's Stop is the confirmation flow
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await eventually_async(lambda: isinstance(app.screen, ConfirmScreen), look=pausing(pilot))

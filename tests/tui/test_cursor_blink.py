@@ -6,9 +6,10 @@ taken."""
 from __future__ import annotations
 
 import pytest
+from polling import eventually_async, pausing
 from textual.widgets import Input
 
-from tui.support import make_app, open_and_type, wait_for
+from tui.support import make_app, open_and_type
 
 BOXES = [("3", "slash", "#nodes-filter"), ("2", "slash", "#recipes-filter"),
          ("5", "slash", "#logs-search"), ("5", "ampersand", "#logs-filter")]
@@ -36,8 +37,8 @@ async def test_the_recipe_forms_fields_keep_a_steady_cursor() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("m")
-        await wait_for(pilot, lambda: isinstance(app.screen, RecipeFormScreen)
-                       and isinstance(app.focused, Input))
+        await eventually_async(lambda: isinstance(app.screen, RecipeFormScreen)
+                               and isinstance(app.focused, Input), look=pausing(pilot))
         await pilot.pause()
         assert app.focused.cursor_blink is False and app.focused._cursor_visible
 

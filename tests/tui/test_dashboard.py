@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from polling import eventually_async, pausing
 from textual.widgets import Static
 
 from sparktui.config.loader import load_config
@@ -16,14 +17,7 @@ from sparktui.tui.messages import HealthFailed, HealthUpdated
 from sparktui.tui.screens.details import DetailsScreen
 from sparktui.tui.screens.error import ConfigErrorScreen
 from sparktui.tui.screens.help import HelpScreen
-from tui.support import (
-    EXAMPLE_CONFIG,
-    RECIPES,
-    RecordingEngine,
-    make_app,
-    serving_health,
-    wait_for,
-)
+from tui.support import EXAMPLE_CONFIG, RECIPES, RecordingEngine, make_app, serving_health
 
 
 def _plan_text(app: SparkApp) -> str:
@@ -102,14 +96,14 @@ async def test_recipe_filter_takes_keys_without_running_actions(app):
         recipes = app.dashboard.recipes
         box = recipes.query_one("#recipes-filter")
         await pilot.press("slash")  # keys typed before the box has the focus are the pane's
-        await wait_for(pilot, lambda: app.focused is box)
+        await eventually_async(lambda: app.focused is box, look=pausing(pilot))
         await pilot.press(*"qwen3-2", "s", "x")
         await pilot.pause()
         assert recipes.filter_text == "qwen3-2sx"
         assert app.action_log == []  # "s" and "x" went to the filter, not to serve/stop
         await pilot.press("escape")
         await pilot.press("slash")
-        await wait_for(pilot, lambda: app.focused is box)
+        await eventually_async(lambda: app.focused is box, look=pausing(pilot))
         await pilot.press(*"qwen3-2", "enter")
         await pilot.pause()
         assert recipes.selected == "qwen3-235b-2node"
@@ -216,7 +210,8 @@ async def test_refresh_worker_polls_without_overlap():
     engine = RecordingEngine(health_delay=0.15)
     app = make_app(engine=engine, refresh_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: sum(c[0] == "health" for c in engine.calls) >= 3)
+        await eventually_async(lambda: sum(c[0] == "health" for c in engine.calls) >= 3,
+                               look=pausing(pilot))
         assert engine.max_active == 1  # re-armed after each check: never two at once
         assert app.dashboard.health["2nodes"].serving
         await pilot.press("r")  # a manual refresh cancels the pending one, no overlap
@@ -228,14 +223,14 @@ async def test_no_refresh_while_a_modal_is_open():
     engine = RecordingEngine()
     app = make_app(engine=engine, refresh_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: len(engine.calls) >= 2)
+        await eventually_async(lambda: len(engine.calls) >= 2, look=pausing(pilot))
         await pilot.press("question_mark")
         await pilot.pause(0.1)
         before = len(engine.calls)
         await pilot.pause(0.5)
         assert len(engine.calls) == before
         await pilot.press("escape")
-        await wait_for(pilot, lambda: len(engine.calls) > before)
+        await eventually_async(lambda: len(engine.calls) > before, look=pausing(pilot))
 
 
 async def test_log_worker_feeds_the_logs_pane():
@@ -243,12 +238,13 @@ async def test_log_worker_feeds_the_logs_pane():
     app = make_app(engine=engine)
     async with app.run_test(size=(120, 40)) as pilot:
         logs = app.dashboard.logs
-        await wait_for(pilot, lambda: len(logs.lines()) == 2)
+        await eventually_async(lambda: len(logs.lines()) == 2, look=pausing(pilot))
         assert [line.text for line in logs.lines()] == ["hello from 2nodes",
                                                         "hello again from 2nodes"]
         assert app.dashboard.nodes.last_lines["spark2"] == "hello again from 2nodes"
         app.focus_cluster("2nodes-b")
-        await wait_for(pilot, lambda: len(logs.lines()) == 2 and "b" in logs.lines()[0].text)
+        await eventually_async(lambda: len(logs.lines()) == 2 and "b" in logs.lines()[0].text,
+                               look=pausing(pilot))
         assert [line.text for line in logs.lines()] == ["hello from 2nodes-b",
                                                         "hello again from 2nodes-b"]
         assert ("logs", "2nodes-b") in engine.calls

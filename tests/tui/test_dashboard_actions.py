@@ -8,6 +8,7 @@ import re
 import time
 
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 from textual.widgets import Input
 
@@ -17,7 +18,7 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 from tui.support import click
 
 # A look-alike, not the real vLLM (tests/lookalike.py): an engine that dies while loading; a serve
@@ -66,7 +67,7 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
 
     async def go() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             gate, asked = _gate_health(app)
             await pilot.press("x")
             screen = app.screen
@@ -76,7 +77,7 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
             assert asked and screen.health is None
             assert screen.confirm_button.disabled  # no fresh check yet: nothing to confirm
             gate.set()
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             assert screen.health.checked_at >= asked[0]  # the check made after x
             assert screen.health.serving and screen.typed_required
             assert screen.confirm_button.disabled
@@ -84,7 +85,8 @@ def test_stop_waits_for_a_fresh_health_and_cancel_leaves_everything_running(site
             await pilot.pause()
             assert app.screen is app.dashboard
             await pilot.press("x")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await eventually_async(lambda: isinstance(app.screen, ConfirmScreen),
+                                   settle=pilot.pause)
             await pilot.press("escape")  # and so does escape
             await pilot.pause()
             assert app.screen is app.dashboard and app.flows.run is None
@@ -106,26 +108,28 @@ def test_stop_needs_the_typed_name_then_stops_everything_and_runs_after_stop(sit
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             await pilot.press("x")
             screen = app.screen
             assert isinstance(screen, ConfirmScreen)
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             name = screen.query_one("#confirm-name", Input)
             assert name.display and screen.confirm_button.disabled
             await click(pilot, "#confirm-ok")  # a disabled button does nothing
             assert app.screen is screen
             name.focus()
-            await wait_until(pilot, lambda: app.focused is name)
+            await eventually_async(lambda: app.focused is name, settle=pilot.pause)
             await pilot.press(*"tes")
             assert screen.confirm_button.disabled
             await pilot.press("t")
             assert not screen.confirm_button.disabled
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-            await wait_until(pilot, lambda: app.flows.run.result is not None)
+            await eventually_async(lambda: isinstance(app.screen, ProgressScreen),
+                                   settle=pilot.pause)
+            await eventually_async(lambda: app.flows.run.result is not None, settle=pilot.pause)
             run = app.flows.run
-            await wait_until(pilot, lambda: not app.dashboard.health["test"].workloads)
+            await eventually_async(lambda: not app.dashboard.health["test"].workloads,
+                                   settle=pilot.pause)
             return run
 
     run = asyncio.run(go())
@@ -147,7 +151,7 @@ def _press_serve(app, pilot, plan_text: str):
         assert screen.plan_text == plan_text
         assert app.focused is screen.query_one("#serve-cancel")
         await click(pilot, "#serve-ok")
-        await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+        await eventually_async(lambda: isinstance(app.screen, ProgressScreen), settle=pilot.pause)
     return go()
 
 
@@ -159,9 +163,10 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             await _press_serve(app, pilot, render(plan, "text"))
-            await wait_until(pilot, lambda: any(e.step == "launch" for e in app.flows.run.events))
+            await eventually_async(lambda: any(e.step == "launch" for e in app.flows.run.events),
+                                   settle=pilot.pause)
             assert app.flows.run.running
             await pilot.press("escape")  # close the view: the serve goes on
             await pilot.pause()
@@ -170,8 +175,8 @@ def test_serve_runs_the_plans_argv_on_each_node_and_shows_every_step(site):
             assert app.action_log[-1] == "refresh"
             await pilot.press("o")  # and the view comes back with every step so far
             assert isinstance(app.screen, ProgressScreen)
-            await wait_until(pilot, lambda: app.flows.run.result is not None)
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: app.flows.run.result is not None, settle=pilot.pause)
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             return app.flows.run
 
     run = asyncio.run(go())
@@ -201,7 +206,7 @@ def test_serve_that_dies_while_loading_shows_node_and_step_and_leaves_nothing(si
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
             await _press_serve(app, pilot, render(s.plan("toy"), "text"))
-            await wait_until(pilot, lambda: app.flows.run.result is not None)
+            await eventually_async(lambda: app.flows.run.result is not None, settle=pilot.pause)
             await pilot.pause(0.2)
             shown = app.screen.query_one("#progress-failure-text").render()
             return app.flows.run, str(shown), app.screen.query_one("#progress-failure").display
@@ -225,12 +230,12 @@ def test_serve_on_a_cluster_already_serving_it_shows_preflight_refusing(site):
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             await pilot.press("s")
             assert "preflight will refuse" in str(app.screen.query_one("#serve-note").render())
             await click(pilot, "#serve-ok")
-            await wait_until(pilot, lambda: app.flows.run is not None
-                        and app.flows.run.result is not None)
+            await eventually_async(lambda: app.flows.run is not None
+                              and app.flows.run.result is not None, settle=pilot.pause)
             await pilot.pause(0.2)
             return app.flows.run, str(app.screen.query_one("#progress-failure-text").render())
 
@@ -253,13 +258,13 @@ def test_exec_shows_each_nodes_output_and_exit_code(site):
             screen = app.screen
             assert isinstance(screen, ExecScreen)
             await pilot.press("enter")  # the alias under the cursor: who
-            await wait_until(pilot, lambda: "== node2" in screen.output)
+            await eventually_async(lambda: "== node2" in screen.output, settle=pilot.pause)
             by_alias = screen.output
             command = screen.query_one("#exec-command", Input).focus()
-            await wait_until(pilot, lambda: app.focused is command)
+            await eventually_async(lambda: app.focused is command, settle=pilot.pause)
             await pilot.press(*"test $SPARKTUI_NODE_NAME = node1 && echo first", "enter")
-            await wait_until(pilot, lambda: "$ test" in screen.output
-                             and "== node2" in screen.output)
+            await eventually_async(lambda: "$ test" in screen.output
+                                   and "== node2" in screen.output, settle=pilot.pause)
             return by_alias, screen.output
 
     by_alias, typed = asyncio.run(go())

@@ -8,13 +8,14 @@ import asyncio
 
 from bench_support import bench_setup, kept_runs
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.progress import ProgressScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 from tui.support import click
 
 LOOKALIKE = (Why.FIGURES, Why.MULTI_NODE)  # tests/lookalike.py: why not the real vLLM
@@ -36,7 +37,7 @@ def test_bench_from_the_dashboard_is_confirmed_watched_and_kept(site, tmp_path, 
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             assert app.dashboard.recipes.select("toy")
             app.flows.bench_settings = BenchSettings(
                 concurrency=(1, 2), requests=8, input_tokens=16, output_tokens=10,
@@ -45,16 +46,17 @@ def test_bench_from_the_dashboard_is_confirmed_watched_and_kept(site, tmp_path, 
             screen = app.screen
             assert isinstance(screen, ConfirmScreen)
             assert app.flows.run is None  # nothing runs before the confirmation
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             assert screen.health.serving and not screen.typed_required
             await click(pilot, "#confirm-ok")
-            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+            await eventually_async(lambda: isinstance(app.screen, ProgressScreen),
+                                   settle=pilot.pause)
             run = app.flows.run
 
             def watch() -> bool:  # the levels' counts as they come
                 seen.extend(e.detail for e in run.events if e.detail not in seen)
                 return run.result is not None
-            await wait_until(pilot, watch, 240)
+            await eventually_async(watch, 240, settle=pilot.pause)
             return run
 
     run = asyncio.run(go())

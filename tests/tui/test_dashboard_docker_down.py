@@ -1,17 +1,18 @@
 """The dashboard over a node whose docker is down (#29 item 4): enter, i, X, D and the
 stop confirmation say "unknown: docker on node1 does not answer", never that nothing
 runs, nothing is there, nothing supervises or nothing serves. A real dockerd taken
-down (as tests/engine/test_docker_faults.py does)."""
+down (as tests/engine/drivers/test_docker_faults.py does)."""
 
 from __future__ import annotations
 
 import asyncio
 
+from polling import eventually_async
 from textual.widgets import Static
 
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.details import DetailsScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 
 UNKNOWN = "unknown: docker on node1 does not answer"
 
@@ -32,32 +33,33 @@ def test_enter_i_x_d_and_stop_say_docker_does_not_answer(fresh_site):
 
     async def go() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _blind(app))
+            await eventually_async(lambda: _blind(app), settle=pilot.pause)
             assert app.dashboard.health["test"].supervision.state == "none"
             await pilot.press("3")  # the nodes pane
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, DetailsScreen))
+            await eventually_async(lambda: isinstance(app.screen, DetailsScreen),
+                                   settle=pilot.pause)
             body = app.screen.body.plain
             assert UNKNOWN in body and "No sparktui workload" not in body, body
             await pilot.press("escape")
-            await wait_until(pilot, lambda: app.screen is app.dashboard)
+            await eventually_async(lambda: app.screen is app.dashboard, settle=pilot.pause)
 
             await pilot.press("i")
-            await wait_until(pilot, lambda: _notes(app))
+            await eventually_async(lambda: _notes(app), settle=pilot.pause)
             assert _notes(app) == [UNKNOWN]
             app.clear_notifications()
             await pilot.press("X")
-            await wait_until(pilot, lambda: _notes(app))
+            await eventually_async(lambda: _notes(app), settle=pilot.pause)
             assert _notes(app) == [f"what supervises test is {UNKNOWN}"]
             app.clear_notifications()
             await pilot.press("D")
-            await wait_until(pilot, lambda: _notes(app), 120)
+            await eventually_async(lambda: _notes(app), 120, settle=pilot.pause)
             assert _notes(app) == [f"deep check on test: {UNKNOWN}"]
 
             await pilot.press("x")
             screen = app.screen
             assert isinstance(screen, ConfirmScreen)
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             said = str(screen.query_one("#confirm-verdict", Static).render())
             assert "Nothing of test runs" not in said, said
             assert said.startswith(f"What runs on test is {UNKNOWN}."), said

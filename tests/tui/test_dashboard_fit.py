@@ -10,10 +10,11 @@ import json
 
 from engine.test_fit import DEEPSEEK_TOTAL, mem_total, recipe, snapshot
 from lookalike import Why
+from polling import eventually_async
 
 from sparktui.plan.render import render
 from sparktui.tui.screens.progress import ProgressScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 from tui.test_dashboard_actions import NODES, _docker_runs, _press_serve
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a 688 GB model's fit to a node's (GPU)
@@ -33,9 +34,9 @@ def test_the_dashboards_serve_is_refused_by_the_fit_with_its_numbers(site, tmp_p
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             await _press_serve(app, pilot, render(s.plan("ds"), "text"))
-            await wait_until(pilot, lambda: app.flows.run.result is not None)
+            await eventually_async(lambda: app.flows.run.result is not None, settle=pilot.pause)
             await pilot.pause(0.2)
             assert isinstance(app.screen, ProgressScreen)
             shown = str(app.screen.query_one("#progress-failure-text").render())

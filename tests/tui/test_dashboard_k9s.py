@@ -11,6 +11,7 @@ import subprocess
 
 from container_support import ENV, no_secret, read_until
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 from textual.widgets import Input
 
@@ -20,7 +21,7 @@ from sparktui.scrub import STARS
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.inspect import InspectScreen
 from sparktui.tui.screens.progress import ProgressScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 
 # A look-alike, not the real vLLM (tests/lookalike.py): restart, shell, inspect: a serve per test;
 # 2-node groups.
@@ -40,13 +41,13 @@ def _serving(app) -> bool:
 
 async def _type_the_name_and_run(pilot, app, screen: ConfirmScreen):
     """The serving cluster's name typed into its confirmation, then the run to its end."""
-    await wait_until(pilot, lambda: screen.health is not None)
+    await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
     name = screen.query_one("#confirm-name", Input)
     name.focus()
-    await wait_until(pilot, lambda: app.focused is name)
+    await eventually_async(lambda: app.focused is name, settle=pilot.pause)
     await pilot.press(*"test", "enter")
-    await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-    await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
+    await eventually_async(lambda: isinstance(app.screen, ProgressScreen), settle=pilot.pause)
+    await eventually_async(lambda: app.flows.run.result is not None, 120, settle=pilot.pause)
     return app.flows.run
 
 
@@ -59,10 +60,11 @@ def test_restart_cancelled_changes_nothing_and_confirmed_replaces_the_group(site
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             assert app.dashboard.recipes.select("toy")
             await pilot.press("R")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await eventually_async(lambda: isinstance(app.screen, ConfirmScreen),
+                                   settle=pilot.pause)
             await pilot.press("escape")
             await pilot.pause()
             assert app.screen is app.dashboard and app.flows.run is None
@@ -90,9 +92,10 @@ def test_inspect_masks_the_token_and_shell_runs_in_the_container(site):
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app))
+            await eventually_async(lambda: _serving(app), settle=pilot.pause)
             await pilot.press("3", "down", "i")  # node2's row
-            await wait_until(pilot, lambda: isinstance(app.screen, InspectScreen))
+            await eventually_async(lambda: isinstance(app.screen, InspectScreen),
+                                   settle=pilot.pause)
             screen = app.screen
             shown = screen.body.plain
             await pilot.press("escape")
@@ -137,20 +140,22 @@ def test_ctrl_x_stops_only_the_selected_recipe_and_cancel_stops_nothing(site):
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _serving(app) and len(
-                app.dashboard.health["test"].recipes) == 2)
+            await eventually_async(lambda: _serving(app) and len(
+                      app.dashboard.health["test"].recipes) == 2, settle=pilot.pause)
             assert app.dashboard.recipes.select("beta")
             await pilot.press("ctrl+x")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await eventually_async(lambda: isinstance(app.screen, ConfirmScreen),
+                                   settle=pilot.pause)
             screen = app.screen
             assert "beta" in str(screen.request.title) and "alpha" not in screen.request.title
             await pilot.press("escape")
-            await wait_until(pilot, lambda: app.screen is app.dashboard)
+            await eventually_async(lambda: app.screen is app.dashboard, settle=pilot.pause)
             assert app.flows.run is None and names() == ["sparktui-alpha", "sparktui-beta"]
             await pilot.press("ctrl+x")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await eventually_async(lambda: isinstance(app.screen, ConfirmScreen),
+                                   settle=pilot.pause)
             screen = app.screen
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             affected = [w.recipe for w in screen.health.workloads
                         if screen.request.affects(w)]
             assert affected == ["beta"], affected  # what the ✖ marks

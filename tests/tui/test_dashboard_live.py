@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 
 from sparktui.cli import main
-from tui.dashboard_support import dashboard_app, table_text, wait_until
+from tui.dashboard_support import dashboard_app, table_text
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a serve per test under the dashboard; 2-node
 # group.
@@ -26,7 +27,8 @@ def test_dashboard_shows_the_running_containers_and_the_head(site):
 
     async def look() -> str:
         async with app.run_test(size=(160, 48)) as pilot:
-            await wait_until(pilot, lambda: table_text(app).count("running") == 2)
+            await eventually_async(lambda: table_text(app).count("running") == 2,
+                                   settle=pilot.pause)
             return table_text(app)
 
     text = asyncio.run(look())
@@ -46,7 +48,7 @@ def test_watch_mode_makes_no_mutating_call_whatever_is_pressed(site):
 
     async def press_everything() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: "running" in table_text(app))
+            await eventually_async(lambda: "running" in table_text(app), settle=pilot.pause)
             for key in keys:
                 await pilot.press(key)
                 await pilot.pause(0.02)

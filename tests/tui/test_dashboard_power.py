@@ -9,6 +9,7 @@ import html
 import re
 
 from lookalike import Why
+from polling import eventually_async
 from power_support import TOKEN, fast_polls, ha, make_site
 from site_support import toy_recipe
 from textual.widgets import Input, OptionList
@@ -19,7 +20,7 @@ from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.power_menu import PowerMenuScreen
 from sparktui.tui.screens.progress import ProgressScreen
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 from tui.support import click, palette_search
 
 # A look-alike, not the real vLLM (tests/lookalike.py): power cuts end the engine: a serve per test;
@@ -47,14 +48,14 @@ def _texts(app) -> str:
 async def _choose(pilot, app, label: str) -> None:
     """``p`` on the clusters pane, then the menu line that starts with ``label``."""
     await pilot.press("1", "p")
-    await wait_until(pilot, lambda: isinstance(app.screen, PowerMenuScreen))
+    await eventually_async(lambda: isinstance(app.screen, PowerMenuScreen), settle=pilot.pause)
     menu = app.screen.query_one(OptionList)
     labels = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
     menu.highlighted = next(i for i, text in enumerate(labels) if text.startswith(label))
     menu.focus()  # focus is applied after this callback: the keys wait for it
-    await wait_until(pilot, lambda: app.focused is menu)
+    await eventually_async(lambda: app.focused is menu, settle=pilot.pause)
     await pilot.press("enter")
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+    await eventually_async(lambda: isinstance(app.screen, ConfirmScreen), settle=pilot.pause)
 
 
 def test_power_off_from_the_clusters_pane_shuts_down_then_cuts_power(fresh_cluster, tmp_path,
@@ -65,18 +66,19 @@ def test_power_off_from_the_clusters_pane_shuts_down_then_cuts_power(fresh_clust
 
     async def go():
         async with app.run_test(size=(140, 44)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             await _choose(pilot, app, "Power off test")
             screen = app.screen
             assert app.focused is screen.query_one("#confirm-cancel")
             assert screen.confirm_button.disabled or screen.health is not None
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             assert screen.health.all_reachable and not screen.typed_required
             seen.append(_texts(app))
             assert ha.service_calls() == []  # nothing happens before the confirmation
             await click(pilot, "#confirm-ok")
-            await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-            await wait_until(pilot, lambda: app.flows.run.result is not None, 60)
+            await eventually_async(lambda: isinstance(app.screen, ProgressScreen),
+                                   settle=pilot.pause)
+            await eventually_async(lambda: app.flows.run.result is not None, 60, settle=pilot.pause)
             await pilot.pause(0.2)
             seen.append(_texts(app))
             return app.flows.run
@@ -101,9 +103,9 @@ def test_cancel_powers_nothing(test_cluster, tmp_path, ha):
 
     async def go():
         async with app.run_test(size=(140, 44)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             await _choose(pilot, app, "Power off test")
-            await wait_until(pilot, lambda: app.screen.health is not None)
+            await eventually_async(lambda: app.screen.health is not None, settle=pilot.pause)
             await pilot.press("escape")
             await pilot.pause(0.5)
             assert app.screen is app.dashboard and app.flows.run is None
@@ -122,14 +124,15 @@ def test_a_node_that_never_goes_down_is_reported_with_what_was_done(fresh_cluste
 
     async def go():
         async with app.run_test(size=(140, 44)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             await palette_search(pilot, "power off")  # the palette reaches it too
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-            await wait_until(pilot, lambda: app.screen.health is not None)
+            await eventually_async(lambda: isinstance(app.screen, ConfirmScreen),
+                                   settle=pilot.pause)
+            await eventually_async(lambda: app.screen.health is not None, settle=pilot.pause)
             await click(pilot, "#confirm-ok")
-            await wait_until(pilot, lambda: app.flows.run is not None
-                             and app.flows.run.result is not None, 60)
+            await eventually_async(lambda: app.flows.run is not None
+                                   and app.flows.run.result is not None, 60, settle=pilot.pause)
             await pilot.pause(0.2)
             return app.flows.run, _texts(app)
 
@@ -153,16 +156,16 @@ def test_a_serving_cluster_needs_its_typed_name_and_cancel_keeps_it(site, ha):
 
     async def go():
         async with app.run_test(size=(140, 44)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health
-                             and app.dashboard.health["test"].serving)
+            await eventually_async(lambda: "test" in app.dashboard.health
+                                   and app.dashboard.health["test"].serving, settle=pilot.pause)
             await _choose(pilot, app, "Power off test")
             screen = app.screen
-            await wait_until(pilot, lambda: screen.health is not None)
+            await eventually_async(lambda: screen.health is not None, settle=pilot.pause)
             assert screen.health.serving and screen.typed_required
             assert screen.confirm_button.disabled
             assert app.focused is screen.query_one("#confirm-cancel")
             name = screen.query_one("#confirm-name", Input).focus()
-            await wait_until(pilot, lambda: app.focused is name)
+            await eventually_async(lambda: app.focused is name, settle=pilot.pause)
             await pilot.press(*"tes")
             assert screen.confirm_button.disabled
             await pilot.press("t")

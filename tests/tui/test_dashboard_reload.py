@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tui.dashboard_support import dashboard_app, wait_until
+from polling import eventually_async
+
+from tui.dashboard_support import dashboard_app
 
 
 def _more_cluster(hosts) -> str:
@@ -25,29 +27,31 @@ def test_a_cluster_added_to_the_config_becomes_healthy_without_restart(site, tes
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: "test" in app.dashboard.health)
+            await eventually_async(lambda: "test" in app.dashboard.health, settle=pilot.pause)
             old = app.engine
             assert old._transports  # the first engine holds its connections
             with s.hosts.known_hosts_path.open("a") as known:
                 known.writelines(line + "\n" for line in more.known_hosts_lines())
             with s.config_path.open("a") as config:
                 config.write(_more_cluster(more))
-            await wait_until(pilot, lambda: "more" in app.cluster_names()
-                             and app.dashboard.is_mounted and app.screen is app.dashboard)
+            await eventually_async(lambda: "more" in app.cluster_names()
+                                   and app.dashboard.is_mounted and app.screen is app.dashboard,
+                                   settle=pilot.pause)
             await pilot.pause(0.3)  # the new dashboard has focused its cluster
             assert app.engine is not old and app.engine.config.cluster("more")
-            await wait_until(pilot, lambda: old._transports == {})  # closed
+            await eventually_async(lambda: old._transports == {}, settle=pilot.pause)  # closed
             app.focus_cluster("more")
-            await wait_until(pilot, lambda: "more" in app.dashboard.health
-                             or "more" in app.dashboard.health_error)
+            await eventually_async(lambda: "more" in app.dashboard.health
+                                   or "more" in app.dashboard.health_error, settle=pilot.pause)
             assert "more" not in app.dashboard.health_error, app.dashboard.health_error
             health = app.dashboard.health["more"]
             assert health.all_reachable, health
             assert [n.node for n in health.nodes] == ["far1"]
             same, shown = app.engine, app.dashboard
             s.config_path.touch()  # a write that changes nothing keeps the engine
-            await wait_until(pilot, lambda: app.dashboard is not shown
-                             and app.dashboard.is_mounted and app.screen is app.dashboard)
+            await eventually_async(lambda: app.dashboard is not shown
+                                   and app.dashboard.is_mounted and app.screen is app.dashboard,
+                                   settle=pilot.pause)
             await pilot.pause(0.3)
             assert app.engine is same
 

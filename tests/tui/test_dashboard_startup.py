@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 from textual.widgets import Static
 
@@ -16,7 +17,7 @@ from sparktui.tui.app import create_app
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.screens.error import ConfigErrorScreen
 from sparktui.tui.startup import pending_config
-from tui.dashboard_support import table_text, wait_until
+from tui.dashboard_support import table_text
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a serve per test under the dashboard; 2-node
 # group.
@@ -53,9 +54,11 @@ def test_startup_paints_the_skeleton_then_the_dashboard_on_the_real_engine(site)
 
     async def run() -> str:
         async with app.run_test(size=(160, 48)) as pilot:
-            await wait_until(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+            await eventually_async(lambda: app.dashboard is not None and app.dashboard.is_mounted,
+                                   settle=pilot.pause)
             assert isinstance(app.engine, ClusterEngine)
-            await wait_until(pilot, lambda: table_text(app).count("running") == 2)
+            await eventually_async(lambda: table_text(app).count("running") == 2,
+                                   settle=pilot.pause)
             return table_text(app)
 
     text = asyncio.run(run())
@@ -70,10 +73,11 @@ def test_startup_in_watch_mode_holds_a_read_only_view(site):
 
     async def run() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+            await eventually_async(lambda: app.dashboard is not None and app.dashboard.is_mounted,
+                                   settle=pilot.pause)
             assert isinstance(app.engine, ReadOnlyView)
             assert not hasattr(app.engine, "serve") and not hasattr(app.engine, "stop")
-            await wait_until(pilot, lambda: "node1" in table_text(app))
+            await eventually_async(lambda: "node1" in table_text(app), settle=pilot.pause)
 
     asyncio.run(run())
 
@@ -90,12 +94,14 @@ def test_startup_with_a_broken_config_ends_on_the_error_screen(tmp_path):
 
     async def run() -> str:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfigErrorScreen))
+            await eventually_async(lambda: isinstance(app.screen, ConfigErrorScreen),
+                                   settle=pilot.pause)
             assert app.engine is None
 
             def shown() -> str:
                 return "\n".join(str(w.render()) for w in app.screen.query(Static))
-            await wait_until(pilot, lambda: "config.toml" in shown())  # its text is composed
+            await eventually_async(lambda: "config.toml" in shown(),
+                                   settle=pilot.pause)  # its text is composed
             return shown()
 
     text = asyncio.run(run())

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from engine.supervise_support import (
+from engine.supervise.supervise_support import (
+    LOOK_OVER_SSH,
     SUPERVISOR_IMAGE,
     TOP,
     all_new,
@@ -15,10 +16,10 @@ from engine.supervise_support import (
     running,
     sparks,
     supervision,
-    until,
     wait_supervised,
 )
 from lookalike import Why
+from polling import eventually, eventually_async
 from site_support import toy_recipe
 from textual.widgets import Static
 
@@ -28,7 +29,7 @@ from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.header import StatusHeader
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 from tui.support import click
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a killed group restarted by the supervisor:
@@ -83,13 +84,14 @@ async def _confirm(app, pilot, verb: str) -> tuple[ConfirmScreen, str]:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen), screen
     assert screen.request.verb == verb
-    await wait_until(pilot, lambda: app.focused is screen.query_one("#confirm-cancel"))
-    await wait_until(pilot, lambda: screen.health is not None, 60)
-    await wait_until(pilot, lambda: not screen.confirm_button.disabled)
+    await eventually_async(lambda: app.focused is screen.query_one("#confirm-cancel"),
+                           settle=pilot.pause)
+    await eventually_async(lambda: screen.health is not None, 60, settle=pilot.pause)
+    await eventually_async(lambda: not screen.confirm_button.disabled, settle=pilot.pause)
     verdict = str(screen.query_one("#confirm-verdict", Static).render())
     await click(pilot, "#confirm-ok")  # once the dialog is laid out
-    await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-    await wait_until(pilot, lambda: app.flows.run.result is not None, 120)
+    await eventually_async(lambda: isinstance(app.screen, ProgressScreen), settle=pilot.pause)
+    await eventually_async(lambda: app.flows.run.result is not None, 120, settle=pilot.pause)
     return screen, verdict
 
 
@@ -102,7 +104,7 @@ def test_s_starts_the_on_node_supervisor_and_a_restart_raises_an_alert(site):
         async with app.run_test(size=(120, 40)) as pilot:
             real = app.notify
             app.notify = lambda message, **kw: (notes.append(message), real(message, **kw))
-            await wait_until(pilot, lambda: _state(app) == "none", 60)
+            await eventually_async(lambda: _state(app) == "none", 60, settle=pilot.pause)
             assert "supervised" not in _header(app)
             await pilot.press("S")
             screen, verdict = await _confirm(app, pilot, "Supervise")
@@ -113,22 +115,25 @@ def test_s_starts_the_on_node_supervisor_and_a_restart_raises_an_alert(site):
             assert run.outcome() == f"toy on test is supervised from its head ({CONTAINER})"
             await pilot.press("escape")
             # the supervisor serves the group itself; the dashboard reads it from the head
-            await wait_until(pilot, lambda: _state(app) == "supervised" and app.dashboard
-                             .health["test"].serving, 180)
+            await eventually_async(lambda: _state(app) == "supervised" and app.dashboard
+                                   .health["test"].serving, 180, settle=pilot.pause)
             assert "⟳ supervised" in _header(app)
             assert "⟳ supervised" in _cluster_line(app)
-            await wait_until(pilot, lambda: _healthy(app) and running(s), 120)
+            await eventually_async(lambda: _healthy(app) and running(s), 120, settle=pilot.pause)
             before = running(s)
             s.hosts.node("node2").docker("kill", "sparktui-toy")
             strip = app.dashboard.query_one(AlertsStrip)
-            await wait_until(pilot, lambda: "supervisor: " in str(strip.render()), 180)
-            await wait_until(pilot, lambda: any("supervisor: " in n for n in notes))
+            await eventually_async(lambda: "supervisor: " in str(strip.render()), 180,
+                                   settle=pilot.pause)
+            await eventually_async(lambda: any("supervisor: " in n for n in notes),
+                                   settle=pilot.pause)
             return before, str(strip.render())
 
     before, strip = asyncio.run(go())
     assert _supervisors(s) == ["running"]
     assert "node2" in strip and "its container" in strip, strip
-    assert all_new(s, before) or until(lambda: all_new(s, before), 120, "the group new")
+    assert all_new(s, before) or eventually(lambda: all_new(s, before), 120, "the group new",
+                                            every=LOOK_OVER_SSH)
     assert main(s.cli("stop", "--yes")) == 0
     assert _supervisors(s) == []
 
@@ -142,7 +147,7 @@ def test_x_ends_the_supervision_and_leaves_the_group_running(site):
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: _state(app) == "supervised", 60)
+            await eventually_async(lambda: _state(app) == "supervised", 60, settle=pilot.pause)
             assert "⟳ supervised" in _header(app)
             await pilot.press("X")
             screen, verdict = await _confirm(app, pilot, "End supervision")
@@ -152,7 +157,8 @@ def test_x_ends_the_supervision_and_leaves_the_group_running(site):
             run = app.flows.run
             assert run.action == "end_supervision" and run.result.ok, run.result
             await pilot.press("escape")
-            await wait_until(pilot, lambda: _state(app) not in ("supervised", None), 60)
+            await eventually_async(lambda: _state(app) not in ("supervised", None), 60,
+                                   settle=pilot.pause)
             assert "supervised" not in _header(app)
             assert "supervised" not in _cluster_line(app)
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from polling import eventually_async, pausing
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from tui.support import wait_for
 from tui.test_snapshots_bench import kept  # noqa: F401  (the fixture: two kept runs)
 from tui.test_snapshots_i18n import language
 
@@ -64,7 +64,7 @@ def laid_out(app: App) -> bool:
 
 async def cut(pilot: Pilot, where: str) -> list[str]:
     app = pilot.app
-    await wait_for(pilot, lambda: laid_out(app))
+    await eventually_async(lambda: laid_out(app), look=pausing(pilot))
     await pilot.pause()
     rows = screen_rows(app)
     return [f"{where}: {label!r}" for label in labels(app)
@@ -82,8 +82,8 @@ async def test_every_screen_fits_80x24(code: str) -> None:
         app = support.make_app(engine=support.RecordingEngine())
         problems: list[str] = []
         async with app.run_test(size=SIZE) as pilot:
-            await support.wait_for(pilot, lambda: app.dashboard is not None
-                                   and app.dashboard.is_mounted)
+            await eventually_async(lambda: app.dashboard is not None
+                                   and app.dashboard.is_mounted, look=pausing(pilot))
             from sparktui.tui.messages import HealthUpdated
 
             app.dashboard.post_message(HealthUpdated(support.serving_health()))
@@ -100,13 +100,15 @@ async def test_every_screen_fits_80x24(code: str) -> None:
                                 ("p", "PowerMenuScreen"), ("e", "ExecScreen"),
                                 ("b", "BenchResultsScreen"), ("ctrl+p", "CommandPalette")]:
                 await pilot.press(key)
-                await support.wait_for(pilot, lambda d=dialog: _kind(app) == d)
+                await eventually_async(lambda d=dialog: _kind(app) == d, look=pausing(pilot))
                 if dialog == "ConfirmScreen":  # its fresh health check, then its verdict
-                    await support.wait_for(pilot, lambda: app.screen.health is not None)
+                    await eventually_async(lambda: app.screen.health is not None,
+                                           look=pausing(pilot))
                 await pilot.pause(0.3)
                 problems += await cut(pilot, dialog)
                 await pilot.press("escape")
-                await support.wait_for(pilot, lambda: _kind(app) == "DashboardScreen")
+                await eventually_async(lambda: _kind(app) == "DashboardScreen",
+                                       look=pausing(pilot))
         assert not problems, f"[{code}] cut at 80x24:\n" + "\n".join(problems)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import gc
 
+from polling import eventually_async, pausing
 from textual.widgets._footer import FooterKey
 
-from tui.support import make_app, wait_for
+from tui.support import make_app
 
 
 def _loose_keys() -> int:
@@ -27,9 +28,10 @@ async def test_keys_of_earlier_focuses_are_freed():
         assert dashboard is not None
         for _ in range(20):  # the logs pane's keys, then the clusters pane's: a new footer
             await pilot.press("5")
-            await wait_for(pilot, lambda: app.focused is dashboard.logs.view)
+            await eventually_async(lambda: app.focused is dashboard.logs.view, look=pausing(pilot))
             await pilot.press("1")
-            await wait_for(pilot, lambda: app.focused is dashboard.clusters_pane.cluster_tree)
+            await eventually_async(lambda: app.focused is dashboard.clusters_pane.cluster_tree,
+                                   look=pausing(pilot))
         await pilot.pause()
         shown = len(app.screen.query(FooterKey))
         assert shown > 5  # the footer is there, and changed 40 times

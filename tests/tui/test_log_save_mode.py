@@ -7,9 +7,10 @@ import os
 import stat
 from pathlib import Path
 
+from polling import eventually_async, pausing
+
 from sparktui.engine.status import LogLine
 from sparktui.tui.viewmodel.logtext import save_log
-from tui.support import wait_for
 from tui.test_logs import LogsHarness
 
 NOW = 1_750_000_000.0
@@ -41,9 +42,9 @@ async def test_saved_logs_keep_no_terminal_control(tmp_path: Path, monkeypatch) 
         pane = app.pane
         pane.cluster, pane.clock = "2nodes", lambda: NOW
         pane.add_lines([LogLine("spark1", "INFO " + HOSTILE), LogLine("spark1", "INFO\tok")])
-        await wait_for(pilot, lambda: pane.view.line_count >= 2)
+        await eventually_async(lambda: pane.view.line_count >= 2, look=pausing(pilot))
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert pane.saved_path is not None

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+from polling import eventually_async, pausing
 from textual.app import App, ComposeResult
 
 import sparktui.tui
 from sparktui.engine.status import LogLine
 from sparktui.tui.messages import LogsArrived
 from sparktui.tui.widgets.logs import LogsPane
-from tui.support import wait_for
 
 
 class LogsHarness(App[None]):
@@ -36,22 +35,25 @@ class LogsHarness(App[None]):
         """Wait for the 20 Hz flush to show ``count`` lines, scrolled to the end (a busy
         machine runs timers late: a fixed pause was not always enough)."""
         view = self.pane.view
-        await wait_for(pilot, lambda: view.line_count == count and view.is_vertical_scroll_end)
+        await eventually_async(lambda: view.line_count == count and view.is_vertical_scroll_end,
+                               look=pausing(pilot))
 
 
 async def scroll_back(pilot, pane, presses: int = 1) -> None:
     """``up`` until the pane pauses. On a loaded machine the scroll to the end that the
     last flush queued can land after the first press and undo it: press again then."""
     pane.view.focus()
-    await wait_for(pilot, lambda: pilot.app.focused is pane.view)
-    await wait_for(pilot, lambda: pane.view.max_scroll_y > 0)  # laid out: up scrolls
+    await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
+    await eventually_async(lambda: pane.view.max_scroll_y > 0,
+                           look=pausing(pilot))  # laid out: up scrolls
     await pilot.press(*["up"] * presses)
-    deadline = time.monotonic() + 30
-    while pane.follow:
-        assert time.monotonic() < deadline, "the pane never paused"
+
+    async def again() -> None:
         await pilot.pause(0.1)
         if pane.follow:
             await pilot.press("up")
+
+    await eventually_async(lambda: not pane.follow, 30, "the pane paused", look=again)
 
 
 def lines(node: str, count: int, start: int = 0, text: str = "line") -> list[LogLine]:
@@ -111,14 +113,14 @@ async def test_scrolling_up_pauses_and_f_resumes():
         before = pane.view.line_count
         scroll_y = pane.view.scroll_y
         pane.add_lines(lines("spark2", 7))
-        await wait_for(pilot, lambda: "+7 new lines" in str(badge.render()))
+        await eventually_async(lambda: "+7 new lines" in str(badge.render()), look=pausing(pilot))
         assert pane.new_while_paused == 7
         assert "+7 new lines" in str(badge.render())
         assert pane.view.line_count == before  # the view holds still while paused
         assert pane.view.scroll_y == scroll_y
         await pilot.press("f")
-        await wait_for(pilot, lambda: pane.follow and not badge.display
-                       and pane.view.line_count == before + 7)
+        await eventually_async(lambda: pane.follow and not badge.display
+                               and pane.view.line_count == before + 7, look=pausing(pilot))
         assert pane.follow and not badge.display
         assert pane.view.line_count == before + 7
         assert pane.view.is_vertical_scroll_end
@@ -133,7 +135,7 @@ async def test_scrolling_back_to_the_end_resumes():
         await app.shown(pilot, 100)
         await scroll_back(pilot, pane)
         await pilot.press("end")
-        await wait_for(pilot, lambda: pane.follow)
+        await eventually_async(lambda: pane.follow, look=pausing(pilot))
 
 
 async def test_pause_survives_more_lines_than_the_view_holds():
@@ -146,7 +148,8 @@ async def test_pause_survives_more_lines_than_the_view_holds():
         pane.add_lines(lines("spark1", 500, start=100))
         assert pane.new_while_paused == 500
         await pilot.press("f")
-        await wait_for(pilot, lambda: pane.follow and pane.view.lines[-1].endswith("line 599"))
+        await eventually_async(lambda: pane.follow and pane.view.lines[-1].endswith("line 599"),
+                               look=pausing(pilot))
         assert pane.view.line_count == 50
         assert pane.view.lines[-1].endswith("line 599")
 
@@ -159,7 +162,7 @@ async def test_wrap_toggle():
         await pilot.pause(0.1)
         assert pane.view.line_count == 1
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("w")
         await pilot.pause(0.1)
         assert pane.wrap
@@ -177,7 +180,7 @@ async def test_node_filter_cycles_all_then_each_node():
         pane.add_lines([LogLine("spark1", "one"), LogLine("spark2", "two")])
         await pilot.pause(0.1)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("c")  # c cycles nodes; n is the next search match
         await pilot.pause(0.1)
         assert pane.node_filter == "spark1"

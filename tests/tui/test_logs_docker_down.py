@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from null_engine import NullEngine
-from site_support import eventually
+from polling import eventually_async
 
 from sparktui.tui import workers
 
@@ -51,14 +51,13 @@ def test_the_logs_pane_says_a_dead_docker_once_and_again_after_it_recovered(fres
             rounds, "test", delivered.append, retry_seconds=0.01, flush_seconds=0.01))
         try:
             await _rounds(rounds, 4)  # four reconnections, docker down in each
-            await asyncio.to_thread(eventually, lambda: _told(delivered), 30, "a line")
+            await eventually_async(lambda: _told(delivered), 30, "a line")
             assert len(_told(delivered)) == 1, _told(delivered)
             node2.docker_up()
             await _rounds(rounds, 2)  # a whole round with node2's docker answering
             node2.docker_down()
             await _rounds(rounds, 3)
-            await asyncio.to_thread(eventually, lambda: len(_told(delivered)) > 1, 30,
-                                    "said again")
+            await eventually_async(lambda: len(_told(delivered)) > 1, 30, "said again")
             assert len(_told(delivered)) == 2, _told(delivered)
         finally:
             task.cancel()

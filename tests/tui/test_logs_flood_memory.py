@@ -12,6 +12,7 @@ import asyncio
 import gc
 
 from null_engine import NullEngine
+from polling import eventually_async, pausing
 from rich.cells import cell_len
 
 from sparktui.engine.status import LogBatch, LogLine
@@ -19,7 +20,6 @@ from sparktui.tui import workers
 from sparktui.tui.messages import LogsArrived
 from sparktui.tui.viewmodel.logtext import entry_line
 from sparktui.tui.widgets.logs import LogsPane
-from tui.support import wait_for
 from tui.test_logs import LogsHarness, lines
 
 
@@ -86,4 +86,4 @@ async def test_width_of_tagged_lines_is_their_cells():
             view.clear()
             view.write_lines(written)
             want = max(cell_len(view._process_line(line)) for line in written)
-            await wait_for(pilot, lambda w=want: view.virtual_size.width == w)
+            await eventually_async(lambda w=want: view.virtual_size.width == w, look=pausing(pilot))

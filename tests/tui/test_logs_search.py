@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from polling import eventually_async, pausing
 
 from sparktui.engine.status import LogLine
 from sparktui.tui.viewmodel.logtext import (
@@ -19,7 +20,7 @@ from sparktui.tui.viewmodel.logtext import (
     pick_match,
     search_pattern,
 )
-from tui.support import NOW, open_and_type, wait_for
+from tui.support import NOW, open_and_type
 from tui.test_logs import LogsHarness, lines
 
 
@@ -115,7 +116,7 @@ async def test_search_finds_highlights_and_pauses():
         pane.add_lines(loading())
         await app.shown(pilot, 60)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await open_and_type(pilot, "slash", *"shard 1")  # incremental: jumps while typing
         await pilot.pause(0.1)
         assert pane.search == "shard 1"
@@ -146,7 +147,7 @@ async def test_next_and_previous_match_wrap_around():
         pane.add_lines(loading())
         await app.shown(pilot, 60)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await open_and_type(pilot, "slash", *"shard 2", "enter")
         await pilot.pause(0.1)
         assert pane.match_index == 10  # shard 2, 20..29: the latest is shard 29
@@ -172,7 +173,7 @@ async def test_search_without_a_match_says_so():
         pane.add_lines(loading(10))
         await app.shown(pilot, 10)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await open_and_type(pilot, "slash", *"zq")
         await pilot.pause()
         assert pane.view.matches() == [] and pane.view.current is None
@@ -199,7 +200,7 @@ async def test_level_filter_cycles_error_warning_info_all():
         ])
         await app.shown(pilot, 8)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("v")
         await pilot.pause(0.1)
         assert pane.level == ERROR and "ERROR+" in pane.border_subtitle
@@ -230,7 +231,7 @@ async def test_jump_to_the_first_error():
         pane.add_lines(before)
         await app.shown(pilot, 80)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("E")
         await pilot.pause()
         view = pane.view
@@ -256,7 +257,7 @@ async def test_save_writes_the_view_with_node_tags(tmp_path: Path, monkeypatch):
                         LogLine("spark1", "INFO three"), LogLine("spark1", "", gap=True)])
         await app.shown(pilot, 4)
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("c")  # one node in view: the file still says which node
         await pilot.pause(0.1)
         await pilot.press("ctrl+s")

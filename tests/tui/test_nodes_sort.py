@@ -3,11 +3,13 @@ No hosts: constructed health and figures (tui/k9s_support.py)."""
 
 from __future__ import annotations
 
+from polling import eventually_async, pausing
+
 from sparktui.scrub import STARS
 from sparktui.tui.screens.inspect import inspect_text
 from sparktui.tui.viewmodel.node_sort import COLUMNS, NodeOrder
 from tui.k9s_support import SECRET, described, show_four
-from tui.support import make_app, open_and_type, wait_for
+from tui.support import make_app, open_and_type
 
 
 def _order(app) -> list[str]:
@@ -73,7 +75,8 @@ async def test_watch_mode_has_inspect_and_sort_but_no_restart_or_shell():
     assert {"restart", "shell"} <= CHANGES_CLUSTER and "inspect" not in CHANGES_CLUSTER
     app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.dashboard is not None and app.dashboard.is_mounted)
+        await eventually_async(lambda: app.dashboard is not None and app.dashboard.is_mounted,
+                               look=pausing(pilot))
         assert app.check_action("restart", ()) is False
         assert app.check_action("shell", ()) is False
         assert app.check_action("inspect", ()) is True

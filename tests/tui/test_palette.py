@@ -3,6 +3,7 @@ its panes, and its pane entries act on their pane."""
 
 from __future__ import annotations
 
+from polling import eventually_async, pausing
 from textual.binding import Binding
 
 from sparktui.tui.actions import SAME_AS, palette_specs
@@ -12,7 +13,7 @@ from sparktui.tui.screens.recipe_form import RecipeNameScreen
 from sparktui.tui.widgets.logs import LogsPane
 from sparktui.tui.widgets.nodes import NodesPane
 from sparktui.tui.widgets.recipes import RecipesPane
-from tui.support import make_app, palette_search, wait_for
+from tui.support import make_app, palette_search
 
 TARGETS = {SparkApp: "app", DashboardScreen: "screen", LogsPane: "logs", RecipesPane: "recipes",
            NodesPane: "nodes"}
@@ -74,7 +75,8 @@ async def test_pane_entries_act_on_their_pane():
         await _run_from_palette(pilot, "logs: level")
         assert logs.level != level
         await _run_from_palette(pilot, "recipe: duplicate")
-        await wait_for(pilot, lambda: isinstance(app.screen, RecipeNameScreen))
+        await eventually_async(lambda: isinstance(app.screen, RecipeNameScreen),
+                               look=pausing(pilot))
 
 
 async def test_watch_palette_has_the_logs_entries_but_no_recipe_edits():

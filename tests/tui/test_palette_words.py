@@ -3,9 +3,10 @@ and in --watch describes only what is there (no recipes)."""
 
 from __future__ import annotations
 
+from polling import eventually_async, pausing
 from textual.command import CommandInput, CommandList
 
-from tui.support import make_app, palette_search, wait_for
+from tui.support import make_app, palette_search
 from tui.test_snapshots_i18n import language
 
 
@@ -21,7 +22,7 @@ async def test_the_palette_is_translated() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             await support.palette_search(pilot, "Тем")
             assert app.screen.query_one(CommandInput).placeholder == "Поиск команд…"
-            await wait_for(pilot, lambda: "Тема" in _listed(app))
+            await eventually_async(lambda: "Тема" in _listed(app), look=pausing(pilot))
             assert "Theme" not in _listed(app)
 
 
@@ -29,5 +30,5 @@ async def test_the_watch_palette_does_not_mention_the_recipes() -> None:
     app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await palette_search(pilot, "Refresh")
-        await wait_for(pilot, lambda: "check health now" in _listed(app))
+        await eventually_async(lambda: "check health now" in _listed(app), look=pausing(pilot))
         assert "recipe" not in _listed(app)

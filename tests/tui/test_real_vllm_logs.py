@@ -14,12 +14,11 @@ import asyncio
 import re
 import threading
 
+from polling import eventually, eventually_async, pausing
 from real_vllm_support import real_site, recipe
-from site_support import eventually
 
 from sparktui.cli import main
 from sparktui.tui.viewmodel.logtext import is_error_line
-from tui.support import wait_for
 from tui.test_logs import LogsHarness
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -52,11 +51,12 @@ async def _jump(lines) -> str:
         pane = app.pane
         pane.set_nodes(sorted({line.node for line in lines}))
         pane.add_lines(lines)
-        await wait_for(pilot, lambda: pane.view.line_count == len(lines), timeout=60)
+        await eventually_async(lambda: pane.view.line_count == len(lines), 60,
+                               look=pausing(pilot))
         pane.view.focus()
-        await wait_for(pilot, lambda: pilot.app.focused is pane.view)
+        await eventually_async(lambda: pilot.app.focused is pane.view, look=pausing(pilot))
         await pilot.press("E")
-        await wait_for(pilot, lambda: pane.view.current is not None)
+        await eventually_async(lambda: pane.view.current is not None, look=pausing(pilot))
         y, start, end = pane.view.current
         return pane.view.text_at(y)[start:end]
 

@@ -14,12 +14,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from polling import eventually_async, pausing
 
 from sparktui.config.discovery import user_recipes_dir
 from sparktui.config.recipe_edit import SCHEMA_FILE
 from sparktui.tui.controllers import recipes as recipe_keys
 from sparktui.tui.screens.recipe_form import RecipeFormScreen
-from tui.support import RECIPES, make_app, wait_for
+from tui.support import RECIPES, make_app
 
 GLM = "glm-4.5-air-mtp"
 
@@ -45,12 +46,13 @@ async def test_m_on_a_shipped_example_offers_then_copies_and_edits_the_copy(ship
         assert not user.exists()
         assert any("shipped example" in str(n.message) for n in app._notifications)
         await pilot.press("m")
-        await wait_for(pilot, lambda: isinstance(app.screen, RecipeFormScreen))
+        await eventually_async(lambda: isinstance(app.screen, RecipeFormScreen),
+                               look=pausing(pilot))
         form = app.screen
         assert form.path == user / GLM / "recipe.toml"
         assert app.session.recipes_dir == user
         await pilot.press("escape")
-        await wait_for(pilot, lambda: app.screen is app.dashboard)
+        await eventually_async(lambda: app.screen is app.dashboard, look=pausing(pilot))
         # every example came along (none leaves the list), and the schema their
         # ``#:schema`` line names
         assert sorted(p.name for p in user.iterdir()) == sorted(

@@ -13,12 +13,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.config.loader import load_config
 from sparktui.engine.status import LogLine
 from sparktui.tui.messages import HealthUpdated, LogsArrived
-from tui.support import make_app, serving_health, two_node_lines, wait_for
+from tui.support import make_app, serving_health, two_node_lines
 from tui.test_snapshots_i18n import language
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -54,7 +55,7 @@ def test_logs_wrapped_between_words(snap_compare, size: str) -> None:
         await pilot.press("5")
         _health(app)
         app.dashboard.post_message(LogsArrived("2nodes", long_lines()))
-        await wait_for(pilot, lambda: len(app.dashboard.logs.view.lines) >= 8)
+        await eventually_async(lambda: len(app.dashboard.logs.view.lines) >= 8, look=pausing(pilot))
         await pilot.press("w")
         await _settle(pilot)
 
@@ -92,7 +93,7 @@ def test_watch_says_read_only(snap_compare, size: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         _health(pilot.app)
         await pilot.press("s")
-        await wait_for(pilot, lambda: bool(pilot.app._notifications))
+        await eventually_async(lambda: bool(pilot.app._notifications), look=pausing(pilot))
         await _settle(pilot)
 
     assert snap_compare(make_app(watch=True), terminal_size=SIZES[size],

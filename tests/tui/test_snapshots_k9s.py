@@ -12,13 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.inspect import InspectScreen
 from sparktui.tui.viewmodel.node_sort import COLUMNS
 from tui.k9s_support import described, show_four
-from tui.support import RecordingEngine, make_app, open_and_type, wait_for
+from tui.support import RecordingEngine, make_app, open_and_type
 from tui.test_snapshots_actions import Host
 from tui.test_snapshots_i18n import language
 
@@ -34,11 +35,11 @@ def test_restart_confirmation(snap_compare, size: str):
     """R on a serving 2nodes: what is replaced (✖), the name to type."""
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
-        await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)
+        await eventually_async(lambda: "2nodes" in app.dashboard.health, look=pausing(pilot))
         assert app.dashboard.recipes.select("qwen3-235b-2node")
         await pilot.press("R")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen)
-                       and app.screen.health is not None)
+        await eventually_async(lambda: isinstance(app.screen, ConfirmScreen)
+                               and app.screen.health is not None, look=pausing(pilot))
         await _settle(pilot)
 
     app = make_app(engine=RecordingEngine(), refresh_seconds=60)
@@ -97,11 +98,11 @@ def test_restart_confirmation_translated_80x24(snap_compare, support, request) -
 
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
-        await support.wait_for(pilot, lambda: "2nodes" in app.dashboard.health)
+        await eventually_async(lambda: "2nodes" in app.dashboard.health, look=pausing(pilot))
         assert app.dashboard.recipes.select("qwen3-235b-2node")
         await pilot.press("R")
-        await support.wait_for(pilot, lambda: isinstance(app.screen, Confirm)
-                               and app.screen.health is not None)
+        await eventually_async(lambda: isinstance(app.screen, Confirm)
+                               and app.screen.health is not None, look=pausing(pilot))
         await _settle(pilot)
 
     app = support.make_app(engine=support.RecordingEngine(), refresh_seconds=60)

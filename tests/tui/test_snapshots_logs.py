@@ -8,20 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from sparktui.engine.status import LogLine
 from sparktui.tui.app import SparkApp
 from sparktui.tui.messages import HealthUpdated, LogsArrived
-from tui.support import (
-    RECIPES,
-    make_app,
-    open_and_type,
-    serving_health,
-    two_node_lines,
-    wait_for,
-)
+from tui.support import RECIPES, make_app, open_and_type, serving_health, two_node_lines
 
 SMALL = (120, 40)
 
@@ -59,7 +53,7 @@ async def _logs(pilot: Pilot) -> None:
     # The keys that follow act on these lines: wait until they are in the view (a fixed
     # pause was too short on a loaded machine, and `E` then found no error).
     view = app.dashboard.logs.view
-    await wait_for(pilot, lambda: view.line_count == len(failing_lines()))
+    await eventually_async(lambda: view.line_count == len(failing_lines()), look=pausing(pilot))
 
     def at_the_end() -> bool:
         # Following, the view ends at the last line; but lines written while the tab's
@@ -70,7 +64,7 @@ async def _logs(pilot: Pilot) -> None:
         view.scroll_end(animate=False, immediate=True, x_axis=False)
         return False
 
-    await wait_for(pilot, at_the_end)
+    await eventually_async(at_the_end, look=pausing(pilot))
     await pilot.pause()
 
 
@@ -99,7 +93,8 @@ def test_logs_first_error(snap_compare, app):
     async def run_before(pilot: Pilot) -> None:
         await _logs(pilot)
         await pilot.press("E")
-        await wait_for(pilot, lambda: not pilot.app.dashboard.logs.follow)  # marked
+        await eventually_async(lambda: not pilot.app.dashboard.logs.follow,
+                               look=pausing(pilot))  # marked
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

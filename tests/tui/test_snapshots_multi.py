@@ -6,6 +6,7 @@ python -m pytest -n 0 tests/tui/test_snapshots_multi.py --snapshot-update"""
 from __future__ import annotations
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.config.loader import load_config, load_recipe
@@ -18,7 +19,7 @@ from sparktui.tui.viewmodel.health import node_workloads, serving_of
 from sparktui.tui.viewmodel.runs import shares_seen
 from sparktui.tui.widgets.telemetry_table import engine_lines
 from tui.multi_support import OSS, QWEN, two_recipes_frame, two_recipes_health
-from tui.support import EXAMPLE_CONFIG, RECIPES, make_app, wait_for
+from tui.support import EXAMPLE_CONFIG, RECIPES, make_app
 from tui.test_snapshots_actions import Host, _settle
 
 SMALL = (80, 24)
@@ -40,14 +41,14 @@ async def _two_recipes(pilot: Pilot) -> None:
 async def test_each_recipe_row_shows_its_own_last_log_line():
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:  # room for the whole lines
-        await wait_for(pilot, lambda: app.dashboard.cluster == "2nodes")
+        await eventually_async(lambda: app.dashboard.cluster == "2nodes", look=pausing(pilot))
         await _two_recipes(pilot)
         table = app.dashboard.nodes.table
 
         def last(key: str) -> str:
             return table.get_row(key)[-1].plain if key in table.rows else ""
 
-        await wait_for(pilot, lambda: last("spark1") == "INFO qwen ready")
+        await eventually_async(lambda: last("spark1") == "INFO qwen ready", look=pausing(pilot))
         assert last(f"spark1\x00{OSS}") == "INFO oss up"
         assert last("spark2") == "INFO rank 1 joined"
         assert app.dashboard.nodes.current_node() == "spark1"
@@ -105,7 +106,7 @@ async def test_both_recipe_rows_show_whole_at_80x24(watch: bool):
 
     app = make_app(watch=watch)
     async with app.run_test(size=SMALL) as pilot:
-        await wait_for(pilot, lambda: app.dashboard.cluster == "2nodes")
+        await eventually_async(lambda: app.dashboard.cluster == "2nodes", look=pausing(pilot))
         await _two_recipes(pilot)
         pane = app.dashboard.nodes.region
         rows = [row[pane.x:pane.right] for row in screen_rows(app)[pane.y:pane.bottom]]

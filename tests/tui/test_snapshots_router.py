@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.widgets.clusters import ClustersPane
-from tui.support import make_app, serving_health, wait_for
+from tui.support import make_app, serving_health
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 ADDRESS = "http://10.0.0.11:4000/v1"
@@ -29,7 +30,7 @@ def _router(ready: bool = True) -> ClusterHealth:
 def _with(*healths: ClusterHealth):
     async def run_before(pilot: Pilot) -> None:
         dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
-        await wait_for(pilot, lambda: dashboard.is_mounted)
+        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
         for health in healths:
             dashboard.post_message(HealthUpdated(health))
             await pilot.pause(0.2)

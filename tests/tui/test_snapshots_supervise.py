@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from polling import eventually_async, pausing
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
@@ -26,7 +27,7 @@ from sparktui.engine.supervise.record import (
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.details import DetailsScreen
-from tui.support import NOW, RecordingEngine, make_app, serving_health, wait_for
+from tui.support import NOW, RecordingEngine, make_app, serving_health
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 RECIPE = "qwen3-235b-2node"
@@ -72,7 +73,7 @@ def _with(health: ClusterHealth, *keys: str, to_the_end: bool = False):
     scrolled down to the supervision below the node's rows."""
     async def run_before(pilot: Pilot) -> None:
         dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
-        await wait_for(pilot, lambda: dashboard.is_mounted)
+        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
         dashboard.post_message(HealthUpdated(health))
         await pilot.pause(0.2)
         if keys:
@@ -122,11 +123,12 @@ async def test_the_head_details_hold_the_history_and_the_others_do_not():
 async def _supervise_dialog(pilot: Pilot) -> None:
     """S on qwen3-235b-2node, serving on 2nodes: the dialog with its fresh check back."""
     app = pilot.app
-    await wait_for(pilot, lambda: "2nodes" in app.dashboard.health)  # type: ignore[attr-defined]
+    await eventually_async(lambda: "2nodes" in app.dashboard.health,
+                           look=pausing(pilot))  # type: ignore[attr-defined]
     assert app.dashboard.recipes.select(RECIPE)  # type: ignore[attr-defined]
     await pilot.press("S")
-    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen)
-                   and app.screen.health is not None)
+    await eventually_async(lambda: isinstance(app.screen, ConfirmScreen)
+                           and app.screen.health is not None, look=pausing(pilot))
     await pilot.pause(0.2)
 
 

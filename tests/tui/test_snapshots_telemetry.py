@@ -5,12 +5,13 @@ python -m pytest tests/tui/test_snapshots_telemetry.py --snapshot-update"""
 from __future__ import annotations
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.tui.messages import HealthUpdated, TelemetryUpdated
 from sparktui.tui.widgets.alerts import AlertsStrip
 from sparktui.tui.widgets.wall import WallPane, tiles
-from tui.support import make_app, serving_health, wait_for
+from tui.support import make_app, serving_health
 from tui.telemetry_support import telemetry_frame
 
 SMALL = (120, 40)
@@ -50,18 +51,19 @@ async def test_alerts_strip_shows_while_alerts_exist_and_follows_the_cluster():
         strip = app.screen.query_one(AlertsStrip)
         assert not strip.display
         app.dashboard.post_message(TelemetryUpdated(telemetry_frame()))
-        await wait_for(pilot, lambda: strip.display)
+        await eventually_async(lambda: strip.display, look=pausing(pilot))
         assert strip.has_class("-active")
         assert "memory 93% used" in str(strip.render())
         app.dashboard.post_message(TelemetryUpdated(telemetry_frame(alerts=False)))
-        await wait_for(pilot, lambda: not strip.display)
+        await eventually_async(lambda: not strip.display, look=pausing(pilot))
         # a frame of another cluster does not show on this one
         frame_b = telemetry_frame("2nodes-b")
         app.dashboard.post_message(TelemetryUpdated(frame_b))
-        await wait_for(pilot, lambda: app.dashboard.telemetry.get("2nodes-b") is frame_b)
+        await eventually_async(lambda: app.dashboard.telemetry.get("2nodes-b") is frame_b,
+                               look=pausing(pilot))
         assert not strip.display
         app.focus_cluster("2nodes-b")
-        await wait_for(pilot, lambda: strip.display)
+        await eventually_async(lambda: strip.display, look=pausing(pilot))
         assert app.screen.query_one(WallPane).frame.cluster == "2nodes-b"
 
 
@@ -120,8 +122,8 @@ async def test_the_wall_and_its_header_cut_nothing_at_80_columns(code: str) -> N
         frames = importlib.import_module("tui.telemetry_support")
         app = support.make_app(watch=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            await support.wait_for(pilot, lambda: app.dashboard is not None
-                                   and app.dashboard.is_mounted)
+            await eventually_async(lambda: app.dashboard is not None
+                                   and app.dashboard.is_mounted, look=pausing(pilot))
             messages = importlib.import_module("sparktui.tui.messages")
             app.dashboard.post_message(messages.HealthUpdated(support.serving_health()))
             app.dashboard.post_message(messages.TelemetryUpdated(frames.telemetry_frame()))

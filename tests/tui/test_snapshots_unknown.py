@@ -7,6 +7,7 @@ python -m pytest -n 0 tests/tui/test_snapshots_unknown.py --snapshot-update
 from __future__ import annotations
 
 import pytest
+from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
 from sparktui.engine.status import (
@@ -20,7 +21,7 @@ from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.details import DetailsScreen
 from sparktui.tui.viewmodel.health import serving_of
-from tui.support import NOW, make_app, wait_for
+from tui.support import NOW, make_app
 from tui.test_snapshots_actions import Host, _health, _stop_request
 from tui.test_snapshots_docker import DOWN
 
@@ -57,7 +58,7 @@ def test_the_header_state_of_a_services_only_recipe():
 def _with(health: ClusterHealth, *keys: str):
     async def run_before(pilot: Pilot) -> None:
         dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
-        await wait_for(pilot, lambda: dashboard.is_mounted)
+        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
         dashboard.post_message(HealthUpdated(health))
         await pilot.pause(0.2)
         if keys:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from lookalike import Why
+from polling import eventually_async
 from site_support import toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config
 from sparktui.tui.widgets.wall import WallPane
-from tui.dashboard_support import dashboard_app, wait_until
+from tui.dashboard_support import dashboard_app
 
 # A look-alike, not the real vLLM (tests/lookalike.py): set engine figures and nvidia-smi figures;
 # 2-node group.
@@ -41,12 +42,12 @@ def test_wall_screen_shows_the_engine_figures_and_the_deep_check(site):
                 return bool(frame and frame.engine and frame.engine.gen_tps
                             and len(frame.history.get("engine.gen_tps", ())) >= 8)
 
-            await wait_until(pilot, sampled)
+            await eventually_async(sampled, settle=pilot.pause)
             wall = app.screen.query_one(WallPane)
-            await wait_until(pilot, lambda: wall.frame is not None)
+            await eventually_async(lambda: wall.frame is not None, settle=pilot.pause)
             app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore
             await pilot.press("D")
-            await wait_until(pilot, lambda: bool(notes))
+            await eventually_async(lambda: bool(notes), settle=pilot.pause)
             return dashboard.telemetry["test"], wall.frame
 
     frame, shown = asyncio.run(look())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from polling import eventually_async, pausing
 from textual.command import CommandList, CommandPalette
 from textual.screen import ModalScreen
 from textual.widgets import Input
@@ -13,7 +14,7 @@ from sparktui.tui.app import SparkApp
 from sparktui.tui.screens.dashboard import DashboardScreen
 from sparktui.tui.screens.help import help_rows
 from sparktui.tui.widgets.logs import LogsPane
-from tui.support import RecordingEngine, make_app, wait_for
+from tui.support import RecordingEngine, make_app
 
 
 def _every_key(app: SparkApp) -> list[str]:
@@ -162,7 +163,8 @@ async def test_watch_cycles_clusters():
             focus(name)
 
         app.focus_cluster = recording
-        await wait_for(pilot, lambda: seen == {"2nodes", "2nodes-b", "4nodes-switch"})
+        await eventually_async(lambda: seen == {"2nodes", "2nodes-b", "4nodes-switch"},
+                               look=pausing(pilot))
         assert app.dashboard is not None and app.dashboard.cluster == app.cluster
 
 

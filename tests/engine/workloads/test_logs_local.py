@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from site_support import eventually, interrupt, sparktui_process
+from polling import eventually
+from site_support import interrupt, sparktui_process
 
 LOCAL_CONFIG = """ssh_user = "root"
 

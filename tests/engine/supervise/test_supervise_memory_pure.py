@@ -76,7 +76,11 @@ class FakeNode:
         return Completed(0, meminfo(128 * GB, value), "")
 
 
-def _wait(plan, nodes: dict[str, FakeNode], bound: float, mark: Mark | None = None):
+def _memory_back(plan, nodes: dict[str, FakeNode], bound: float, mark: Mark | None = None):
+    """The supervisor's own wait (``memory_back``) on these nodes, looking every 0.05 s:
+    what it returned, and the short nodes it told. ``bound`` is the wait under test; a
+    bound of 30 s only bounds a failure (the memory comes back, or a mark is read, at the
+    first looks)."""
     heard: list = []
 
     async def disarming() -> Mark | None:
@@ -101,14 +105,14 @@ def plan(tmp_path):
 def test_memory_that_comes_back_lets_the_restart_go_on(plan):
     nodes = {"alpha": FakeNode("alpha", 120 * GB), "beta": FakeNode("beta", 5 * GB, 5 * GB,
                                                                       120 * GB)}
-    result, heard = _wait(plan, nodes, bound=30)
+    result, heard = _memory_back(plan, nodes, bound=30)
     assert result is None and nodes["beta"].looks == 3
     assert [[s.node for s in shorts] for shorts in heard] == [["beta"]]  # said once
 
 
 def test_memory_that_does_not_come_back_is_a_give_up_at_the_bound(plan):
     nodes = {"alpha": FakeNode("alpha", 120 * GB), "beta": FakeNode("beta", 5 * GB)}
-    result, heard = _wait(plan, nodes, bound=0.3)
+    result, heard = _memory_back(plan, nodes, bound=0.3)
     assert isinstance(result, Reason) and result.code == "memory_not_reclaimed"
     assert result.values["node"] == "beta" and result.values["waited"] >= 0.3
     assert len(heard) == 1 and nodes["beta"].looks >= 2  # looked again until the bound
@@ -120,9 +124,9 @@ def test_memory_that_does_not_come_back_is_a_give_up_at_the_bound(plan):
 def test_an_operators_stop_during_the_wait_wins_and_an_unread_node_is_not_short(plan):
     mark = Mark("m", "stop", "duo")
     nodes = {"alpha": FakeNode("alpha", 120 * GB), "beta": FakeNode("beta", 5 * GB)}
-    assert _wait(plan, nodes, bound=30, mark=mark)[0] == mark
+    assert _memory_back(plan, nodes, bound=30, mark=mark)[0] == mark
     unread = {"alpha": FakeNode("alpha", 120 * GB), "beta": FakeNode("beta", None)}
-    assert _wait(plan, unread, bound=30) == (None, [])
+    assert _memory_back(plan, unread, bound=30) == (None, [])
 
 
 def test_the_bound_is_a_setting_with_a_default(tmp_path):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from lookalike import Why
-from site_support import eventually, interrupt, sparktui_process, toy_recipe
+from polling import eventually
+from site_support import interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
 

@@ -1,5 +1,5 @@
 """Where ``sparktui bench`` sends its load, from a health check's router (no hosts: the
-choice is a function of what the check found; tests/engine/test_bench_router.py runs it
+choice is a function of what the check found; tests/engine/bench/test_bench_router.py runs it
 on the real router)."""
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
 """sparktui bench on the real Docker test bed, against the test engine streaming at the
 rates the test sets: the figures must be the ones it was told to produce.
 
-Tolerances: the engine sleeps at least TTFT before the first token and TPOT between
-tokens, so no figure can be better than the set one; a loaded 2-core machine only makes
-them worse. Each figure must lie in [set, set + slack] (latencies) or
-[0.55, 1.05] x the ideal (throughputs): wide for a loaded CI machine, and still failing
-on a wrong computation (tokens/s off by 2x, a TTFT in ms read as s).
+No figure is held under a time: a loaded machine (six workers on two cores) makes every
+latency longer and every rate lower, so a bound there fails a correct reading. What a
+load cannot change is asserted instead. The engine sleeps at least TTFT before the first
+token and TPOT between tokens, so no latency is below the set one and no rate above the
+ideal. And the figures agree with each other by the tool's own definitions, whatever the
+load: a request's ITL is (e2e - TTFT) / (tokens - 1), so the means hold
+e2e = TTFT + (OUT - 1) x ITL; requests/s x the level's duration is its request count;
+tokens/s / requests/s is the tokens of one request; no request outlasts its level. A
+wrong reading breaks one of these: a TTFT in ms read as s, tokens/s off by 2x.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from pathlib import Path
 import pytest
 from bench_support import bench_setup, kept_runs
 from lookalike import Why
-from site_support import eventually, interrupt, sparktui_process, toy_recipe
+from polling import eventually
+from site_support import interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
 
@@ -71,13 +76,18 @@ def test_two_levels_report_the_rates_the_engine_was_told(site, bench_env, tmp_pa
     one_request = TTFT + (OUT - 1) * TPOT  # seconds, at best
     for lv in run["levels"]:
         c = lv["concurrency"]
+        ttft, itl, e2e, seconds = lv["ttft"], lv["itl"], lv["e2e"], lv["duration_seconds"]
         assert (lv["requests"], lv["errors"], lv["partial"]) == (8, 0, False), lv
-        assert TTFT <= lv["ttft"]["p50"] <= TTFT + 0.15, lv["ttft"]
-        assert TTFT <= lv["ttft"]["p99"] <= TTFT + 0.6, lv["ttft"]
-        assert TPOT * 0.95 <= lv["itl"]["p50"] <= TPOT + 0.02, lv["itl"]
-        assert one_request <= lv["e2e"]["p50"] <= one_request * 1.6, lv["e2e"]
+        # never better than the engine was told
+        assert TTFT <= ttft["p50"] <= ttft["p99"] <= e2e["p99"], lv
+        assert itl["p50"] >= TPOT * 0.95, itl
+        assert one_request <= e2e["p50"] <= e2e["p99"] <= seconds, lv
         ideal = c * OUT / one_request  # tokens/s with c streams always busy
-        assert 0.55 * ideal <= lv["output_tokens_per_second"] <= 1.05 * ideal, (c, lv)
+        assert lv["output_tokens_per_second"] <= 1.05 * ideal, (c, lv)
+        # the figures agree with each other, in seconds, under any load
+        assert e2e["mean"] == pytest.approx(ttft["mean"] + (OUT - 1) * itl["mean"],
+                                            rel=0.01), lv
+        assert lv["request_throughput"] * seconds == pytest.approx(8, rel=0.01), lv
         # every request gave OUT tokens: tokens/s and requests/s agree
         per_request = lv["output_tokens_per_second"] / lv["request_throughput"]
         assert abs(per_request - OUT) / OUT < 0.1, (c, lv)

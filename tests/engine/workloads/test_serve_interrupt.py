@@ -11,14 +11,8 @@ import subprocess
 
 from hosts.cluster import STOP_GRACE
 from lookalike import Why
-from site_support import (
-    Lines,
-    Recorder,
-    eventually,
-    interrupt,
-    sparktui_process,
-    toy_recipe,
-)
+from polling import eventually
+from site_support import Lines, Recorder, interrupt, sparktui_process, toy_recipe
 
 from sparktui.cli import main
 from sparktui.config.loader import load_config

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from lookalike import Why
-from site_support import eventually
+from polling import eventually
 
 from sparktui.config.loader import load_recipe
 from sparktui.errors import SparkError

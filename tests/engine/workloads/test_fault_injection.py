@@ -14,6 +14,8 @@ import asyncio
 import contextlib
 
 import pytest
+from engine.supervise.supervise_support import TOP as SUPERVISE_TOP
+from engine.supervise.supervise_support import sparks
 from fault_support import (
     ABSENCE,
     Fault,
@@ -26,8 +28,6 @@ from fault_support import (
 )
 from lookalike import Why
 from site_support import Recorder, toy_recipe
-from supervise_support import TOP as SUPERVISE_TOP
-from supervise_support import sparks
 
 from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.supervise.events import Happening, SuperviseEvent

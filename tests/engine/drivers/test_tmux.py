@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lookalike import Why
-from site_support import eventually
+from polling import eventually
 
 from sparktui.cli import main
 
@@ -17,7 +17,7 @@ from sparktui.cli import main
 # group with a headless worker.
 LOOKALIKE = (Why.SPEED, Why.MULTI_NODE)
 
-FAKE_ENGINE = (Path(__file__).resolve().parents[1] / "hosts" / "testimage" / "sparktest"
+FAKE_ENGINE = (Path(__file__).resolve().parents[2] / "hosts" / "testimage" / "sparktest"
                / "http_engine.py")
 
 # A host-installed `vllm` for the test nodes: the head serves the fake engine's API on

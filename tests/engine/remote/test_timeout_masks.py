@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from engine.test_logs_local import LOCAL_CONFIG
+from engine.workloads.test_logs_local import LOCAL_CONFIG
 
 from sparktui.config.loader import load_config
 from sparktui.engine.remote.local import LocalTransport

@@ -8,8 +8,10 @@ import os
 import signal
 
 from lookalike import Why
+from polling import eventually
 from site_support import toy_recipe
 from supervise_support import (
+    LOOK_OVER_SSH,
     SUPERVISOR_IMAGE,
     TOP,
     SupervisorProcess,
@@ -20,7 +22,6 @@ from supervise_support import (
     running,
     sparks,
     supervision,
-    until,
     wait_supervised,
 )
 
@@ -39,11 +40,12 @@ def test_a_killed_worker_restarts_the_whole_group_and_a_stop_ends_the_supervisor
         before = running(s)
         assert sup.saw("the group is not running: serving it")
         s.hosts.node("node2").docker("kill", "sparktui-toy")
-        after = until(lambda: all_new(s, before), 120, "every container of the group new",
-                      explain=sup.output)
+        after = eventually(lambda: all_new(s, before), 120, "every container of the group new",
+                           explain=sup.output, every=LOOK_OVER_SSH)
         assert set(after) == {"node1", "node2"}
-        status = until(lambda: (x := supervision(s)).record and x.record.restarts
-                       and x.record.restarts[-1].ok and x, 60, "the restart recorded")
+        status = eventually(lambda: (x := supervision(s)).record and x.record.restarts
+                            and x.record.restarts[-1].ok and x, 60, "the restart recorded",
+                            every=LOOK_OVER_SSH)
         event = status.record.restarts[-1]
         assert event.failure.node == "node2" and event.failure.kind == "not_running"
         capsys.readouterr()
@@ -88,10 +90,11 @@ def test_a_hung_head_is_restarted_and_a_second_supervisor_refuses(site, capsys):
         assert "supervised already" in err and holder.holder in err
         before = running(s)
         _freeze(s, "node1")  # the head engine stops answering, its container still "Up"
-        until(lambda: all_new(s, before), 120, "every container of the group new",
-              explain=sup.output)
-        event = until(lambda: (r := supervision(s).record) and r.restarts
-                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        eventually(lambda: all_new(s, before), 120, "every container of the group new",
+                   explain=sup.output, every=LOOK_OVER_SSH)
+        event = eventually(lambda: (r := supervision(s).record) and r.restarts
+                           and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded",
+                           every=LOOK_OVER_SSH)
         assert event.failure.node == "node1" and event.failure.kind == "health"
         assert "/health does not answer (timeout)" in sup.output()
         # Ctrl+C ends the supervisor and leaves the group running
@@ -126,8 +129,8 @@ def test_an_engine_that_crashes_every_time_is_given_up_after_the_limit(site, cap
     assert "last lines of" in out
     # an end of supervision makes the give-up history, and says what is true of the group
     # (issue 29, item 12): it does not run, it does not "keep running"
-    until(lambda: all(state != "running" for _, state in group(s).values()), 60,
-          "the crashed group's containers exited")
+    eventually(lambda: all(state != "running" for _, state in group(s).values()), 60,
+               "the crashed group's containers exited", every=LOOK_OVER_SSH)
     assert main(s.cli("supervise", "--end")) == 0
     out = capsys.readouterr().out
     assert "the give-up of toy's supervision is history now" in out
@@ -162,7 +165,8 @@ def test_a_dead_supervisors_lease_expires_and_end_leaves_the_group_running(site,
         dead = supervision(s).lease
         first.kill()  # no cleanup at all: the lease stays until its heartbeat is too old
     assert supervision(s).lease.token == dead.token
-    until(lambda: supervision(s).state == "lost", 60, "the lease without heartbeat")
+    eventually(lambda: supervision(s).state == "lost", 60, "the lease without heartbeat",
+               every=LOOK_OVER_SSH)
     capsys.readouterr()
     main(s.cli("health"))
     assert f"supervisor {dead.holder} lost: no heartbeat for" in capsys.readouterr().out
@@ -202,9 +206,10 @@ def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(s
     # the laptop is gone: nothing of this process supervises; the head does
     before = running(s)
     s.hosts.node("node2").docker("kill", "sparktui-toy")
-    until(lambda: all_new(s, before), 120, "every container of the group new", explain=logs)
-    until(lambda: "the group is serving again" in logs(), 60, "the restart logged",
-          explain=logs)
+    eventually(lambda: all_new(s, before), 120, "every container of the group new", explain=logs,
+               every=LOOK_OVER_SSH)
+    eventually(lambda: "the group is serving again" in logs(), 60, "the restart logged",
+               explain=logs, every=LOOK_OVER_SSH)
     # a second install while it runs is refused
     assert main(s.cli("supervise", "toy", "--on-node")) == 3
     capsys.readouterr()
@@ -226,11 +231,12 @@ def test_a_stalled_engine_is_restarted(site):
         before = running(s)
         head = s.hosts.node("node1")
         head.set_engine(waiting=4, gen_tps=0)  # requests queue up, no token comes out
-        until(lambda: sup.saw("restarting the whole group: node1: no token generated for"),
-              120, "a stall seen", explain=sup.output)
+        eventually(lambda: sup.saw("restarting the whole group: node1: no token generated for"),
+                   120, "a stall seen", explain=sup.output, every=LOOK_OVER_SSH)
         head.set_engine(waiting=0)  # what the restart cures
-        until(lambda: all_new(s, before), 120, "every container of the group new",
-              explain=sup.output)
-        event = until(lambda: (r := supervision(s).record) and r.restarts
-                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        eventually(lambda: all_new(s, before), 120, "every container of the group new",
+                   explain=sup.output, every=LOOK_OVER_SSH)
+        event = eventually(lambda: (r := supervision(s).record) and r.restarts
+                           and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded",
+                           every=LOOK_OVER_SSH)
         assert event.failure.kind == "stalled" and event.failure.node == "node1"

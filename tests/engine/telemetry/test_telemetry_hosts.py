@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import time
 
 from lookalike import Why
+from polling import eventually
 from site_support import toy_recipe
 
 from sparktui.cli import main
@@ -225,15 +225,19 @@ def test_exporter_services_are_read_instead_of_the_command(site):
     node.set_gpu(**{"utilization.gpu": 55, "power.draw": 20.0, "temperature.gpu": 50})
     _exporter(node, "dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3", 9401)
     _exporter(node, "node-exporter", "quay.io/prometheus/node-exporter:v1.9.1", 9101)
-    deadline = time.monotonic() + 60  # bounds a failure; the exporters start late under load
-    while True:
-        frames, channels = _samples(s, 2, 0.5)
-        f = frames[-1].nodes[0]
-        # both samples from the exporters: the CPU share is a delta of two of their readings
-        if all(fr.nodes[0].sources == {"cpu_mem": "node-exporter", "gpu": "dcgm-exporter"}
-               for fr in frames):
-            break
-        assert time.monotonic() < deadline, f.sources
+    sampled: list = []
+
+    def from_exporters():
+        """Two samples, both from the exporters (the CPU share is a delta of two of their
+        readings); the exporters start late under load."""
+        sampled[:] = [_samples(s, 2, 0.5)]
+        return all(fr.nodes[0].sources == {"cpu_mem": "node-exporter", "gpu": "dcgm-exporter"}
+                   for fr in sampled[0][0])
+
+    eventually(from_exporters, 60, "both samples from the exporters",
+               explain=lambda: str(sampled[0][0][-1].nodes[0].sources))
+    frames, channels = sampled[0]
+    f = frames[-1].nodes[0]
     assert f.mem_total == 128e9 and f.mem_available == 98e9  # the exporter's, not /proc's
     assert abs(f.cpu_pct - 25.0) < 2  # its counters grow 1/4 user, 3/4 idle (2 decimals)
     assert (f.gpu_util, f.gpu_power, f.gpu_temp) == (55, 20.0, 50)

@@ -8,7 +8,8 @@ import json
 import re
 
 from lookalike import Why
-from site_support import Recorder, eventually, toy_recipe
+from polling import eventually_async
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 
@@ -202,7 +203,7 @@ def test_a_node_that_dies_during_the_readiness_wait_rolls_back_the_others(fresh_
         e = s.engine()
         try:
             serving = asyncio.ensure_future(e.serve(plan, rec))
-            await asyncio.to_thread(eventually, lambda: any(
+            await eventually_async(lambda: any(
                 ev.step == "ready" and ev.state == "waiting" for ev in rec.events), 60,
                 "serve waiting for readiness")
             s.hosts.node("node2").kill()  # the worker's node goes away (sshd and sessions)

@@ -8,7 +8,7 @@ import asyncio
 import json
 import stat
 
-from engine.test_tmux import VLLM
+from engine.drivers.test_tmux import VLLM
 from lookalike import Why
 from site_support import toy_recipe
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from site_support import eventually
+from polling import eventually
 
 from sparktui.engine.supervise.record import (
     Failure,
@@ -23,7 +23,7 @@ from sparktui.engine.supervise.record import (
     SupervisionStatus,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # Small intervals and limits; every wait in the tests is a bounded poll.
 TOP = "\n".join([
@@ -33,6 +33,10 @@ TOP = "\n".join([
     "supervise_lease_seconds = 8",
 ])
 
+
+LOOK_OVER_SSH = 0.5
+"""Seconds between looks of a wait whose every look opens SSH connections to the
+nodes (the supervision record, the group's containers)."""
 
 SPARK_TOTAL = 128e9
 SPARK_AVAILABLE = 120e9
@@ -67,12 +71,6 @@ def env() -> dict[str, str]:
     out["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), out.get("PYTHONPATH")]))
     out["LANGUAGE"] = "en"
     return out
-
-
-def until(predicate, seconds: float = 60.0, what: str = "condition", every: float = 0.5,
-          explain=None):
-    """``eventually`` at twice a second: each poll may open SSH connections."""
-    return eventually(predicate, seconds, what, every=every, explain=explain)
 
 
 class SupervisorProcess:
@@ -165,8 +163,8 @@ def wait_supervised(site, proc: SupervisorProcess | None = None, seconds: float 
                    and record.healthy_since is not None)
         return (status if status.state == "supervised" and healthy and running(site, nodes)
                 else None)
-    return until(ready, seconds, "the group supervised and running",
-                 explain=proc.output if proc is not None else None)
+    return eventually(ready, seconds, "the group supervised and running",
+                      explain=proc.output if proc is not None else None, every=LOOK_OVER_SSH)
 
 
 def gave_up(cluster: str = "test", recipe: str = "toy", ago: float = 60.0) -> Record:

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 
 import pytest
-from engine.test_logs_local import LOCAL_CONFIG
+from engine.workloads.test_logs_local import LOCAL_CONFIG
 from lookalike import Why
 from site_support import toy_recipe
 

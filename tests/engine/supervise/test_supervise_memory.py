@@ -13,8 +13,10 @@ from __future__ import annotations
 import time
 
 from lookalike import Why
+from polling import eventually
 from site_support import toy_recipe
 from supervise_support import (
+    LOOK_OVER_SSH,
     SPARK_AVAILABLE,
     TOP,
     SupervisorProcess,
@@ -24,7 +26,6 @@ from supervise_support import (
     running,
     sparks,
     supervision,
-    until,
     wait_supervised,
 )
 
@@ -51,8 +52,8 @@ def test_a_restart_waits_until_the_nodes_memory_is_back(site, capsys):
         before = running(s)
         node2.set_memory(available=KEPT)  # its engine crashes and keeps its memory
         node2.docker("kill", "sparktui-toy")
-        until(lambda: supervision(s).record.status == "memory", 120,
-              "the supervisor waiting for memory", explain=sup.output)
+        eventually(lambda: supervision(s).record.status == "memory", 120,
+                   "the supervisor waiting for memory", explain=sup.output, every=LOOK_OVER_SSH)
         assert sup.saw("waiting for memory to come back: node2: 9.3")
         capsys.readouterr()
         main(s.cli("health"))
@@ -62,11 +63,12 @@ def test_a_restart_waits_until_the_nodes_memory_is_back(site, capsys):
         served = len(_runs(node2))
         back = time.time()
         node2.set_memory(available=SPARK_AVAILABLE)  # given back
-        until(lambda: all_new(s, before), 120, "every container of the group new",
-              explain=sup.output)
+        eventually(lambda: all_new(s, before), 120, "every container of the group new",
+                   explain=sup.output, every=LOOK_OVER_SSH)
         assert len(_runs(node2)) == served + 1 and _runs(node2)[-1] > back
-        event = until(lambda: (r := supervision(s).record) and r.restarts
-                      and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded")
+        event = eventually(lambda: (r := supervision(s).record) and r.restarts
+                           and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded",
+                           every=LOOK_OVER_SSH)
         assert event.failure.node == "node2"
         assert main(s.cli("stop", "--yes")) == 0
         assert sup.wait(60) == 0, sup.output()

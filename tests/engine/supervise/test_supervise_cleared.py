@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lookalike import Why
 from plan_support import run_module
+from polling import eventually_async
 from site_support import toy_recipe
 from supervise_support import (
     TOP,
@@ -129,7 +130,7 @@ def test_a_serve_or_a_stop_of_the_recipe_clears_its_give_up(site, capsys):
 
 def test_end_clears_a_give_up_on_a_wall_screen_and_says_the_group_does_not_run(site):
     from textual.widgets import Static
-    from tui.dashboard_support import dashboard_app, wait_until
+    from tui.dashboard_support import dashboard_app
 
     from sparktui.tui.widgets.alerts import AlertsStrip
     from sparktui.tui.widgets.header import StatusHeader
@@ -146,15 +147,16 @@ def test_end_clears_a_give_up_on_a_wall_screen_and_says_the_group_does_not_run(s
     async def go() -> str:
         async with app.run_test(size=(160, 40)) as pilot:
             strip = app.dashboard.query_one(AlertsStrip)
-            await wait_until(pilot, lambda: "gave up" in str(strip.render()), 60)
+            await eventually_async(lambda: "gave up" in str(strip.render()), 60, settle=pilot.pause)
             assert "✖" in header() and "gave up" in header()
             # from another operator's terminal (the wall screen changes nothing)
             worker = threading.Thread(target=lambda: ended.append(subprocess.run(
                 [sys.executable, "-m", "sparktui", *s.cli("supervise", "--end")],
                 env=env(), capture_output=True, text=True, timeout=120, check=False)))
             worker.start()
-            await wait_until(pilot, lambda: not worker.is_alive(), 120)
-            await wait_until(pilot, lambda: "gave up" not in str(strip.render()), 60)
+            await eventually_async(lambda: not worker.is_alive(), 120, settle=pilot.pause)
+            await eventually_async(lambda: "gave up" not in str(strip.render()), 60,
+                                   settle=pilot.pause)
             assert "gave up" not in header()
             return str(strip.render())
 
