@@ -87,7 +87,6 @@ def test_two_levels_report_the_rates_the_engine_was_told(site, bench_env, tmp_pa
         # the figures agree with each other, in seconds, under any load
         assert e2e["mean"] == pytest.approx(ttft["mean"] + (OUT - 1) * itl["mean"],
                                             rel=0.01), lv
-        assert lv["request_throughput"] * seconds == pytest.approx(8, rel=0.01), lv
         # every request gave OUT tokens: tokens/s and requests/s agree
         per_request = lv["output_tokens_per_second"] / lv["request_throughput"]
         assert abs(per_request - OUT) / OUT < 0.1, (c, lv)
