@@ -2,7 +2,8 @@
 
 Like Harlequin's ``hsql`` test: run ``plan`` in a fresh interpreter and look at
 ``sys.modules``. Then read every source file's imports (lazy ones inside functions
-included) and check the direction of the flow: config -> plan -> engine -> tui/cli.
+included) and check the direction of the flow: config -> plan -> engine -> tui/cli, and
+that the front-ends reach the engine through its API (``sparktui.engine.api``) only.
 """
 
 from __future__ import annotations
@@ -175,6 +176,39 @@ def test_layer_direction(layer: str) -> None:
             if layer_of(module) in FORBIDDEN[layer]:
                 offences.append(f"{path.relative_to(REPO)} imports {module}")
     assert offences == []
+
+
+FRONT_ENDS = ("tui", "cli")
+ENGINE_API = "sparktui.engine.api"
+
+
+def past_the_api(module: str) -> bool:
+    """An engine module other than its API (and the names the API exports). The engine
+    package itself is what every ``from sparktui.engine.x import y`` names first: the
+    ``x`` that follows is what is checked."""
+    if not module.startswith("sparktui.engine."):
+        return False
+    return module != ENGINE_API and not module.startswith(ENGINE_API + ".")
+
+
+@pytest.mark.parametrize("layer", FRONT_ENDS)
+def test_front_ends_import_the_engine_through_its_api_only(layer: str) -> None:
+    """Operations and values alike: what the engine offers the dashboard and the CLI is
+    in ``sparktui.engine.api``, so the engine's modules can change behind it."""
+    offences = [f"{path.relative_to(REPO)} imports {module}"
+                for path in source_files(layer) for module in sorted(imports_of(path))
+                if past_the_api(module)]
+    assert offences == []
+
+
+def test_the_api_check_sees_every_way_past_the_api() -> None:
+    pretend = PACKAGE / "tui" / "widgets" / "probe.py"
+    source = ("from sparktui.engine.api import Workload\n"
+              "def f():\n    from ...engine.status import ClusterHealth\n"
+              "    from sparktui.engine import cluster\n    import sparktui.engine.doctor\n")
+    found = sorted(m for m in imports_of(pretend, source) if past_the_api(m))
+    assert found == ["sparktui.engine.cluster", "sparktui.engine.doctor",
+                     "sparktui.engine.status", "sparktui.engine.status.ClusterHealth"]
 
 
 def root_module(module: str) -> str | None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from sparktui.engine.doctor import Check
+from sparktui.engine.api import Check
 from sparktui.i18n import N_, _
 
 STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}

@@ -22,10 +22,10 @@ import time
 import uuid
 from dataclasses import replace
 
-from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.deadline import within
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.results import ActionResult, Progress
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
 from sparktui.engine.supervise.events import (

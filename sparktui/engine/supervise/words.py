@@ -17,8 +17,7 @@ from sparktui.visible import shorten, visible
 
 if TYPE_CHECKING:
     from sparktui.engine.supervise.ending import Ending
-    from sparktui.engine.supervise.history import Cleared
-    from sparktui.engine.supervise.memory import Short
+    from sparktui.engine.supervise.outcomes import Cleared, Short
 
 FAILURES: dict[str, str] = {
     "missing": N_("{node}: its container {detail} is gone"),

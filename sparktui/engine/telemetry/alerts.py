@@ -10,13 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from sparktui.engine.status import ClusterHealth
-from sparktui.engine.telemetry.figures import Alert, EngineFigures, NodeFigures
+from sparktui.engine.telemetry.figures import (
+    KV_SHARE,
+    MEMORY_PCT,
+    Alert,
+    EngineFigures,
+    NodeFigures,
+)
 from sparktui.engine.telemetry.history import History
 from sparktui.i18n import N_, _
 from sparktui.said import Code, Text, said
 
-MEMORY_PCT = 90.0
-KV_SHARE = 0.95
 SWAP_GROWTH_BYTES = 64 * 1024 * 1024  # over SWAP_WINDOW: less is noise
 SWAP_WINDOW = 60.0
 STALL_SECONDS = 300.0

@@ -20,8 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.engine.supervise.words import status_line
+from sparktui.engine.api import ClusterHealth, NodeHealth, Workload, status_line
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.markup import esc

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from sparktui.engine.workloads.inspect import Described
+from sparktui.engine.api import Described
 from sparktui.tui.screens.details import DetailsScreen
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sparktui.engine.supervise.record import SupervisionStatus
-from sparktui.engine.supervise.words import NOW, restart_line, status_line
+from sparktui.engine.api import NOW, SupervisionStatus, restart_line, status_line
 from sparktui.i18n import _, ngettext
 
 ALERT_RESTARTS = 2

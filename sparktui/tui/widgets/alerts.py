@@ -6,8 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from sparktui.engine.telemetry.alerts import describe
-from sparktui.engine.telemetry.figures import Alert
+from sparktui.engine.api import Alert, describe
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.tui.viewmodel.supervision import SupervisionAlert
