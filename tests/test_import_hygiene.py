@@ -2,8 +2,9 @@
 
 Like Harlequin's ``hsql`` test: run ``plan`` in a fresh interpreter and look at
 ``sys.modules``. Then read every source file's imports (lazy ones inside functions
-included) and check the direction of the flow: config -> plan -> engine -> tui/cli, and
-that the front-ends reach the engine through its API (``sparktui.engine.api``) only.
+included) and check the direction of the flow: config -> plan -> engine -> present ->
+tui/cli, and that the front-ends and the words they show (``present``) reach the engine
+through its API (``sparktui.engine.api``) only.
 """
 
 from __future__ import annotations
@@ -106,12 +107,15 @@ def test_pure_layers_import_no_side_effects(package: str) -> None:
 
 # -- static: the direction of imports, file by file ------------------------------------------
 
-LAYERS = ("config", "plan", "engine", "tui", "cli")
+LAYERS = ("config", "plan", "engine", "present", "tui", "cli")
 FORBIDDEN = {
-    "config": {"plan", "engine", "tui", "cli"},
-    "plan": {"engine", "tui", "cli"},
-    "engine": {"tui", "cli"},
+    "config": {"plan", "engine", "present", "tui", "cli"},
+    "plan": {"engine", "present", "tui", "cli"},
+    "engine": {"present", "tui", "cli"},
+    "present": {"tui", "cli"},
 }
+"""``present`` (the words of the engine's values) sits between the engine and the
+front-ends: it reads the engine through its API only, like them."""
 BASE = ("resources", "visible", "scrub", "untrusted_json", "i18n", "i18n_catalogs",
         "exitcodes", "fmt", "errors", "steps", "said", "labels")
 """The root modules under every layer, in their own order: each imports no layer, and of
@@ -178,7 +182,7 @@ def test_layer_direction(layer: str) -> None:
     assert offences == []
 
 
-FRONT_ENDS = ("tui", "cli")
+FRONT_ENDS = ("present", "tui", "cli")
 ENGINE_API = "sparktui.engine.api"
 
 
@@ -193,8 +197,9 @@ def past_the_api(module: str) -> bool:
 
 @pytest.mark.parametrize("layer", FRONT_ENDS)
 def test_front_ends_import_the_engine_through_its_api_only(layer: str) -> None:
-    """Operations and values alike: what the engine offers the dashboard and the CLI is
-    in ``sparktui.engine.api``, so the engine's modules can change behind it."""
+    """Operations and values alike: what the engine offers the dashboard and the CLI (and
+    the words they show of it) is in ``sparktui.engine.api``, so the engine's modules can
+    change behind it."""
     offences = [f"{path.relative_to(REPO)} imports {module}"
                 for path in source_files(layer) for module in sorted(imports_of(path))
                 if past_the_api(module)]

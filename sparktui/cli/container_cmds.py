@@ -20,6 +20,7 @@ from sparktui.engine.api import (
 from sparktui.errors import EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.container import container_text
 from sparktui.scrub import scrub
 
 
@@ -99,5 +100,5 @@ def run_inspect(args: argparse.Namespace) -> int:
     if args.json:
         print(scrub(json.dumps(described.raw, indent=2)))
     else:
-        sys.stdout.write(scrub(described.text()))
+        sys.stdout.write(scrub(container_text(described)))
     return EXIT_OK

@@ -10,7 +10,6 @@ import shlex
 import sys
 
 from sparktui.cli.context import config_from, with_engine
-from sparktui.cli.doctor_text import doctor_lines
 from sparktui.engine.api import (
     FAIL,
     ClusterControl,
@@ -23,6 +22,7 @@ from sparktui.engine.api import (
 from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.doctor import doctor_lines
 from sparktui.scrub import scrub
 
 

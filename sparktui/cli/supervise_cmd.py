@@ -16,9 +16,6 @@ from sparktui.engine.api import (
     Happening,
     SuperviseEvent,
     SuperviseResult,
-    ending_lines,
-    restart_line,
-    status_line,
 )
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
 from sparktui.fmt import format_time
@@ -27,6 +24,7 @@ from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
+from sparktui.present.supervision import ending_lines, restart_line, status_line
 from sparktui.resources import supervisor_dockerfile
 from sparktui.scrub import scrub
 from sparktui.visible import visible

@@ -19,12 +19,12 @@ from sparktui.engine.api import (
     ClusterControl,
     DeepCheck,
     TelemetryFrame,
-    describe,
 )
 from sparktui.errors import EXIT_OK
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.alerts import describe
 from sparktui.visible import write_control
 
 HEALTH_SAMPLE_GAP = 1.0  # seconds between the two samples health --json takes (rates)

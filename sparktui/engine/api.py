@@ -55,6 +55,14 @@ from sparktui.engine.status import (
     in_source,
     log_source,
 )
+from sparktui.engine.supervise.codes import (
+    cleared_said,
+    clearing_said,
+    failure_said,
+    mark_said,
+    reason_said,
+    short_said,
+)
 from sparktui.engine.supervise.ending import Ending, Group
 from sparktui.engine.supervise.events import (
     ALERTS,
@@ -98,8 +106,6 @@ if TYPE_CHECKING:
     from sparktui.config.models import Config
     from sparktui.plan.model import LaunchPlan
     from sparktui.said import Said
-from sparktui.engine.supervise.words import NOW, ending_lines, restart_line, status_line
-from sparktui.engine.telemetry.alerts import describe
 
 
 def taken(health: ClusterHealth, plan: LaunchPlan) -> Said | None:
@@ -125,7 +131,7 @@ def load_engine() -> None:
 
 
 __all__ = [
-    "ALERTS", "FAIL", "KV_SHARE", "MEMORY_PCT", "NOW", "PASS", "SOURCE_SEP",
+    "ALERTS", "FAIL", "KV_SHARE", "MEMORY_PCT", "PASS", "SOURCE_SEP",
     "TELEMETRY_HEALTH_AGE", "WARN", "ActionResult", "Alert", "BenchFailed", "BenchHeard",
     "BenchProgress", "Benched", "Check", "Cleared", "ClusterControl", "ClusterHealth",
     "ClusterView", "DeepCheck", "Described", "Disarmed", "Ending", "EngineFigures",
@@ -135,8 +141,9 @@ __all__ = [
     "Record", "RestartEvent", "Restarted", "RouterStatus", "ServiceInstanceStatus",
     "ServiceStatus", "Short", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
     "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Workload",
-    "attachable", "bench_dir", "containers", "describe", "ending_lines", "find_tool",
+    "attachable", "bench_dir", "cleared_said", "clearing_said", "containers",
+    "failure_said", "find_tool",
     "foreign_line", "history_key", "in_source", "init_host_keys", "kept", "kept_runs",
-    "known_hosts_path", "load_engine", "log_source", "open_engine", "recipes_of",
-    "restart_line", "share_holders", "status_line", "taken", "within",
+    "known_hosts_path", "load_engine", "log_source", "mark_said", "open_engine",
+    "reason_said", "recipes_of", "share_holders", "short_said", "taken", "within",
 ]

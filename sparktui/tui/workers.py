@@ -20,10 +20,10 @@ from sparktui.engine.api import (
     ClusterView,
     ExecResult,
     ProgressSink,
-    ending_lines,
     within,
 )
 from sparktui.i18n import _
+from sparktui.present.supervision import ending_lines
 from sparktui.tui.messages import (
     ActionFinished,
     HealthFailed,

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import history
+from sparktui.engine.supervise.codes import clearing_said
 from sparktui.engine.supervise.outcomes import Disarmed
 from sparktui.engine.supervise.record import Lease, Mark, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, write_marks
-from sparktui.engine.supervise.words import cleared_line
 from sparktui.i18n import _
 from sparktui.steps import Step, StepState
 
@@ -42,7 +42,7 @@ async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], ma
     cleared = [c for c in found if c is not None]
     for c in cleared:
         if progress is not None:
-            progress(Progress(Step.SUPERVISE, c.node, StepState.OK, cleared_line(c)))
+            progress(Progress(Step.SUPERVISE, c.node, StepState.OK, clearing_said(c)))
     supervisors = [found for found, _status in waited if found is not None]
     return Disarmed(missed, [lease for lease, ended in supervisors if ended],
                     [lease for lease, ended in supervisors if not ended], cleared)

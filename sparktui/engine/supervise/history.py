@@ -19,10 +19,10 @@ from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import shell
+from sparktui.engine.supervise.codes import clearing_said
 from sparktui.engine.supervise.outcomes import Cleared
 from sparktui.engine.supervise.record import Mark, Reason, Record, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, who
-from sparktui.engine.supervise.words import cleared_line
 from sparktui.steps import Step, StepState
 
 LIVE = frozenset({"watching", "restarting", "memory", "backoff", "waiting"})
@@ -90,4 +90,4 @@ async def after_serve(t: Transport, cluster: str, recipe: str, timeout: float,
     """A new serve makes the recipe's give-up history (not a supervisor's own serve)."""
     cleared = await close(t, *by_serve(cluster, recipe), timeout)
     if cleared is not None:
-        progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, cleared_line(cleared)))
+        progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, clearing_said(cleared)))

@@ -15,11 +15,10 @@ from sparktui.engine.api import (
     ClusterHealth,
     NodeHealth,
     SupervisionStatus,
-    restart_line,
-    status_line,
 )
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import N_, _
+from sparktui.present.supervision import restart_line, status_line
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
 from sparktui.tui.widgets.footer import FittingFooter

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sparktui.engine.api import NOW, SupervisionStatus, restart_line, status_line
+from sparktui.engine.api import SupervisionStatus
 from sparktui.i18n import _, ngettext
+from sparktui.present.supervision import NOW, restart_line, status_line
 
 ALERT_RESTARTS = 2
 """Restarts of the window the alerts strip lists (newest first)."""

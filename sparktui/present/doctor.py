@@ -1,4 +1,4 @@
-"""doctor's text output: a line per check, the columns padded by display width (a
+"""doctor's checks in words: a line per check, the columns padded by display width (a
 translated status or check name is longer than the English one), the hint below.
 
 The JSON output keeps the checks' own names (``ssh``, ``nic enp1s0f1np1``); the text
