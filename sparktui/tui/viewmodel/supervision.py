@@ -4,7 +4,7 @@ health check (one notification each).
 
 Everything comes from ``ClusterHealth.supervision``, read back from the cluster's head, so
 every operator's dashboard shows the same whoever runs the supervisor. The words are
-``sparktui.engine.supervise.words``'s (``status_line``, ``restart_line``).
+``sparktui.present.supervision``'s (``status_line``, ``restart_line``), as the CLI's.
 """
 
 from __future__ import annotations
