@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_support import word_tokenizer  # noqa: E402
 
-from sparktui.engine.bench.run import find_tool, run_levels  # noqa: E402
+from sparktui.engine.bench.kept import find_tool  # noqa: E402
+from sparktui.engine.bench.run import run_levels  # noqa: E402
 from sparktui.engine.bench.target import BenchTarget  # noqa: E402
 from sparktui.plan.bench.aiperf import EXPORT, BenchSettings, profile_argv  # noqa: E402
 

@@ -7,9 +7,9 @@ the dashboard print it. ``as_json`` is the code (the member's name in lowercase)
 parameters as they are: JSON output is the same document in every language.
 
 A parameter is a plain value (text read from a node stays as it came), a number (a
-``Seconds``, ``Size`` or ``Percent`` is shown in the language's units, written to JSON as
-the number), another ``Said``, or a list of them (shown apart by commas; ``Items`` names
-another separator).
+``Seconds``, ``Duration``, ``Size`` or ``Percent`` is shown in the language's units,
+written to JSON as the number), another ``Said``, or a list of them (shown apart by
+commas; ``Items`` names another separator).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeAlias
 
-from sparktui.fmt import format_percent, format_seconds, format_size
+from sparktui.fmt import format_duration, format_percent, format_seconds, format_size
 from sparktui.i18n import _, ngettext
 
 
@@ -74,6 +74,17 @@ class Seconds(float):
 
     def __str__(self) -> str:
         return format_seconds(float(self))
+
+
+class Duration(float):
+    """An age or a window in seconds: shown in two units at most ("4h 10m"), a number in
+    JSON."""
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else format_duration(float(self))
+
+    def __str__(self) -> str:
+        return format_duration(float(self))
 
 
 class Size(int):

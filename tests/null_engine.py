@@ -9,20 +9,37 @@ has, and a method the double forgot fails loudly instead of being skipped.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ActionResult, ClusterControl, ExecResult, ProgressSink
+from sparktui.engine.api import (
+    ActionResult,
+    Benched,
+    BenchHeard,
+    Check,
+    ClusterControl,
+    ClusterHealth,
+    DeepCheck,
+    Described,
+    Ending,
+    ExecResult,
+    Installed,
+    LogBatch,
+    LogLine,
+    ProgressSink,
+    Restarted,
+    SuperviseResult,
+    SuperviseSink,
+    TelemetryFrame,
+    Workload,
+)
 
 if TYPE_CHECKING:
-    from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
-    from sparktui.engine.supervise.ending import Ending
-    from sparktui.engine.supervise.on_node import Installed
-    from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
-    from sparktui.engine.workloads.inspect import Described
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
+    from sparktui.plan.fit.calc import FitReport
     from sparktui.plan.model import LaunchPlan
+    from sparktui.plan.power import PowerPlan
 
 
 class NotSupported(Exception):
@@ -47,7 +64,10 @@ class NullEngine:
         raise NotSupported("logs")
 
     def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
+                    tail: int = 200, follow: bool = True,
+                    on_targets: Callable[[list[Workload]], None] | None = None,
+                    on_health: Callable[[ClusterHealth], None] | None = None,
+                    ) -> AsyncIterator[LogBatch]:
         raise NotSupported("log_batches")
 
     async def telemetry(self, cluster: str) -> TelemetryFrame:
@@ -58,6 +78,18 @@ class NullEngine:
 
     async def inspect(self, cluster: str, node: str, name: str) -> Described:
         raise NotSupported("inspect")
+
+    async def workloads(self, cluster: str, node: str | None = None) -> list[Workload]:
+        raise NotSupported("workloads")
+
+    async def sessions(self, cluster: str, node: str) -> list[Workload]:
+        raise NotSupported("sessions")
+
+    async def fit(self, plan: LaunchPlan) -> FitReport:
+        raise NotSupported("fit")
+
+    async def doctor(self, cluster: str, images: Sequence[str] = ()) -> list[Check]:
+        raise NotSupported("doctor")
 
     async def close(self) -> None:
         return None
@@ -98,6 +130,32 @@ class NullEngine:
     async def power_switch(self, source: str, target: str,
                            progress: ProgressSink) -> ActionResult:
         raise NotSupported("power_switch")
+
+
+    async def power(self, plan: PowerPlan, progress: ProgressSink) -> ActionResult:
+        raise NotSupported("power")
+
+    async def restart(self, plan: LaunchPlan, progress: ProgressSink, *,
+                      hooks_for: HooksFor | None = None) -> Restarted:
+        raise NotSupported("restart")
+
+    async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,
+                        interval: float | None = None, hooks_for: HooksFor | None = None,
+                        mode: str = "foreground") -> SuperviseResult:
+        raise NotSupported("supervise")
+
+    async def bench_recipe(self, cluster: str, recipe: str | None, settings: BenchSettings,
+                           tool: str, heard: BenchHeard, *, via: str = "auto",
+                           plan_of: Callable[[str], LaunchPlan | None] | None = None
+                           ) -> Benched:
+        raise NotSupported("bench_recipe")
+
+    def attach_argv(self, cluster: str, workload: Workload) -> list[str]:
+        raise NotSupported("attach_argv")
+
+    def shell_argv(self, cluster: str, workload: Workload, command: Sequence[str] = (), *,
+                   tty: bool = True) -> list[str]:
+        raise NotSupported("shell_argv")
 
 
 def as_control(engine: NullEngine) -> ClusterControl:

@@ -15,7 +15,7 @@ from plan_support import run_module
 
 from sparktui.config.discovery import user_recipes_dir
 from sparktui.config.loader import load_config
-from sparktui.engine.bench.store import bench_dir
+from sparktui.engine.bench.kept import bench_dir
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.router_key import state_folder

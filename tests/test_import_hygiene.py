@@ -2,7 +2,9 @@
 
 Like Harlequin's ``hsql`` test: run ``plan`` in a fresh interpreter and look at
 ``sys.modules``. Then read every source file's imports (lazy ones inside functions
-included) and check the direction of the flow: config -> plan -> engine -> tui/cli.
+included) and check the direction of the flow: config -> plan -> engine -> present ->
+tui/cli, and that the front-ends and the words they show (``present``) reach the engine
+through its API (``sparktui.engine.api``) only.
 """
 
 from __future__ import annotations
@@ -105,12 +107,15 @@ def test_pure_layers_import_no_side_effects(package: str) -> None:
 
 # -- static: the direction of imports, file by file ------------------------------------------
 
-LAYERS = ("config", "plan", "engine", "tui", "cli")
+LAYERS = ("config", "plan", "engine", "present", "tui", "cli")
 FORBIDDEN = {
-    "config": {"plan", "engine", "tui", "cli"},
-    "plan": {"engine", "tui", "cli"},
-    "engine": {"tui", "cli"},
+    "config": {"plan", "engine", "present", "tui", "cli"},
+    "plan": {"engine", "present", "tui", "cli"},
+    "engine": {"present", "tui", "cli"},
+    "present": {"tui", "cli"},
 }
+"""``present`` (the words of the engine's values) sits between the engine and the
+front-ends: it reads the engine through its API only, like them."""
 BASE = ("resources", "visible", "scrub", "untrusted_json", "i18n", "i18n_catalogs",
         "exitcodes", "fmt", "errors", "steps", "said", "labels")
 """The root modules under every layer, in their own order: each imports no layer, and of
@@ -175,6 +180,40 @@ def test_layer_direction(layer: str) -> None:
             if layer_of(module) in FORBIDDEN[layer]:
                 offences.append(f"{path.relative_to(REPO)} imports {module}")
     assert offences == []
+
+
+FRONT_ENDS = ("present", "tui", "cli")
+ENGINE_API = "sparktui.engine.api"
+
+
+def past_the_api(module: str) -> bool:
+    """An engine module other than its API (and the names the API exports). The engine
+    package itself is what every ``from sparktui.engine.x import y`` names first: the
+    ``x`` that follows is what is checked."""
+    if not module.startswith("sparktui.engine."):
+        return False
+    return module != ENGINE_API and not module.startswith(ENGINE_API + ".")
+
+
+@pytest.mark.parametrize("layer", FRONT_ENDS)
+def test_front_ends_import_the_engine_through_its_api_only(layer: str) -> None:
+    """Operations and values alike: what the engine offers the dashboard and the CLI (and
+    the words they show of it) is in ``sparktui.engine.api``, so the engine's modules can
+    change behind it."""
+    offences = [f"{path.relative_to(REPO)} imports {module}"
+                for path in source_files(layer) for module in sorted(imports_of(path))
+                if past_the_api(module)]
+    assert offences == []
+
+
+def test_the_api_check_sees_every_way_past_the_api() -> None:
+    pretend = PACKAGE / "tui" / "widgets" / "probe.py"
+    source = ("from sparktui.engine.api import Workload\n"
+              "def f():\n    from ...engine.status import ClusterHealth\n"
+              "    from sparktui.engine import cluster\n    import sparktui.engine.doctor\n")
+    found = sorted(m for m in imports_of(pretend, source) if past_the_api(m))
+    assert found == ["sparktui.engine.cluster", "sparktui.engine.doctor",
+                     "sparktui.engine.status", "sparktui.engine.status.ClusterHealth"]
 
 
 def root_module(module: str) -> str | None:

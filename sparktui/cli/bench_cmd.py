@@ -6,26 +6,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
+from collections.abc import Awaitable
 
 from sparktui.cli.context import config_from, recipe_from, with_engine
-from sparktui.config.bench_result import BenchRun
-from sparktui.engine.bench.run import (
+from sparktui.engine.api import (
+    Benched,
     BenchFailed,
+    BenchHeard,
     BenchProgress,
+    ClusterControl,
+    bench_dir,
     find_tool,
-    run_levels,
-    version_of,
+    kept,
+    kept_runs,
 )
-from sparktui.engine.bench.store import bench_dir, find, load, load_all, run_ids, save
-from sparktui.engine.bench.target import describe, pick, starting
-from sparktui.engine.cluster import ClusterEngine
 from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.exitcodes import ExitCode
 from sparktui.i18n import _
-from sparktui.plan.bench.aiperf import TOOL, BenchSettings, parse_concurrency
+from sparktui.plan.bench.aiperf import BenchSettings, parse_concurrency
 from sparktui.plan.bench.compare import comparison
-from sparktui.plan.bench.record import build_run, run_id
 from sparktui.plan.bench.render import compare_text, list_text, run_text
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
@@ -76,7 +75,7 @@ def _plan_of(args: argparse.Namespace, recipe: str, cluster: str) -> LaunchPlan 
 def run_bench(args: argparse.Namespace) -> int:
     directory = bench_dir()
     if args.list:
-        runs, problems = load_all(directory)
+        runs, problems = kept_runs(directory)
         for problem in problems:
             print(scrub(problem), file=sys.stderr)
         if args.json:
@@ -85,7 +84,7 @@ def run_bench(args: argparse.Namespace) -> int:
             sys.stdout.write(list_text(runs))
         return EXIT_OK
     if args.compare:
-        a, b = (load(find(directory, name)) for name in args.compare)
+        a, b = kept(directory, args.compare)
         if args.json:
             print(json.dumps(comparison(a, b), indent=2))
         else:
@@ -96,33 +95,27 @@ def run_bench(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def go(engine: ClusterEngine) -> BenchRun:
-        health = await engine.health(cluster.name)
-        recipe = pick(health, args.recipe)[0]
-        plan = _plan_of(args, recipe, cluster.name)
-        target = await describe(engine, health, recipe, plan.engine if plan else None,
-                                args.via)
-        version = await version_of(tool)
-        if target.note:
-            print(scrub(target.note), file=sys.stderr)
-        print(scrub(starting(target, TOOL, version)), file=sys.stderr, flush=True)
-        when = time.time()
-        levels, interrupted, argv = await run_levels(tool, settings, target, ProgressLine())
-        run = build_run(run=run_id(target.recipe, when, run_ids(directory)), when=when,
-                        target=target, plan=plan, tool=TOOL, tool_version=version, argv=argv,
-                        settings=settings.as_dict(), levels=levels, interrupted=interrupted)
-        save(directory, run)
-        return run
+    def note(text: str) -> None:
+        print(scrub(text), file=sys.stderr)
+
+    def begin(text: str) -> None:
+        print(scrub(text), file=sys.stderr, flush=True)
+
+    def go(engine: ClusterControl) -> Awaitable[Benched]:
+        return engine.bench_recipe(cluster.name, args.recipe, settings, tool,
+                                   BenchHeard(note, begin, ProgressLine()), via=args.via,
+                                   plan_of=lambda recipe: _plan_of(args, recipe, cluster.name))
 
     try:
-        run = with_engine(loaded.config, go)
+        benched = with_engine(loaded.config, go)
     except BenchFailed as exc:
         print(scrub(_("the benchmark tool failed: {detail}").format(detail=exc)),
               file=sys.stderr)
         return EXIT_FAILED
+    run = benched.run
     if args.json:
         print(json.dumps(run.model_dump(), indent=2))
     else:
         sys.stdout.write(run_text(run))
-    print(_("kept as {path}").format(path=directory / f"{run.id}.json"), file=sys.stderr)
+    print(_("kept as {path}").format(path=benched.path), file=sys.stderr)
     return ExitCode.INTERRUPTED if run.interrupted else EXIT_OK

@@ -15,10 +15,16 @@ from sparktui.cli.service_output import print_services, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
 from sparktui.config.discovery import list_recipes
-from sparktui.engine.api import ActionResult, Progress, Step
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
+from sparktui.engine.api import (
+    ActionResult,
+    ClusterControl,
+    ClusterHealth,
+    DeepCheck,
+    Progress,
+    Step,
+    TelemetryFrame,
+    Workload,
+)
 from sparktui.errors import (
     EXIT_BAD_INPUT,
     EXIT_DOES_NOT_FIT,
@@ -60,7 +66,7 @@ def run_serve(args: argparse.Namespace) -> int:
         else:
             print_progress(event)
 
-    async def go(engine: ClusterEngine) -> int:
+    async def go(engine: ClusterControl) -> int:
         result = await engine.serve(plan, progress, keep_on_failure=args.keep_on_failure,
                                     force=args.force)
         print_left(plan, events)
@@ -161,12 +167,13 @@ def run_health(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def check(engine: ClusterEngine) -> tuple[ClusterHealth, TelemetryFrame | None,
+    async def check(engine: ClusterControl) -> tuple[ClusterHealth, TelemetryFrame | None,
                                                     DeepCheck | None]:
         health = await engine.health(cluster.name)
         if not (args.json or args.deep):
             return health, None, None
-        return health, *await health_telemetry(engine, cluster.name, args.deep)
+        return health, *await health_telemetry(engine, cluster.name, args.deep,
+                                               loaded.config.telemetry_interval_seconds)
 
     health, frame, deep = with_engine(loaded.config, check)
     if args.json:
@@ -217,7 +224,7 @@ def run_stop(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    async def go(engine: ClusterEngine) -> int:
+    async def go(engine: ClusterControl) -> int:
         health = await engine.health(cluster.name)
         print_health(health)
         if args.recipe is not None and not known_recipe(args, health, args.recipe):
@@ -327,7 +334,7 @@ def run_logs(args: argparse.Namespace) -> int:
         unseen.extend(str(n.unanswered) for n in health.nodes
                       if not n.known and args.node in (None, n.node))
 
-    async def follow(engine: ClusterEngine) -> None:
+    async def follow(engine: ClusterControl) -> None:
         stream = engine.log_batches(cluster.name, node=args.node, recipe=args.recipe,
                                     tail=args.tail, follow=args.follow,
                                     on_targets=targets.extend, on_health=seen)

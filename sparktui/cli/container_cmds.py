@@ -9,15 +9,18 @@ import sys
 
 from sparktui.cli.context import config_from, with_engine
 from sparktui.config.models import Cluster, Node
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.remote.attach import docker_shell_argv
-from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.status import Workload
-from sparktui.engine.workloads.inspect import Described
-from sparktui.engine.workloads.pick import containers, recipes_of
+from sparktui.engine.api import (
+    ClusterControl,
+    Described,
+    NodeError,
+    Workload,
+    containers,
+    recipes_of,
+)
 from sparktui.errors import EXIT_FAILED, EXIT_OK, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.container import container_text
 from sparktui.scrub import scrub
 
 
@@ -56,16 +59,21 @@ def run_shell(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
     node = _node(cluster, args.node)
-    try:
-        found = with_engine(loaded.config, lambda e: e.workloads(cluster.name, node.name))
-    except NodeError as exc:
-        return _unanswered(exc)
-    target = _container(found, cluster.name, node.name, args.recipe, running=True)
-    if target is None:
-        return EXIT_FAILED
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     command = ["sh", "-c", args.command] if args.command is not None else []
-    argv = docker_shell_argv(loaded.config, node, target.name, command, tty=tty)
+
+    async def enter(engine: ClusterControl) -> list[str] | None:
+        found = await engine.workloads(cluster.name, node.name)
+        target = _container(found, cluster.name, node.name, args.recipe, running=True)
+        return None if target is None else engine.shell_argv(cluster.name, target, command,
+                                                             tty=tty)
+
+    try:
+        argv = with_engine(loaded.config, enter)
+    except NodeError as exc:
+        return _unanswered(exc)
+    if argv is None:
+        return EXIT_FAILED
     sys.stdout.flush()
     os.execvp(argv[0], argv)
     return EXIT_FAILED  # not reached
@@ -77,7 +85,7 @@ def run_inspect(args: argparse.Namespace) -> int:
     cluster = pick_cluster(loaded.config, args.cluster)
     node = _node(cluster, args.node)
 
-    async def go(engine: ClusterEngine) -> Described | None:
+    async def go(engine: ClusterControl) -> Described | None:
         found = await engine.workloads(cluster.name, node.name)
         target = _container(found, cluster.name, node.name, args.recipe, running=False)
         return None if target is None else await engine.inspect(cluster.name, node.name,
@@ -92,5 +100,5 @@ def run_inspect(args: argparse.Namespace) -> int:
     if args.json:
         print(scrub(json.dumps(described.raw, indent=2)))
     else:
-        sys.stdout.write(scrub(described.text()))
+        sys.stdout.write(scrub(container_text(described)))
     return EXIT_OK

@@ -16,7 +16,7 @@ from sparktui.config.discovery import find_config, find_recipe, recipe_dirs
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_config, load_recipe
 from sparktui.config.models import Config
-from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.api import ClusterControl, open_engine
 
 T = TypeVar("T")
 
@@ -33,7 +33,7 @@ def recipe_from(args: argparse.Namespace, name: str) -> LoadedRecipe:
     return load_recipe(find_recipe(recipes_dir_from(args), name))
 
 
-def with_engine(config: Config, call: Callable[[ClusterEngine], Awaitable[T]]) -> T:
+def with_engine(config: Config, call: Callable[[ClusterControl], Awaitable[T]]) -> T:
     """Run one engine call in its own event loop and close every connection after.
 
     Ctrl+C cancels the call and raises KeyboardInterrupt once it has cleaned up. The
@@ -54,7 +54,7 @@ def with_engine(config: Config, call: Callable[[ClusterEngine], Awaitable[T]]) -
 
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
-        engine = ClusterEngine(config)
+        engine = open_engine(config)
         try:
             return await call(engine)
         finally:

@@ -11,7 +11,7 @@ import argparse
 import json
 
 from sparktui.cli.context import config_from, recipe_from, with_engine
-from sparktui.engine.cluster import ClusterEngine
+from sparktui.engine.api import ClusterControl
 from sparktui.errors import EXIT_DOES_NOT_FIT, EXIT_FAILED, EXIT_FIT_UNKNOWN, EXIT_OK
 from sparktui.i18n import _
 from sparktui.plan.build import build_plan
@@ -25,7 +25,7 @@ def run_fit(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     plan = build_plan(loaded, recipe_from(args, args.recipe), args.cluster)
 
-    async def go(engine: ClusterEngine) -> FitReport:
+    async def go(engine: ClusterControl) -> FitReport:
         return await engine.fit(plan)
 
     report = with_engine(loaded.config, go)

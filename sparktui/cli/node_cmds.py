@@ -10,22 +10,19 @@ import shlex
 import sys
 
 from sparktui.cli.context import config_from, with_engine
-from sparktui.cli.doctor_text import doctor_lines
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.doctor import FAIL, doctor, metrics_check
-from sparktui.engine.remote.attach import tmux_attach_argv
-from sparktui.engine.remote.hostkeys import (
-    CHANGED,
-    FAILED,
+from sparktui.engine.api import (
+    FAIL,
+    ClusterControl,
+    KeyOutcome,
+    NodeError,
     foreign_line,
     init_host_keys,
     known_hosts_path,
 )
-from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.workloads.discover import discover, list_node
 from sparktui.errors import EXIT_FAILED, EXIT_OK, SparkError, fail
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.doctor import doctor_lines
 from sparktui.scrub import scrub
 
 
@@ -63,25 +60,7 @@ def run_exec(args: argparse.Namespace) -> int:
 def run_doctor(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
-
-    async def call(engine: ClusterEngine):
-        transports = {n.name: engine.transport(n) for n in cluster.nodes}
-        images = list(args.image)
-        heads = []
-        for n in cluster.nodes:
-            try:
-                found = await discover(transports[n.name])
-            except NodeError:
-                continue  # doctor's own checks report the node and its docker
-            heads += [w for w in found if w.role == "head" and w.running and w.port]
-            if not args.image:
-                images += [w.image for w in found if w.image and w.image not in images]
-        checks = await doctor(loaded.config, cluster.ranked, transports, cluster.name, images)
-        timeout = loaded.config.health_timeout_seconds
-        return checks + list(await asyncio.gather(*(
-            metrics_check(transports[h.node], h, timeout) for h in heads if h.node in transports)))
-
-    checks = with_engine(loaded.config, call)
+    checks = with_engine(loaded.config, lambda e: e.doctor(cluster.name, args.image))
     if args.json:
         print(json.dumps([c.as_dict() for c in checks], indent=2))
     else:
@@ -99,16 +78,19 @@ def run_tmux(args: argparse.Namespace) -> int:
         raise fail("node_unknown", cluster=cluster.name, node=args.node,
                    known=[n.name for n in cluster.nodes])
     node = nodes[0]
+
+    async def attach(engine: ClusterControl) -> list[str] | None:
+        sessions = await engine.sessions(cluster.name, node.name)
+        return engine.attach_argv(cluster.name, sessions[0]) if sessions else None
+
     try:  # tmux's sessions: the node's docker, down or not, has no say in them
-        found = with_engine(loaded.config, lambda e: list_node(e.transport(node)))
+        argv = with_engine(loaded.config, attach)
     except NodeError as exc:
         print(scrub(f"{exc.node}: {exc.text}"), file=sys.stderr)
         return EXIT_FAILED
-    sessions = [w.name for w in found.workloads if w.can_attach]
-    if not sessions:
+    if argv is None:
         print(_("no sparktui tmux session on {node}").format(node=node.name), file=sys.stderr)
         return EXIT_FAILED  # like logs with nothing to show: the node answered, none runs
-    argv = tmux_attach_argv(loaded.config, node, sessions[0])
     os.execvp(argv[0], argv)
     return EXIT_FAILED  # not reached
 
@@ -135,17 +117,17 @@ def run_init_host_keys(args: argparse.Namespace) -> int:
     results = asyncio.run(init_host_keys(cfg, nodes))
     worst = EXIT_OK
     for r in results:
-        if r.outcome == CHANGED:
+        if r.outcome == KeyOutcome.CHANGED:
             print(_("WARNING: {node}: HOST KEY CHANGED ({fingerprint}); the recorded key in "
                     "{where} was kept. If the node was reinstalled, remove that line by hand.")
                   .format(node=r.node, fingerprint=r.fingerprint, where=r.detail),
                   file=sys.stderr)
             worst = EXIT_FAILED
-        elif r.outcome == FAILED:
+        elif r.outcome == KeyOutcome.FAILED:
             print(f"{r.node}: {_('failed')}: {r.detail}", file=sys.stderr)
             worst = EXIT_FAILED
         else:
-            label = _("recorded") if r.outcome == "new" else _("unchanged")
+            label = _("recorded") if r.outcome == KeyOutcome.NEW else _("unchanged")
             print(f"{r.node}: {label} {r.fingerprint}")
     print(_("known hosts: {path}").format(path=known_hosts_path(cfg)))
     return worst

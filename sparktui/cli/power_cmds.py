@@ -15,9 +15,7 @@ from sparktui.cli.context import config_from, with_engine
 from sparktui.cli.output import state_word
 from sparktui.cli.power_help import how_to_configure
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ActionResult, Progress
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.power import control as power
+from sparktui.engine.api import ActionResult, ClusterControl, Progress
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Problem
 from sparktui.i18n import _
 from sparktui.labels import outcome_line, step_label
@@ -56,7 +54,7 @@ def _explain_missing(loaded: LoadedConfig) -> None:
 
 
 async def _checked_run(args: argparse.Namespace, loaded: LoadedConfig, plan: PowerPlan,
-                       engine: ClusterEngine) -> ActionResult | None:
+                       engine: ClusterControl) -> ActionResult | None:
     """Health first, then the typed confirmation, then the plan (None: refused)."""
     serving = False
     if plan.action != "on":
@@ -71,7 +69,7 @@ async def _checked_run(args: argparse.Namespace, loaded: LoadedConfig, plan: Pow
         print("  " + line)
     if not _confirmed(args, plan, serving):
         return None
-    return await power.run_power(engine, plan, print_power_progress)
+    return await engine.power(plan, print_power_progress)
 
 
 def _confirmed(args: argparse.Namespace, plan: PowerPlan, serving: bool) -> bool:

@@ -16,14 +16,12 @@ from sparktui.cli.cluster_cmds import (
 from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.cli.output import print_progress
 from sparktui.cli.service_output import served_line
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.router_names import holders, refusal
-from sparktui.engine.workloads.restart import restart
+from sparktui.engine.api import ClusterControl, taken
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
 from sparktui.labels import failed_where
 from sparktui.plan.build import build_plan
-from sparktui.plan.router import served_names, sharing
+from sparktui.plan.router import sharing
 from sparktui.scrub import scrub
 
 
@@ -40,26 +38,24 @@ def run_restart(args: argparse.Namespace) -> int:
     plan = sharing(build_plan(loaded, recipe_from(args, args.recipe), args.cluster),
                    args.share_model)
 
-    async def go(engine: ClusterEngine) -> int:
+    async def go(engine: ClusterControl) -> int:
         health = await engine.health(plan.cluster)
         print_health(health)
         if nothing_runs(health, plan.recipe):
             print(_("nothing of {recipe} runs on {cluster}: nothing to restart (serve starts "
                     "it)").format(recipe=plan.recipe, cluster=plan.cluster))
             return EXIT_OK
-        router = plan.router
-        taken = (holders(health, plan.recipe, served_names(plan))
-                 if router is not None and not router.share_model else [])
-        if router is not None and taken:  # its serve after the stop would be refused
+        refusal = taken(health, plan)
+        if refusal is not None:  # its serve after the stop would be refused
             print(_("refusing to restart {recipe}: {why}").format(
-                recipe=plan.recipe, why=refusal(taken, router.address)), file=sys.stderr)
+                recipe=plan.recipe, why=refusal), file=sys.stderr)
             return EXIT_REFUSED
         if not args.yes and not confirmed(
                 lambda: confirm_restart(plan.cluster, plan.recipe),
                 _("refusing to restart without confirmation: pass --yes or run on a terminal"),
                 _("cancelled; nothing was restarted")):
             return EXIT_REFUSED
-        done = await restart(engine, plan, print_progress, hooks_for=_hooks_for(args))
+        done = await engine.restart(plan, print_progress, hooks_for=_hooks_for(args))
         if not done.stopped.ok:
             print_stopped(plan.cluster, done.stopped)
             print(_("restart of {recipe} ends here: the stop failed, nothing was served").format(

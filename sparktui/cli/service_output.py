@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sparktui.engine.api import ActionResult
-from sparktui.engine.status import ClusterHealth, MetricsStatus
+from sparktui.engine.api import ActionResult, ClusterHealth, MetricsStatus
 from sparktui.i18n import _, ngettext
 from sparktui.labels import container_state
 from sparktui.plan.model import LaunchPlan

@@ -11,9 +11,12 @@ import time
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import print_progress
 from sparktui.config.toml_source import read_text
-from sparktui.engine.cluster import ClusterEngine
-from sparktui.engine.supervise.events import Happening, SuperviseEvent, SuperviseResult
-from sparktui.engine.supervise.words import ending_lines, restart_line, status_line
+from sparktui.engine.api import (
+    ClusterControl,
+    Happening,
+    SuperviseEvent,
+    SuperviseResult,
+)
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
 from sparktui.fmt import format_time
 from sparktui.i18n import _
@@ -21,6 +24,7 @@ from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
+from sparktui.present.supervision import ending_lines, restart_line, status_line
 from sparktui.resources import supervisor_dockerfile
 from sparktui.scrub import scrub
 from sparktui.visible import visible
@@ -78,7 +82,7 @@ def run_supervise(args: argparse.Namespace) -> int:
 
     hooks_for = after_stop_loader(recipes_dir_from(args), skipped)
 
-    async def go(engine: ClusterEngine) -> SuperviseResult:
+    async def go(engine: ClusterControl) -> SuperviseResult:
         task = asyncio.current_task()
         if task is not None:  # docker stop, systemd, kill: end like Ctrl+C does
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
@@ -98,7 +102,7 @@ def run_supervise(args: argparse.Namespace) -> int:
 def _on_node(args: argparse.Namespace, config, plan, recipe_path) -> int:
     text = recipe_path.read_text(encoding="utf-8") if recipe_path is not None else ""
 
-    async def go(engine: ClusterEngine):
+    async def go(engine: ClusterControl):
         return await engine.supervise_on_node(plan, text, print_progress,
                                               interval=args.interval)
 
@@ -116,7 +120,7 @@ def _on_node(args: argparse.Namespace, config, plan, recipe_path) -> int:
 def _end(args: argparse.Namespace, config) -> int:
     cluster = pick_cluster(config, args.cluster)
 
-    async def go(engine: ClusterEngine):
+    async def go(engine: ClusterControl):
         return await engine.end_supervision(cluster.name, print_progress, recipe=args.recipe)
 
     ending = with_engine(config, go)

@@ -14,22 +14,27 @@ import sys
 import time
 
 from sparktui.cli.context import config_from, with_engine
-from sparktui.engine.cluster import TELEMETRY_HEALTH_AGE, ClusterEngine
-from sparktui.engine.telemetry.alerts import describe
-from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
+from sparktui.engine.api import (
+    TELEMETRY_HEALTH_AGE,
+    ClusterControl,
+    DeepCheck,
+    TelemetryFrame,
+)
 from sparktui.errors import EXIT_OK
 from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.plan.cluster import pick_cluster
+from sparktui.present.alerts import describe
 from sparktui.visible import write_control
 
 HEALTH_SAMPLE_GAP = 1.0  # seconds between the two samples health --json takes (rates)
 
 
-async def health_telemetry(engine: ClusterEngine, cluster: str,
-                           deep: bool) -> tuple[TelemetryFrame, DeepCheck | None]:
-    """Two samples (CPU and rates need a delta) and, on request, the deep check."""
-    gap = min(HEALTH_SAMPLE_GAP, engine.config.telemetry_interval_seconds)
+async def health_telemetry(engine: ClusterControl, cluster: str, deep: bool,
+                           interval: float) -> tuple[TelemetryFrame, DeepCheck | None]:
+    """Two samples (CPU and rates need a delta), at most ``interval`` (the config's
+    telemetry interval) apart, and, on request, the deep check."""
+    gap = min(HEALTH_SAMPLE_GAP, interval)
     await engine.telemetry(cluster)
     await asyncio.sleep(gap)
     frame = await engine.telemetry(cluster)
@@ -100,7 +105,7 @@ def run_top(args: argparse.Namespace) -> int:
     interval = config.telemetry_interval_seconds
     clear = not args.json and sys.stdout.isatty()
 
-    async def sample(engine: ClusterEngine) -> None:
+    async def sample(engine: ClusterControl) -> None:
         checked = 0.0
         count = 0
         while args.count is None or count < args.count:

@@ -1,184 +1,149 @@
-"""The two faces of the engine that the CLI and the dashboard hold.
+"""The engine as the front-ends see it: its two faces, its operations and its values.
 
-``ClusterView`` only reads (health, logs, telemetry, the deep check, a container's
-inspect). ``ClusterControl`` adds the actions that change a cluster. Both are protocols
-every engine implements whole; nobody asks an engine which methods it has. ``--watch``
-is handed a view: the mutating methods are not hidden there, they do not exist on the
-object.
+``tui/`` and ``cli/`` import from here and from no other engine module
+(``tests/test_import_hygiene.py``). ``ClusterView`` only reads (health, logs, telemetry,
+the deep check, a container's inspect, doctor's checks). ``ClusterControl`` adds the
+actions that change a cluster, and hands the terminal to a node's tmux session or
+container. Both are protocols every engine implements whole; nobody asks an engine which
+methods it has. ``--watch`` is handed a view: the mutating methods are not hidden there,
+they do not exist on the object. ``open_engine`` makes the real one.
+
+The values the engine hands back are re-exported below, each from the light module that
+defines it: the dashboard imports this module before its first frame, so nothing here
+imports the SSH library, HTTP, pydantic or the engine's implementation (a function that
+needs it imports it when called).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-# The step codes sit below every layer (sparktui.steps) so that sparktui.labels can name them
-# without importing the engine; the front-ends take them from here with the rest.
-from sparktui.said import Text, text_json
+from sparktui.engine.bench.kept import (
+    Benched,
+    BenchFailed,
+    BenchHeard,
+    BenchProgress,
+    bench_dir,
+    find_tool,
+    kept,
+    kept_runs,
+)
+from sparktui.engine.deadline import within
+from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
+from sparktui.engine.faces import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.engine.remote.hostkeys import (
+    KeyOutcome,
+    KeyResult,
+    foreign_line,
+    init_host_keys,
+    known_hosts_path,
+)
+from sparktui.engine.remote.node_error import NodeError
+from sparktui.engine.results import ActionResult, ExecResult, Progress, ProgressSink
+from sparktui.engine.status import (
+    SOURCE_SEP,
+    ClusterHealth,
+    EngineStatus,
+    LogBatch,
+    LogLine,
+    MetricsStatus,
+    NodeHealth,
+    RouterStatus,
+    ServiceInstanceStatus,
+    ServiceStatus,
+    Workload,
+    in_source,
+    log_source,
+)
+from sparktui.engine.supervise.codes import (
+    cleared_said,
+    clearing_said,
+    failure_said,
+    mark_said,
+    reason_said,
+    short_said,
+)
+from sparktui.engine.supervise.ending import Ending, Group
+from sparktui.engine.supervise.events import (
+    ALERTS,
+    Happening,
+    SuperviseEvent,
+    SuperviseResult,
+    SuperviseSink,
+)
+from sparktui.engine.supervise.outcomes import Cleared, Disarmed, Installed, Short
+from sparktui.engine.supervise.record import (
+    Failure,
+    Lease,
+    Mark,
+    Record,
+    RestartEvent,
+    SupervisionStatus,
+)
+from sparktui.engine.supervise.record import Reason as SupervisionReason
+from sparktui.engine.telemetry.figures import (
+    KV_SHARE,
+    MEMORY_PCT,
+    TELEMETRY_HEALTH_AGE,
+    Alert,
+    DeepCheck,
+    EngineFigures,
+    NodeFigures,
+    TelemetryFrame,
+    history_key,
+)
+from sparktui.engine.workloads.described import Described
+from sparktui.engine.workloads.pick import (
+    attachable,
+    containers,
+    recipes_of,
+    share_holders,
+)
+from sparktui.engine.workloads.restart import Restarted
 from sparktui.steps import Outcome, Step, StepState
 
-if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
-    from sparktui.engine.status import ClusterHealth, LogBatch, LogLine
-    from sparktui.engine.supervise.ending import Ending
-    from sparktui.engine.supervise.on_node import Installed
-    from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
-    from sparktui.engine.workloads.inspect import Described
-    from sparktui.plan.after_stop import HooksFor
-    from sparktui.plan.bench.aiperf import BenchSettings
+if TYPE_CHECKING:
+    from sparktui.config.models import Config
     from sparktui.plan.model import LaunchPlan
+    from sparktui.said import Said
 
 
-@dataclass(frozen=True)
-class Progress:
-    """One step of a long action, for a progress display (CLI line or TUI row)."""
+def taken(health: ClusterHealth, plan: LaunchPlan) -> Said | None:
+    """Why ``plan`` may not serve through its cluster's router: another recipe's ready
+    head lists a name it serves (None: it may). Serve's preflight asks the same; the CLI's
+    ``restart`` asks before its stop."""
+    from sparktui.engine.router_names import taken as names_taken  # the router's plan: heavy
 
-    step: Step
-    node: str | None
-    state: StepState
-    detail: Text = ""  # a value (an image ID, a container) or a sentence as data
-    entity: str | None = None  # power steps: the Home Assistant entity switched
-
-    def as_json(self) -> dict[str, Any]:
-        """The same in every language: codes, values, and a sentence as its code."""
-        return {"step": self.step.value, "node": self.node, "state": self.state.value,
-                "detail": text_json(self.detail) if self.detail else None,
-                **({"entity": self.entity} if self.entity else {})}
+    return names_taken(health, plan)
 
 
-ProgressSink = Callable[[Progress], None]
+def open_engine(config: Config) -> ClusterControl:
+    """The engine of ``config``: it opens no connection yet (nor imports asyncssh)."""
+    from sparktui.engine.cluster import ClusterEngine
+
+    return ClusterEngine(config)
 
 
-@dataclass(frozen=True)
-class ActionResult:
-    ok: bool
-    failed_node: str | None = None
-    failed_step: str | None = None
-    detail: Text = ""
-    steps: list[Progress] = field(default_factory=list)
-    outcomes: list[Outcome] = field(default_factory=list)
-    exit_code: int | None = None  # serve of terminal services: their worst exit code
-
-    @property
-    def warnings(self) -> list[Progress]:
-        """Steps that failed without failing the action (a hook with ``on_failure = "warn"``):
-        the end of the action says them, they never pass as done."""
-        return [e for e in self.steps if e.state == StepState.WARN]
-
-    @property
-    def done(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.done]
-
-    @property
-    def not_done(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.done]
+def load_engine() -> None:
+    """Import the engine's implementation now (the dashboard's loading thread does, so
+    that ``open_engine`` does not block its first frames)."""
+    import sparktui.engine.cluster  # noqa: F401
 
 
-@dataclass(frozen=True)
-class ExecResult:
-    node: str
-    exit_code: int | None  # None: the node could not run it (unreachable, timeout)
-    stdout: str
-    stderr: str
-    error: str | None = None
-
-
-class ClusterView(Protocol):
-    """Every read the dashboard makes of a cluster, and nothing that changes one.
-
-    An engine has all of them; one that cannot answer a read raises, as any failed read
-    does (the dashboard says so), and never lacks the method."""
-
-    async def health(self, cluster: str) -> ClusterHealth: ...
-
-    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]: ...
-
-    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]: ...
-
-    async def telemetry(self, cluster: str) -> TelemetryFrame:
-        """Live figures of every node and engine (one sample)."""
-        ...
-
-    async def deep_check(self, cluster: str) -> DeepCheck | None:
-        """One completion of one token on the serving head (None: nothing serves); it
-        changes nothing on the cluster."""
-        ...
-
-    async def inspect(self, cluster: str, node: str, name: str) -> Described:
-        """A container's ``docker inspect``, its secrets masked."""
-        ...
-
-    async def close(self) -> None: ...
-
-
-class ClusterControl(ClusterView, Protocol):
-    async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False, force: bool = False) -> ActionResult: ...
-
-    async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
-                   hooks_for: HooksFor | None = None) -> ActionResult: ...
-
-    async def exec(self, cluster: str, command: str, *, node: str | None = None,
-                   timeout: float | None = None) -> list[ExecResult]: ...
-
-    async def supervise_on_node(self, plan: LaunchPlan, recipe_text: str,
-                                progress: ProgressSink, *,
-                                interval: float | None = None) -> Installed:
-        """Start supervising ``plan``'s group from a container on its head (it outlives
-        whoever started it); ``health(cluster).supervision`` shows it."""
-        ...
-
-    async def end_supervision(self, cluster: str, progress: ProgressSink, *,
-                              recipe: str | None = None) -> Ending:
-        """End the cluster's supervision wherever it runs, leaving its group as it is:
-        what it ended and cleared, the nodes that could not take the disarm mark, and
-        whether the group runs, read afresh after."""
-        ...
-
-    async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
-
-    async def bench(self, plan: LaunchPlan, settings: BenchSettings,
-                    progress: ProgressSink) -> ActionResult:
-        """Benchmark the serving head of ``plan``'s recipe; the run kept (docs/bench.md)."""
-        ...
-
-    async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
-
-    async def power_switch(self, source: str, target: str,
-                           progress: ProgressSink) -> ActionResult: ...
-
-
-class ReadOnlyView:
-    """What ``--watch`` holds: every read of an engine (``ClusterView``), and no way to
-    change it. The mutating methods are not disabled here, they do not exist.
-    """
-
-    def __init__(self, engine: ClusterView):
-        self._engine = engine
-
-    async def health(self, cluster: str) -> ClusterHealth:
-        return await self._engine.health(cluster)
-
-    def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-             tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
-        return self._engine.logs(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
-
-    def log_batches(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
-                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogBatch]:
-        return self._engine.log_batches(cluster, node=node, recipe=recipe, tail=tail,
-                                        follow=follow)
-
-    async def telemetry(self, cluster: str) -> TelemetryFrame:
-        return await self._engine.telemetry(cluster)
-
-    async def inspect(self, cluster: str, node: str, name: str) -> Described:
-        return await self._engine.inspect(cluster, node, name)
-
-    async def deep_check(self, cluster: str) -> DeepCheck | None:
-        return await self._engine.deep_check(cluster)
-
-    async def close(self) -> None:
-        await self._engine.close()
-
+__all__ = [
+    "ALERTS", "FAIL", "KV_SHARE", "MEMORY_PCT", "PASS", "SOURCE_SEP",
+    "TELEMETRY_HEALTH_AGE", "WARN", "ActionResult", "Alert", "BenchFailed", "BenchHeard",
+    "BenchProgress", "Benched", "Check", "Cleared", "ClusterControl", "ClusterHealth",
+    "ClusterView", "DeepCheck", "Described", "Disarmed", "Ending", "EngineFigures",
+    "EngineStatus", "ExecResult", "Failure", "Group", "Happening", "Installed", "KeyOutcome",
+    "KeyResult", "Lease", "LogBatch", "LogLine", "Mark", "MetricsStatus", "NodeError",
+    "NodeFigures", "NodeHealth", "Outcome", "Progress", "ProgressSink", "ReadOnlyView",
+    "Record", "RestartEvent", "Restarted", "RouterStatus", "ServiceInstanceStatus",
+    "ServiceStatus", "Short", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
+    "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Workload",
+    "attachable", "bench_dir", "cleared_said", "clearing_said", "containers",
+    "failure_said", "find_tool",
+    "foreign_line", "history_key", "in_source", "init_host_keys", "kept", "kept_runs",
+    "known_hosts_path", "load_engine", "log_source", "mark_said", "open_engine",
+    "reason_said", "recipes_of", "share_holders", "short_said", "taken", "within",
+]

@@ -9,36 +9,25 @@ from __future__ import annotations
 import asyncio
 import shlex
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from sparktui.config.models import Config, Node
+from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.rules import is_image
+from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.drivers.docker import DOCKER
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
+from sparktui.engine.workloads.discover import discover
 from sparktui.fmt import format_gib, format_ms, format_number
 from sparktui.i18n import _
 from sparktui.plan.runtime.docker_node import NO_GPU_DRIVER, TOOLKIT_FIX, docker_error, gpus_given
 
-PASS, WARN, FAIL = "pass", "warn", "fail"
 GPUS_OK = "sparktui-gpus-ok"
 NO_IMAGE = "sparktui-no-image"
 MIN_FREE_GIB = 8.0
 MIN_DISK_GIB = 100.0
 MAX_SKEW_SECONDS = 1.0
-
-
-@dataclass(frozen=True)
-class Check:
-    node: str
-    name: str
-    status: str
-    detail: str
-    hint: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.__dict__)
 
 
 def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str) -> str:
@@ -247,3 +236,23 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
             for img, value in found.items():
                 ids[img][node.name] = value
     return checks + image_checks({i: v for i, v in ids.items() if v})
+
+
+async def cluster_doctor(config: Config, cluster: Cluster, transports: dict[str, Transport],
+                         images: Sequence[str] = ()) -> list[Check]:
+    """``doctor`` of every node of ``cluster``, the images checked (``images``; none: the
+    images of what runs on the nodes), then the engine metrics of each serving head."""
+    checked = list(images)
+    heads = []
+    for n in cluster.nodes:
+        try:
+            found = await discover(transports[n.name])
+        except NodeError:
+            continue  # doctor's own checks report the node and its docker
+        heads += [w for w in found if w.role == "head" and w.running and w.port]
+        if not images:
+            checked += [w.image for w in found if w.image and w.image not in checked]
+    checks = await doctor(config, cluster.ranked, transports, cluster.name, checked)
+    timeout = config.health_timeout_seconds
+    return checks + list(await asyncio.gather(*(
+        metrics_check(transports[h.node], h, timeout) for h in heads if h.node in transports)))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparktui.engine.api import Progress, ProgressSink, Step, StepState
+from sparktui.engine.results import Progress, ProgressSink
 from sparktui.said import Said, Text
+from sparktui.steps import Step, StepState
 
 
 class ProgressLog:

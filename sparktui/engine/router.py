@@ -14,7 +14,6 @@ import time
 from sparktui import untrusted_json
 from sparktui.config.base import Secret
 from sparktui.config.models import Node
-from sparktui.engine.api import Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.failure import failure
@@ -26,6 +25,7 @@ from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import N_
 from sparktui.plan.router import CONTAINER, RUNTIME, Backend, RouterPlan, launch_for
 from sparktui.said import Code, said
+from sparktui.steps import Step, StepState
 
 POLL_SECONDS = 0.5
 _DRIVER = driver_for(RUNTIME)

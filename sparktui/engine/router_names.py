@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.status import ClusterHealth
 from sparktui.i18n import N_
-from sparktui.plan.router import Backend, RouterPlan
+from sparktui.plan.model import LaunchPlan
+from sparktui.plan.router import Backend, RouterPlan, served_names
 from sparktui.said import Code, Said, said
+from sparktui.steps import Step, StepState
 from sparktui.visible import visible
 
 
@@ -72,6 +73,17 @@ def refusal(found: list[Holder], address: str) -> Said:
     first = found[0]
     return said(NamesSaid.TAKEN, model=visible(first.model), recipe=visible(first.recipe),
                 node=first.node, address=address)
+
+
+def taken(health: ClusterHealth, plan: LaunchPlan) -> Said | None:
+    """Why ``plan`` may not serve through its cluster's router: another recipe's ready
+    head lists a name it serves (None: none does, the cluster has no router, or the serve
+    shares names on purpose, ``--share-model``). Serve's preflight and ``restart`` ask it."""
+    router = plan.router
+    if router is None or router.share_model:
+        return None
+    found = holders(health, plan.recipe, served_names(plan))
+    return refusal(found, router.address) if found else None
 
 
 def say_unread(health: ClusterHealth, recipe: str, node: str, log: ProgressLog) -> None:

@@ -8,19 +8,27 @@ operator sees the same truth.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.i18n import N_
-from sparktui.plan.runtime import RUNTIMES
 from sparktui.said import Code, Items, Said, Text, json_value, said
+
+if TYPE_CHECKING:
+    from sparktui.plan.runtime.base import Runtime
 
 
 class StatusSaid(Code):
     NODE_SILENT = N_("{node} does not answer")
     DOCKER_SILENT = N_("docker on {node} does not answer")
     UNKNOWN = N_("unknown: {why}")
+
+
+def _runtime(name: RuntimeName) -> type[Runtime]:
+    from sparktui.plan.runtime import RUNTIMES  # pure, but not needed for a first frame
+
+    return RUNTIMES[name]
 
 
 @dataclass(frozen=True)
@@ -65,26 +73,27 @@ class Workload:
         return self.role == "service" or self.service is not None
 
     # What its runtime can do (``sparktui.plan.runtime.base.Runtime``): the front-ends
-    # ask these, never the runtime's name.
+    # ask these, never the runtime's name. The runtimes' modules are imported when first
+    # asked (``_runtime``): the dashboard imports these values before its first frame.
     @property
     def can_enter(self) -> bool:
         """A shell can be opened in it (``shell``, the dashboard's ``a``)."""
-        return RUNTIMES[self.runtime].can_enter
+        return _runtime(self.runtime).can_enter
 
     @property
     def can_inspect(self) -> bool:
         """It has a description to read (``inspect``, the dashboard's ``i``)."""
-        return RUNTIMES[self.runtime].can_inspect
+        return _runtime(self.runtime).can_inspect
 
     @property
     def can_attach(self) -> bool:
         """The terminal can be handed to its console (``tmux``, the dashboard's ``t``)."""
-        return RUNTIMES[self.runtime].can_attach
+        return _runtime(self.runtime).can_attach
 
     @property
     def has_image(self) -> bool:
         """It runs in a container image (an image ID to compare, images to check)."""
-        return RUNTIMES[self.runtime].runs_image
+        return _runtime(self.runtime).runs_image
 
     def as_dict(self) -> dict[str, Any]:
         return {k: json_value(v) for k, v in self.__dict__.items()

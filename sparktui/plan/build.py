@@ -5,6 +5,7 @@ from __future__ import annotations
 from sparktui.config.loader import LoadedConfig, LoadedRecipe
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.recipe import Recipe
+from sparktui.config.roles import HEAD, WORKER
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem, SparkError
 from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
@@ -20,9 +21,7 @@ from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
 from sparktui.plan.fit.settings import launch_share
 from sparktui.plan.model import (
-    HEAD,
     MEM_SHARE_LABEL,
-    WORKER,
     HfRef,
     HookStep,
     LaunchPlan,

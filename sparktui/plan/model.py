@@ -8,17 +8,15 @@ added, never renamed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from sparktui.config.roles import HEAD, Role
 from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.service_model import ServicePlan
 
 if TYPE_CHECKING:
     from sparktui.plan.router import RouterPlan
 
-Role = Literal["head", "worker"]
-HEAD: Role = "head"
-WORKER: Role = "worker"
 MEM_SHARE_LABEL = "mem_share"
 """The label (``sparktui.mem_share``; tmux: ``SPARKTUI_MEM_SHARE``) of the share of its node's
 memory an engine member claims: what serve counts of a recipe already running."""

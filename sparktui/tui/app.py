@@ -31,7 +31,6 @@ from textual.message import Message
 from textual.screen import Screen
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl, ClusterView
 from sparktui.i18n import _
 from sparktui.tui.actions import (
     ALL_SPECS,
@@ -55,7 +54,7 @@ from sparktui.tui.startup import PendingConfig, finish_start
 from sparktui.tui.viewmodel.selection import Selection
 
 if TYPE_CHECKING:  # loaded after the first frame (sparktui.tui.startup)
-    from sparktui.engine.status import ClusterHealth
+    from sparktui.engine.api import ClusterControl, ClusterHealth, ClusterView
     from sparktui.tui.controllers.flows import ActionFlows
     from sparktui.tui.screens.dashboard import DashboardScreen
 
@@ -314,11 +313,11 @@ class SparkApp(SafeText, App[int]):
 
     def action_bench_results(self) -> None:
         """The benchmark runs kept (read-only: a file read, nothing on a cluster)."""
-        from sparktui.engine.bench.store import bench_dir, load_all
+        from sparktui.engine.api import bench_dir, kept_runs
         from sparktui.tui.screens.bench_results import BenchResultsScreen
 
         folder = bench_dir()
-        runs, problems = load_all(folder)
+        runs, problems = kept_runs(folder)
         self.push_screen(BenchResultsScreen(runs, problems, str(folder)))
 
     async def action_quit(self) -> None:

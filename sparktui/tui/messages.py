@@ -16,9 +16,7 @@ the worker sends exact tuples, which CPython's cyclic collector stops tracking (
 every NamedTuple tracked, and ~50,000 a second of those made full collections long)."""
 
 if TYPE_CHECKING:  # field types only: the app imports this before its first frame
-    from sparktui.engine.api import ActionResult, Progress
-    from sparktui.engine.status import ClusterHealth
-    from sparktui.engine.telemetry.figures import TelemetryFrame
+    from sparktui.engine.api import ActionResult, ClusterHealth, Progress, TelemetryFrame
 
 # -- from workers (engine results) ------------------------------------------------------
 

@@ -16,13 +16,11 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import WorkType
 
-from sparktui.engine.api import ClusterView
-from sparktui.tui import workers
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.session import Session
 
-if TYPE_CHECKING:
-    from sparktui.engine.status import ClusterHealth
+if TYPE_CHECKING:  # the engine's API and its callers load after the first frame
+    from sparktui.engine.api import ClusterHealth, ClusterView
 
 READ_GROUPS = ("health", "logs", "telemetry")
 """Worker groups that read through the engine; an action's group ("action") is never
@@ -52,6 +50,8 @@ class ReadWorkers:
         engine = self._session.engine
         if engine is None:
             return
+        from sparktui.tui import workers
+
         self._app.run_worker(_deferred(workers.follow_logs, engine, cluster, self._deliver),
                              group="logs", exclusive=True, exit_on_error=False)
         interval = self._session.telemetry_interval
@@ -78,6 +78,8 @@ class ReadWorkers:
 
     async def _refresh(self, engine: ClusterView, cluster: str) -> None:
         """One check, then the next is armed: refreshes never overlap."""
+        from sparktui.tui import workers
+
         message = await workers.fetch_health(engine, cluster,
                                              self._session.options.health_timeout)
         self._deliver(message)
@@ -101,6 +103,8 @@ class ReadWorkers:
         it too."""
         engine = self._session.engine
         assert engine is not None
+        from sparktui.tui import workers
+
         health = await workers.fresh_health(engine, cluster, self._session.options.health_timeout)
         self._deliver(HealthUpdated(health))
         return health
@@ -113,5 +117,7 @@ class ReadWorkers:
                                  exclusive=True, exit_on_error=False)
 
     async def _deep_check(self, engine: ClusterView, cluster: str) -> None:
+        from sparktui.tui import workers
+
         ok, line = await workers.deep_check(engine, cluster)
         self._app.notify(line, severity="information" if ok else "error", timeout=8)

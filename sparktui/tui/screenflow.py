@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.tui.readers import ReadWorkers
@@ -26,6 +25,7 @@ from sparktui.tui.screens.startup import StartupScreen
 from sparktui.tui.session import Session, close_engine
 
 if TYPE_CHECKING:  # loaded after the first frame
+    from sparktui.engine.api import ClusterControl
     from sparktui.tui.app import SparkApp
     from sparktui.tui.screens.dashboard import DashboardScreen
 

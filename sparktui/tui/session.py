@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
-from sparktui.engine.deadline import within
 from sparktui.errors import SparkError
 from sparktui.tui.live import FileWatch, config_path
 from sparktui.tui.options import TuiOptions
@@ -34,11 +32,12 @@ from sparktui.tui.startup import PendingConfig
 
 if TYPE_CHECKING:  # the models load after the first frame
     from sparktui.config.models import Config
+    from sparktui.engine.api import ClusterControl, ClusterView
 
 ConfigState = LoadedConfig | SparkError | PendingConfig
 """Loading after the first frame, loaded, or broken (the error screen shows why)."""
 
-EngineFactory = Callable[[LoadedConfig], ClusterControl]
+EngineFactory = Callable[[LoadedConfig], "ClusterControl"]
 """Builds the engine for a config: again when a reload changed the config."""
 
 ENGINE_CLOSE_SECONDS = 5.0
@@ -46,6 +45,8 @@ ENGINE_CLOSE_SECONDS = 5.0
 
 async def close_engine(engine: ClusterView) -> None:
     """Close an engine, bounded: a hung connection must not hold the app open."""
+    from sparktui.engine.api import within
+
     with contextlib.suppress(Exception):
         await within(engine.close(), ENGINE_CLOSE_SECONDS)
 
@@ -131,9 +132,13 @@ class Session:
     def _hold(self, engine: ClusterControl | None, built_for: LoadedConfig | None) -> None:
         """Hold ``engine``: in ``--watch`` only a view of it, and no control."""
         self._built_for = built_for.config if engine is not None and built_for else None
-        if engine is None or self.watch_mode:
+        if engine is None:
+            self._control = self.engine = None
+        elif self.watch_mode:
+            from sparktui.engine.api import ReadOnlyView
+
             self._control = None
-            self.engine = ReadOnlyView(engine) if engine is not None else None
+            self.engine = ReadOnlyView(engine)
         else:
             self._control = self.engine = engine
 

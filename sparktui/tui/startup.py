@@ -28,7 +28,7 @@ from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
 from sparktui.visible import shorten, visible
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine's API loads after the first frame
     from sparktui.engine.api import ClusterControl
 
 BUILTIN_CLUSTER = "local"
@@ -65,9 +65,9 @@ def pending_config(explicit: Path | None) -> PendingConfig:
 
 def connect_engine(loaded: LoadedConfig) -> ClusterControl:
     """The dashboard's engine. It opens no connection yet (nor imports asyncssh)."""
-    from sparktui.engine.cluster import ClusterEngine
+    from sparktui.engine.api import open_engine  # the API: after the first frame
 
-    return ClusterEngine(loaded.config)
+    return open_engine(loaded.config)
 
 
 def peek_clusters(path: Path | None) -> Clusters:
@@ -127,10 +127,12 @@ def collect_less_often() -> None:
 def warm_imports() -> None:
     """Run in the loading thread, so the swap to the dashboard does not block the UI on
     imports (plain imports: the names stay visible to go-to-definition and mypy)."""
-    import sparktui.engine.cluster
     import sparktui.tui.controllers.flows
     import sparktui.tui.screens.dashboard
     import sparktui.tui.screens.help  # noqa: F401
+    from sparktui.engine.api import load_engine
+
+    load_engine()  # the engine's implementation
 
 
 async def finish_start(pending: PendingConfig) -> tuple[LoadedConfig | SparkError,

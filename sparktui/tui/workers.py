@@ -14,16 +14,16 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from sparktui.engine.api import (
+    SOURCE_SEP,
     ActionResult,
     ClusterControl,
     ClusterView,
     ExecResult,
     ProgressSink,
+    within,
 )
-from sparktui.engine.deadline import within
-from sparktui.engine.supervise.words import ending_lines
-from sparktui.engine.workloads.restart import restart
 from sparktui.i18n import _
+from sparktui.present.supervision import ending_lines
 from sparktui.tui.messages import (
     ActionFinished,
     HealthFailed,
@@ -34,8 +34,7 @@ from sparktui.tui.messages import (
 )
 
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
-    from sparktui.engine.status import ClusterHealth
-    from sparktui.engine.workloads.inspect import Described
+    from sparktui.engine.api import ClusterHealth, Described
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
@@ -118,8 +117,6 @@ async def follow_logs(engine: ClusterView, cluster: str,
                       flush_seconds: float = LOG_FLUSH_SECONDS) -> None:
     """Follow the cluster's logs, reconnecting when the stream ends, and deliver what came
     every ``flush_seconds`` as one ``LogsArrived`` (nothing when nothing came)."""
-    from sparktui.engine.status import SOURCE_SEP
-
     batch: list[RawLine] = []
 
     async def flush() -> None:
@@ -229,7 +226,7 @@ async def run_restart(control: ClusterControl, plan: LaunchPlan, sink: ProgressS
                       hooks_for: HooksFor, run_id: int) -> ActionFinished:
     """``stop`` of the plan's recipe, then ``serve`` of the plan (not after a failed stop)."""
     try:
-        result = (await restart(control, plan, sink, hooks_for=hooks_for)).result()
+        result = (await control.restart(plan, sink, hooks_for=hooks_for)).result()
     except asyncio.CancelledError:
         raise
     except Exception as exc:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 
-from sparktui.cli.doctor_text import doctor_lines
 from sparktui.engine.doctor import Check
 from sparktui.i18n import _, install
+from sparktui.present.doctor import doctor_lines
 
 CHECKS = [Check("spark1", "ssh", "pass", "1 ms"),
           Check("spark1", "nic enp1s0f1np1", "fail", "down", "plug the QSFP cable in"),

@@ -21,7 +21,8 @@ from sparktui.engine.api import ClusterControl, ClusterView, ReadOnlyView
 from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.workloads.inspect import Described
 
-READS = {"health", "logs", "log_batches", "telemetry", "deep_check", "inspect", "close"}
+READS = {"health", "logs", "log_batches", "telemetry", "deep_check", "inspect", "workloads",
+         "sessions", "fit", "doctor", "close"}
 
 
 def members(protocol: type) -> set[str]:

@@ -110,7 +110,8 @@ class RecordingEngine(NullEngine):
             self.active -= 1
         return serving_health(cluster) if cluster == "2nodes" else ClusterHealth(cluster, [], NOW)
 
-    def log_batches(self, cluster: str, *, node=None, recipe=None, tail=200, follow=True):
+    def log_batches(self, cluster: str, *, node=None, recipe=None, tail=200, follow=True,
+                    on_targets=None, on_health=None):
         import asyncio
 
         self.calls.append(("logs", cluster))

@@ -11,6 +11,7 @@ from textual.command import CommandList
 
 from sparktui.config.loader import load_config
 from sparktui.engine.api import ActionResult, Progress
+from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.remote.attach import tmux_attach_argv
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.tui.messages import HealthUpdated
@@ -180,8 +181,15 @@ def tmux_health() -> ClusterHealth:
                                     NodeHealth("spark2", True)], NOW)
 
 
+class Attaching(RecordingEngine):
+    """Makes the argv as the real engine does (``attach_argv`` connects nowhere)."""
+
+    def attach_argv(self, cluster: str, workload: Workload) -> list[str]:
+        return ClusterEngine(load_config(EXAMPLE_CONFIG).config).attach_argv(cluster, workload)
+
+
 async def test_tmux_attaches_to_the_session_on_the_selected_node_and_comes_back():
-    app = make_app(engine=RecordingEngine(), refresh_seconds=60)
+    app = make_app(engine=Attaching(), refresh_seconds=60)
     ran: list[list[str]] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await eventually_async(lambda: "2nodes" in app.dashboard.health, look=pausing(pilot))

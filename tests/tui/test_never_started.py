@@ -16,6 +16,7 @@ from sparktui.engine.api import ActionResult, Step
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.workloads.inspect import Described
 from sparktui.labels import container_state
+from sparktui.present.container import container_summary
 from sparktui.tui.actions import Action
 from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.viewmodel.runs import ActionRun
@@ -58,10 +59,10 @@ def test_a_state_word_shows_no_placeholder_of_docker():
 def test_inspect_of_a_never_started_container_shows_no_zero_time():
     raw = {"State": {"Status": "created", "StartedAt": ZERO, "ExitCode": 128},
            "Config": {"Image": "vllm:test"}, "Path": "vllm", "Args": ["serve"]}
-    rows = dict(Described("spark1", "sparktui-x", raw).summary())
+    rows = dict(container_summary(Described("spark1", "sparktui-x", raw)))
     assert rows["state"] == "created, never started"
     started = {**raw, "State": {"Status": "running", "StartedAt": "2025-06-15T12:51:40Z"}}
-    assert dict(Described("spark1", "sparktui-x", started).summary())["state"] == \
+    assert dict(container_summary(Described("spark1", "sparktui-x", started)))["state"] == \
         "running (2025-06-15T12:51:40Z)"
 
 

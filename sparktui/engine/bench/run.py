@@ -11,14 +11,13 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from sparktui import untrusted_json
 from sparktui.config.bench_result import LevelResult
+from sparktui.engine.bench.kept import BenchFailed, BenchProgress, ProgressSink
 from sparktui.engine.bench.target import BenchTarget
 from sparktui.engine.deadline import within
-from sparktui.errors import fail
 from sparktui.plan.bench.aiperf import (
     EXPORT,
     RECORDS,
@@ -29,42 +28,10 @@ from sparktui.plan.bench.aiperf import (
 )
 from sparktui.visible import visible
 
-TOOL_ENV = "SPARKTUI_AIPERF"
 STOP_GRACE_SECONDS = 30.0
 """How long the tool has to write its partial export after SIGINT before it is killed
 (its process group: it runs several processes)."""
 POLL_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class BenchProgress:
-    concurrency: int
-    level: int  # 1-based
-    levels: int
-    done: int  # requests finished (the tool's per-request records)
-    total: int
-    state: str  # "started" | "running" | "done" | "stopping"
-
-
-ProgressSink = Callable[[BenchProgress], None]
-
-
-class BenchFailed(Exception):
-    """The tool ended without a result for a level: its last lines say why."""
-
-
-def find_tool(environ: dict[str, str] | None = None) -> str:
-    """$SPARKTUI_AIPERF, else ``aiperf`` on PATH; a clear refusal when neither is."""
-    env = os.environ if environ is None else environ
-    explicit = env.get(TOOL_ENV)
-    if explicit:
-        if shutil.which(explicit) is None:
-            raise fail("bench_tool_missing", tool=explicit)
-        return explicit
-    found = shutil.which("aiperf")
-    if found is None:
-        raise fail("bench_tool_missing", tool="aiperf")
-    return found
 
 
 async def version_of(tool: str) -> str:

@@ -8,7 +8,6 @@ import math
 import operator
 import os
 import re
-from collections.abc import Mapping
 from itertools import accumulate, count
 from pathlib import Path
 
@@ -18,12 +17,6 @@ from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError, fail
 from sparktui.plan.bench.record import masked
 from sparktui.visible import shorten
-
-
-def bench_dir(environ: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    data = env.get("XDG_DATA_HOME") or str((home or Path.home()) / ".local" / "share")
-    return Path(data).expanduser() / "sparktui" / "bench"
 
 
 def run_ids(directory: Path) -> set[str]:

@@ -24,17 +24,18 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from sparktui.config.models import Config, Node
-from sparktui.engine.api import ActionResult, Outcome, ProgressSink, Step, StepState
 from sparktui.engine.deadline import within
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.results import ActionResult, ProgressSink
 from sparktui.engine.supervise.disarm import disarm
 from sparktui.engine.supervise.remote import new_mark
 from sparktui.errors import fail
 from sparktui.i18n import _
 from sparktui.plan.power import PowerPlan
 from sparktui.scrub import scrub
+from sparktui.steps import Outcome, Step, StepState
 
 POLL_SECONDS = 1.0
 """How often a node is probed while waiting for it to go down or come up."""

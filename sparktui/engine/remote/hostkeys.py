@@ -16,6 +16,7 @@ import binascii
 import os
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,13 @@ if TYPE_CHECKING:  # asyncssh is imported when a key is fetched: it costs ~0.15 
 
     from sparktui.config.models import Config, Node
 
-NEW, SAME, CHANGED, FAILED = "new", "same", "changed", "failed"
+class KeyOutcome(StrEnum):
+    """What ``init-host-keys`` did with a node's key."""
+
+    NEW = "new"  # recorded
+    SAME = "same"  # already recorded
+    CHANGED = "changed"  # a different key than the one recorded, which is kept
+    FAILED = "failed"  # the node's key could not be read
 
 
 def known_hosts_path(config: Config) -> Path:
@@ -97,7 +104,7 @@ def host_pattern(node: Node) -> str:
 @dataclass(frozen=True)
 class KeyResult:
     node: str
-    outcome: str  # new, same, changed, failed
+    outcome: KeyOutcome
     fingerprint: str = ""
     detail: str = ""
 
@@ -160,7 +167,7 @@ async def init_host_keys(config: Config, nodes: list[Node]) -> list[KeyResult]:
     try:
         known = read_known_hosts(path)
     except (OSError, ValueError) as exc:  # unreadable, or a line asyncssh rejects
-        return [KeyResult(n.name, FAILED, detail=f"{path}: {exc}") for n in remote]
+        return [KeyResult(n.name, KeyOutcome.FAILED, detail=f"{path}: {exc}") for n in remote]
     pinned = [pins(path, n, known) for n in remote]
     fetched = await asyncio.gather(
         *(_fetch(n, config.connect_timeout_seconds, p.host_key_algs)
@@ -171,20 +178,20 @@ async def init_host_keys(config: Config, nodes: list[Node]) -> list[KeyResult]:
     for node, pin, key in zip(remote, pinned, fetched, strict=True):
         if isinstance(key, BaseException):
             detail = "timeout" if isinstance(key, TimeoutError) else str(key) or type(key).__name__
-            results.append(KeyResult(node.name, FAILED, detail=detail))
+            results.append(KeyResult(node.name, KeyOutcome.FAILED, detail=detail))
             continue
         fingerprint = key.get_fingerprint()
         pattern = host_pattern(node)
         trusted = pin.trusted or ((added[pattern],) if pattern in added else ())
         if key in trusted and key not in pin.revoked:
-            results.append(KeyResult(node.name, SAME, fingerprint))
+            results.append(KeyResult(node.name, KeyOutcome.SAME, fingerprint))
         elif trusted or key in pin.revoked:
             types = ", ".join(pin.types) or "@revoked"
-            results.append(KeyResult(node.name, CHANGED, fingerprint,
+            results.append(KeyResult(node.name, KeyOutcome.CHANGED, fingerprint,
                                      detail=f"{path}: {pattern} ({types})"))
         else:
             added[pattern] = key
-            results.append(KeyResult(node.name, NEW, fingerprint))
+            results.append(KeyResult(node.name, KeyOutcome.NEW, fingerprint))
     if added:
         _append(path, [f"{pattern} {_openssh(key)}" for pattern, key in added.items()])
     return results

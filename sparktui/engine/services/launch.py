@@ -15,7 +15,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sparktui.engine.api import Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
@@ -27,6 +26,7 @@ from sparktui.i18n import N_, N_plural
 from sparktui.plan.runtime.base import State
 from sparktui.plan.service_model import ServiceInstance, ServicePlan
 from sparktui.said import Code, Layout, Text, joined, said
+from sparktui.steps import Step, StepState
 
 STEP = Step.SERVICE
 

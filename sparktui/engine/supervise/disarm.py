@@ -13,29 +13,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from sparktui.engine.api import Progress, ProgressSink, Step, StepState
 from sparktui.engine.remote.transport import Transport
+from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import history
+from sparktui.engine.supervise.codes import clearing_said
+from sparktui.engine.supervise.outcomes import Disarmed
 from sparktui.engine.supervise.record import Lease, Mark, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, write_marks
-from sparktui.engine.supervise.words import cleared_line
 from sparktui.i18n import _
+from sparktui.steps import Step, StepState
 
 POLL_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class Disarmed:
-    """What a mark did: ``missed`` the nodes that could not take it; the supervisors that
-    ``ended`` on it and those still ``running`` when the wait ran out; what it
-    ``cleared``."""
-
-    missed: list[str]
-    ended: list[Lease]
-    running: list[Lease]
-    cleared: list[history.Cleared]
 
 
 async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], mark: Mark,
@@ -53,7 +42,7 @@ async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], ma
     cleared = [c for c in found if c is not None]
     for c in cleared:
         if progress is not None:
-            progress(Progress(Step.SUPERVISE, c.node, StepState.OK, cleared_line(c)))
+            progress(Progress(Step.SUPERVISE, c.node, StepState.OK, clearing_said(c)))
     supervisors = [found for found, _status in waited if found is not None]
     return Disarmed(missed, [lease for lease, ended in supervisors if ended],
                     [lease for lease, ended in supervisors if not ended], cleared)

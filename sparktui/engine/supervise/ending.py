@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sparktui.engine.status import ClusterHealth
-from sparktui.engine.supervise.disarm import Disarmed
+from sparktui.engine.supervise.outcomes import Disarmed
 from sparktui.engine.supervise.record import SupervisionStatus
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from sparktui.engine.api import ActionResult, Progress, ProgressSink
+from sparktui.engine.results import ActionResult, Progress, ProgressSink
 from sparktui.engine.supervise.record import Failure, Lease, Reason
 
 if TYPE_CHECKING:

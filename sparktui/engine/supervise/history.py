@@ -13,30 +13,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from sparktui.engine.api import Progress, ProgressSink, Step, StepState
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import shell
-from sparktui.engine.supervise.record import Lease, Mark, Reason, Record, SupervisionStatus
+from sparktui.engine.supervise.codes import clearing_said
+from sparktui.engine.supervise.outcomes import Cleared
+from sparktui.engine.supervise.record import Mark, Reason, Record, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, who
-from sparktui.engine.supervise.words import cleared_line
+from sparktui.steps import Step, StepState
 
 LIVE = frozenset({"watching", "restarting", "memory", "backoff", "waiting"})
 """A record's statuses while its supervisor runs: what a lost supervisor left."""
 
 Concerns = Callable[[str, str], bool]
 """Whether an action concerns the supervision of (cluster, recipe)."""
-
-
-@dataclass(frozen=True)
-class Cleared:
-    """What a clearing did on one head: the record made history, the lease removed."""
-
-    node: str
-    record: Record | None = None
-    lease: Lease | None = None
 
 
 def closing(status: SupervisionStatus, concerns: Concerns,
@@ -97,4 +90,4 @@ async def after_serve(t: Transport, cluster: str, recipe: str, timeout: float,
     """A new serve makes the recipe's give-up history (not a supervisor's own serve)."""
     cleared = await close(t, *by_serve(cluster, recipe), timeout)
     if cleared is not None:
-        progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, cleared_line(cleared)))
+        progress(Progress(Step.SUPERVISE, t.node.name, StepState.OK, clearing_said(cleared)))

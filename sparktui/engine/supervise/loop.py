@@ -22,12 +22,13 @@ import time
 import uuid
 from dataclasses import replace
 
-from sparktui.engine.api import ActionResult, Progress
 from sparktui.engine.deadline import within
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.results import ActionResult, Progress
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
+from sparktui.engine.supervise.codes import failure_said, mark_said, reason_said, short_said
 from sparktui.engine.supervise.events import (
     Happening,
     SuperviseEngine,
@@ -54,7 +55,6 @@ from sparktui.engine.supervise.record import (
     Record,
     RestartEvent,
 )
-from sparktui.engine.supervise.words import failure_text, mark_text, reason_text, short_text
 from sparktui.i18n import _, ngettext
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.model import LaunchPlan
@@ -114,7 +114,7 @@ class Supervisor:
             why = Reason("interrupted", {"group": group})
             with contextlib.suppress(Exception):
                 await within(self._save("ended", why), CLEANUP_SECONDS)
-            self._emit(Happening.INTERRUPTED, reason_text(why))
+            self._emit(Happening.INTERRUPTED, str(reason_said(why)))
             raise
         finally:
             heartbeat.cancel()
@@ -153,7 +153,7 @@ class Supervisor:
             elif unreachable:
                 # Nothing can be served there, and its marks cannot be read (a power off,
                 # a stop may be written there): wait for it, never restart around it.
-                in_a_row, text = 0, "; ".join(map(failure_text, unreachable))
+                in_a_row, text = 0, "; ".join(str(failure_said(f)) for f in unreachable)
                 if text != away:
                     self._emit(Happening.WAITING, _("waiting for {nodes}").format(
                         nodes=text), failures=tuple(unreachable))
@@ -162,7 +162,8 @@ class Supervisor:
             elif counts(result.failures, ever_healthy=self.ever_healthy, since_armed=since,
                         policy=self.policy):
                 in_a_row, away = in_a_row + 1, ""
-                self._emit(Happening.FAILING, "; ".join(map(failure_text, result.failures)),
+                self._emit(Happening.FAILING,
+                           "; ".join(str(failure_said(f)) for f in result.failures),
                            failures=tuple(result.failures), count=in_a_row,
                            of=self.policy.failure_checks)
                 if in_a_row >= self.policy.failure_checks:
@@ -226,7 +227,7 @@ class Supervisor:
         self.restarts = [*self.restarts, event][-HISTORY_KEPT:]
         window = restarts_within([r.at for r in self.restarts], event.at, self.policy.window)
         self._emit(Happening.RESTARTING, _("restarting the whole group: {reason}").format(
-            reason=failure_text(failure)), failures=(failure,), count=window,
+            reason=str(failure_said(failure))), failures=(failure,), count=window,
             of=self.policy.max_restarts)
         await self._save("restarting")
         await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
@@ -237,7 +238,7 @@ class Supervisor:
         if isinstance(back, Mark):
             return await self._disarmed(back)
         if back is not None:  # a restart now would end in an out-of-memory
-            self.restarts[-1] = replace(event, ok=False, detail=reason_text(back))
+            self.restarts[-1] = replace(event, ok=False, detail=str(reason_said(back)))
             return await self._give_up(back, failure)
         served = await self._serve()
         if isinstance(served, SuperviseResult):
@@ -255,7 +256,7 @@ class Supervisor:
 
     async def _memory_short(self, shorts: list[Short]) -> None:
         self._emit(Happening.WAITING, _("waiting for memory to come back: {nodes}").format(
-            nodes="; ".join(short_text(s, self.plan.recipe) for s in shorts)))
+            nodes="; ".join(str(short_said(s, self.plan.recipe)) for s in shorts)))
         await self._save("memory")
 
     async def _serve(self) -> ActionResult | SuperviseResult:
@@ -293,15 +294,16 @@ class Supervisor:
         await self._save("gave_up", reason)
         self._emit(Happening.GAVE_UP, _("gave up on {recipe} ({cluster}): {reason}; the group "
                                         "is left as it is").format(
-            recipe=self.plan.recipe, cluster=self.plan.cluster, reason=reason_text(reason)),
+            recipe=self.plan.recipe, cluster=self.plan.cluster,
+            reason=str(reason_said(reason))),
             failures=(failure,), lines=self.last_lines)
         return SuperviseResult("gave_up", reason, failures=(failure,))
 
     async def _disarmed(self, mark: Mark) -> SuperviseResult:
         reason = mark.reason()
         await self._save("disarmed", reason)
-        self._emit(Happening.DISARMED, reason_text(reason))
-        return SuperviseResult("disarmed", reason, detail=mark_text(mark))
+        self._emit(Happening.DISARMED, str(reason_said(reason)))
+        return SuperviseResult("disarmed", reason, detail=str(mark_said(mark)))
 
     # -- the nodes -----------------------------------------------------------------------
     async def _check(self) -> Check:
@@ -344,7 +346,7 @@ class Supervisor:
         if self.lost is not False:
             holder = self.lost if isinstance(self.lost, Lease) else None
             reason = Reason("lease_lost", {"holder": holder.holder if holder else "?"})
-            self._emit(Happening.LOST, reason_text(reason))
+            self._emit(Happening.LOST, str(reason_said(reason)))
             return SuperviseResult("lost", reason, holder=holder)
         return None
 

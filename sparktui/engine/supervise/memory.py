@@ -19,10 +19,10 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.supervise.outcomes import Short
 from sparktui.engine.supervise.record import Mark, Reason
 from sparktui.engine.telemetry.nodestats import parse_meminfo
 from sparktui.plan.fit.calc import engine_claim
@@ -30,15 +30,6 @@ from sparktui.plan.fit.probe import question_for
 from sparktui.plan.model import LaunchPlan
 
 MEMINFO = "cat /proc/meminfo"
-
-
-@dataclass(frozen=True)
-class Short:
-    """A node whose available memory is below what the recipe needs (bytes)."""
-
-    node: str
-    available: float
-    needed: float
 
 
 def share_of(plan: LaunchPlan) -> float | None:

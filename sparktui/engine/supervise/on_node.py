@@ -22,24 +22,25 @@ import asyncio
 import shlex
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.runtime_name import RuntimeName
-from sparktui.engine.api import Progress, ProgressSink, Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.hostkeys import pinned_lines
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import remote, shell
+from sparktui.engine.supervise.outcomes import Installed
 from sparktui.engine.supervise.record import Lease
 from sparktui.engine.supervise.shell import DIR
 from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan, MountPlan
 from sparktui.plan.runtime.base import Command, ServiceLaunch
 from sparktui.plan.runtime.docker import sweep_command
+from sparktui.steps import Step, StepState
 
 RUNTIME: RuntimeName = "docker"
 """What runs the supervisor (see above); its driver starts, reads and removes it."""
@@ -160,15 +161,6 @@ def key_command(path: str) -> str:
 WAIT_SECONDS = 60.0
 """How long the install waits for the new supervisor to take the lease."""
 POLL_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class Installed:
-    ok: bool
-    node: str
-    container: str = ""
-    detail: str = ""
-    holder: Lease | None = None  # refused: the supervisor that holds the lease
 
 
 async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str, *,

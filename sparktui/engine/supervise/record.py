@@ -2,8 +2,9 @@
 
 Everything here is read back from a node, so it is untrusted: every parser takes any
 text and gives a value or None, never an exception. Reasons are stored as codes with
-their values (``Failure``, ``Reason``) and put into words by the reader
-(``sparktui.engine.supervise.words``), so every operator reads them in their language.
+their values (``Failure``, ``Reason``), made sentences as codes by ``codes`` and put into
+words by the reader (``sparktui.present.supervision``), so every operator reads them in
+their language.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _object(text: str) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Failure:
-    """One thing a check found wrong: ``kind`` is a code (``words.FAILURES``)."""
+    """One thing a check found wrong: ``kind`` is a code (``codes.FailureSaid``)."""
 
     kind: str
     node: str
@@ -75,7 +76,7 @@ class Failure:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why supervision ended or gave up: a code (``words.REASONS``) and its values."""
+    """Why supervision ended or gave up: a code (``codes.reason_said``) and its values."""
 
     code: str
     values: dict[str, Any] = field(default_factory=dict)

@@ -13,6 +13,13 @@ from typing import Any
 
 from sparktui.said import Text, json_value
 
+MEMORY_PCT = 90.0
+"""A node's memory in use past this share (0..100) is an alert; the dashboard marks it."""
+KV_SHARE = 0.95
+"""An engine's KV cache past this share (0..1) is an alert; the dashboard marks it."""
+TELEMETRY_HEALTH_AGE = 15.0
+"""Seconds: how old a health check ``top`` lets telemetry use before refreshing it."""
+
 
 def _as_dict(record: Any) -> dict[str, Any]:
     """Its fields for JSON: a sentence as its code and values."""

@@ -21,15 +21,13 @@ from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.engine.status import Workload
 from sparktui.i18n import N_
 from sparktui.plan.fit.settings import argv_share
-from sparktui.plan.fit.shares import HOLDING_STATES, Holder
-from sparktui.plan.model import HEAD, MEM_SHARE_LABEL, WORKER
+from sparktui.plan.model import MEM_SHARE_LABEL
 from sparktui.plan.runtime import RUNTIMES
 from sparktui.plan.runtime.base import RUN_ID_LENGTH, RUN_LABEL, Found, Listing
 from sparktui.plan.runtime.foreign import Foreign
 from sparktui.plan.runtime.listing import list_all_command, parse_list_all
 from sparktui.said import Code, Said, Text, said
 
-ENGINE_ROLES = (HEAD, WORKER)
 DISCOVER = list_all_command()
 """One round trip lists every runtime's workloads, each through its CLI."""
 _DIRECT = tuple(name for name, driver in DRIVERS.items() if driver.lists_directly)
@@ -186,15 +184,6 @@ def foreign_reason(node: str, labels: dict[str, str]) -> Text:
         if value and not (value.isdecimal() and value.isascii() and low <= int(value) <= high):
             return said(Foreign.NOT_A_NUMBER, key=key, value=repr(value[:20]))
     return ""
-
-
-def share_holders(workloads: list[Workload], recipe: str) -> list[Holder]:
-    """The engine members of other recipes among a node's workloads that hold (or are
-    about to take) their share of its memory. A foreign one counts too: the node says
-    what holds its own memory, and a holder only ever makes a serve refuse (the fit
-    acts on no workload), where leaving it out would overcommit the node."""
-    return [Holder(w.recipe, w.mem_share, w.port, w.name) for w in workloads
-            if w.role in ENGINE_ROLES and w.recipe != recipe and w.state in HOLDING_STATES]
 
 
 def _share(label: str | None, argv: tuple[str, ...]) -> float | None:

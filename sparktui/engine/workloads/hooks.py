@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparktui.engine.api import Step, StepState
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.plan.model import HookStep
 from sparktui.said import Layout, Text, joined
+from sparktui.steps import Step, StepState
 
 ScriptText = Callable[[str], str]
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sparktui.config.runtime_name import RuntimeName
-from sparktui.engine.api import Progress, Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.results import Progress
+from sparktui.steps import Step, StepState
 
 
 async def created(t: Transport, runtime: RuntimeName, name: str) -> bool:

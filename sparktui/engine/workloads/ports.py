@@ -6,15 +6,16 @@ check is never read as a free port."""
 
 from __future__ import annotations
 
-from sparktui.engine.api import Step
+from sparktui.config.roles import HEAD, WORKER
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.i18n import N_
 from sparktui.plan.engines.base import rendezvous
 from sparktui.plan.fit.shares import HOLDING_STATES
-from sparktui.plan.model import HEAD, WORKER, LaunchPlan
+from sparktui.plan.model import LaunchPlan
 from sparktui.said import Code, said
+from sparktui.steps import Step
 
 
 class PortSaid(Code):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from sparktui.engine.api import Step
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.workloads.discover import image_absent
@@ -18,6 +17,7 @@ from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.i18n import N_
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.said import Code, Layout, Said, joined, said
+from sparktui.steps import Step
 
 
 class PreflightSaid(Code):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ActionResult, ProgressSink
+from sparktui.engine.results import ActionResult, ProgressSink
 
 if TYPE_CHECKING:
     from sparktui.engine.api import ClusterControl

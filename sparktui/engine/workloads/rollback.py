@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from sparktui.config.runtime_name import RuntimeName
-from sparktui.engine.api import Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.steps import Step, StepState
 
 
 async def roll_back(t: Transport, node: str, runtime: RuntimeName, container: str,

@@ -19,17 +19,18 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 
-from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.results import ActionResult, ProgressSink
 from sparktui.engine.services.launch import ServiceFailed, ServiceRunner
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads import preflight
-from sparktui.engine.workloads.discover import discover, share_holders
+from sparktui.engine.workloads.discover import discover
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
 from sparktui.engine.workloads.leftover import created, left_behind
+from sparktui.engine.workloads.pick import share_holders
 from sparktui.engine.workloads.ports import port_free, rendezvous_free
 from sparktui.engine.workloads.rollback import roll_back
 from sparktui.i18n import N_
@@ -41,6 +42,7 @@ from sparktui.plan.fit.text import node_line, refusal
 from sparktui.plan.model import LaunchPlan, NodePlan
 from sparktui.plan.runtime.base import State
 from sparktui.said import Code, Layout, Said, Text, joined, lines, said
+from sparktui.steps import Step, StepState
 
 
 class ServeSaid(Code):

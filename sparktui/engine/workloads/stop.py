@@ -18,10 +18,10 @@ import contextlib
 from collections.abc import Mapping
 
 from sparktui.config.scripts import BUILTIN_SCRIPTS
-from sparktui.engine.api import ActionResult, ProgressSink, Step, StepState
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.results import ActionResult, ProgressSink
 from sparktui.engine.services.labels import teardown_groups
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.discover import discover
@@ -31,6 +31,7 @@ from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
 from sparktui.plan.after_stop import HooksFor, from_label
 from sparktui.plan.model import HookStep
 from sparktui.said import Text
+from sparktui.steps import Step, StepState
 
 
 class Stop:

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from textual.app import SuspendNotSupported
 
-from sparktui.engine.remote.attach import docker_shell_argv
-from sparktui.engine.status import Workload
-from sparktui.engine.workloads.pick import containers
+from sparktui.engine.api import Workload, containers
 from sparktui.i18n import _
 from sparktui.tui import workers
 from sparktui.tui.actions import Action
@@ -50,13 +48,11 @@ class ContainerFlows:
 
     def shell(self) -> None:
         """``a``: a shell (bash if present, else sh) in the container; back after."""
-        if self.host.control(Action.SHELL) is None or (target := self._target(True)) is None:
+        control = self.host.control(Action.SHELL)
+        if control is None or (target := self._target(True)) is None:
             return
-        cluster, node, work = target
-        config = self.host.session.loaded
-        assert config is not None
-        where = next(n for n in config.config.cluster(cluster).nodes if n.name == node)
-        argv = docker_shell_argv(config.config, where, work.name)
+        cluster, _node, work = target
+        argv = control.shell_argv(cluster, work)
         try:
             with self.host.suspend():
                 self.flows.run_attached(argv)

@@ -22,8 +22,7 @@ from typing import Any
 from textual.app import SuspendNotSupported
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl, Progress, Step, StepState
-from sparktui.engine.remote.attach import tmux_attach_argv
+from sparktui.engine.api import ClusterControl, Progress, Step, StepState, attachable
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
@@ -321,22 +320,20 @@ class ActionFlows:
         cursor; back to the dashboard after."""
         selection = self.host.selection
         cluster, node, health = selection.cluster, selection.node, selection.health
-        if self.host.control(Action.TMUX) is None or not cluster:
+        control = self.host.control(Action.TMUX)
+        if control is None or not cluster:
             return
         if node is None or health is None:
             self.host.notify(_("no health check yet: nothing known about tmux sessions"),
                              severity="warning")
             return
         row = next((n for n in health.nodes if n.node == node), None)
-        sessions = sorted((w.cluster != cluster, w.name) for w in (row.workloads if row else [])
-                          if w.can_attach)
+        sessions = attachable(row.workloads if row else [], cluster)
         if not sessions:
             self.host.notify(_("no sparktui tmux session on {node}").format(node=node),
                              severity="warning")
             return
-        config = self._loaded().config
-        target = next(n for n in config.cluster(cluster).nodes if n.name == node)
-        argv = tmux_attach_argv(config, target, sessions[0][1])
+        argv = control.attach_argv(cluster, sessions[0])
         try:
             with self.host.suspend():
                 self.run_attached(argv)

@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
-    from sparktui.engine.api import ClusterControl
-    from sparktui.engine.status import ClusterHealth
+    from sparktui.engine.api import ClusterControl, ClusterHealth
     from sparktui.tui.actions import Action, Now
     from sparktui.tui.session import Session
     from sparktui.tui.viewmodel.recipes import RecipeEntry

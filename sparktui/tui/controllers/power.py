@@ -12,8 +12,7 @@ from functools import partial
 
 from sparktui.config.loaded import LoadedConfig
 from sparktui.config.models import Config
-from sparktui.engine.api import ClusterControl
-from sparktui.engine.status import Workload
+from sparktui.engine.api import ClusterControl, Workload
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from sparktui.engine.status import Workload
+from sparktui.engine.api import Workload
 from sparktui.fmt import format_duration
 from sparktui.i18n import _
 from sparktui.tui import workers

@@ -20,10 +20,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
-from sparktui.engine.supervise.words import status_line
+from sparktui.engine.api import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
+from sparktui.present.supervision import status_line
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import cluster_workloads, needs_typed_name
 from sparktui.tui.widgets.footer import FittingFooter

@@ -19,8 +19,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from sparktui.config.models import Cluster
-from sparktui.engine.status import ClusterHealth
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.api import ClusterHealth, TelemetryFrame
 from sparktui.i18n import _
 from sparktui.tui.actions import Action, Target, bindings
 from sparktui.tui.controllers import recipes as recipe_edits

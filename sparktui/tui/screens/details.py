@@ -11,11 +11,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sparktui.config.models import Cluster, Config, Node
-from sparktui.engine.status import ClusterHealth, NodeHealth
-from sparktui.engine.supervise.record import SupervisionStatus
-from sparktui.engine.supervise.words import restart_line, status_line
+from sparktui.engine.api import (
+    ClusterHealth,
+    NodeHealth,
+    SupervisionStatus,
+)
 from sparktui.fmt import format_ms, format_optional
 from sparktui.i18n import N_, _
+from sparktui.present.supervision import restart_line, status_line
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.recipes import RecipeEntry, render_problems
 from sparktui.tui.widgets.footer import FittingFooter

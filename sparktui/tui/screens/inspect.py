@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from sparktui.engine.workloads.inspect import Described
+from sparktui.engine.api import Described
+from sparktui.present.container import container_lines
 from sparktui.tui.screens.details import DetailsScreen
 
 
 def inspect_text(described: Described) -> Text:
     """Plain text (no markup is read in it); the section titles bold."""
     text = Text(no_wrap=False)
-    for line in described.lines():
+    for line in container_lines(described):
         bold = bool(line) and not line.startswith((" ", "{", "}", "[", "]"))
         text.append(line + "\n", style="bold" if bold and "  " not in line else "")
     return text

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
+from sparktui.engine.api import ClusterHealth, NodeHealth, Workload
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Final
 from rich.cells import cell_len, get_character_cell_size
 
 from sparktui.config.files import atomic_write_text
-from sparktui.engine.status import LogLine
+from sparktui.engine.api import LogLine
 from sparktui.i18n import _
 from sparktui.tui.viewmodel.health import strip_ansi
 from sparktui.visible import terminal_safe

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparktui.config.models import Node
-from sparktui.engine.status import ClusterHealth, NodeHealth
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.api import ClusterHealth, NodeHealth, TelemetryFrame
 from sparktui.i18n import N_
 from sparktui.tui.viewmodel.health import node_workloads
 

@@ -13,9 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sparktui.engine.api import ActionResult, Progress, Step
-from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.engine.workloads.discover import share_holders
+from sparktui.engine.api import (
+    ActionResult,
+    ClusterHealth,
+    Progress,
+    Step,
+    Workload,
+    share_holders,
+)
 from sparktui.i18n import N_, _, ngettext
 from sparktui.labels import failed_where
 from sparktui.plan.fit.probe import question_for

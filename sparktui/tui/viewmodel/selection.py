@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sparktui.engine.status import ClusterHealth
+    from sparktui.engine.api import ClusterHealth
     from sparktui.tui.viewmodel.recipes import RecipeEntry
 
 

@@ -4,16 +4,16 @@ health check (one notification each).
 
 Everything comes from ``ClusterHealth.supervision``, read back from the cluster's head, so
 every operator's dashboard shows the same whoever runs the supervisor. The words are
-``sparktui.engine.supervise.words``'s (``status_line``, ``restart_line``).
+``sparktui.present.supervision``'s (``status_line``, ``restart_line``), as the CLI's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sparktui.engine.supervise.record import SupervisionStatus
-from sparktui.engine.supervise.words import NOW, restart_line, status_line
+from sparktui.engine.api import SupervisionStatus
 from sparktui.i18n import _, ngettext
+from sparktui.present.supervision import NOW, restart_line, status_line
 
 ALERT_RESTARTS = 2
 """Restarts of the window the alerts strip lists (newest first)."""

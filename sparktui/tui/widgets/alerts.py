@@ -6,10 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from sparktui.engine.telemetry.alerts import describe
-from sparktui.engine.telemetry.figures import Alert
+from sparktui.engine.api import Alert
 from sparktui.fmt import format_time
 from sparktui.i18n import _
+from sparktui.present.alerts import describe
 from sparktui.tui.viewmodel.supervision import SupervisionAlert
 from sparktui.tui.widgets.paint import show
 

@@ -12,7 +12,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from sparktui.config.models import Cluster
-from sparktui.engine.status import ClusterHealth, RouterStatus
+from sparktui.engine.api import ClusterHealth, RouterStatus
 from sparktui.i18n import _
 from sparktui.plan.runtime.base import MISSING
 from sparktui.tui.actions import Target, bindings

@@ -10,9 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from sparktui.engine.status import ClusterHealth
-from sparktui.engine.telemetry.alerts import KV_SHARE
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.api import KV_SHARE, ClusterHealth, TelemetryFrame
 from sparktui.fmt import format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.tui.viewmodel.health import human_duration, serving_of

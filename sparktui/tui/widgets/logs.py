@@ -29,7 +29,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from sparktui.engine.status import LogLine, in_source
+from sparktui.engine.api import LogLine, in_source
 from sparktui.i18n import _, ngettext
 from sparktui.tui.actions import Target, bindings
 from sparktui.tui.markup import esc

@@ -18,8 +18,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from sparktui.config.models import Cluster, Node
-from sparktui.engine.status import ClusterHealth, NodeHealth, Workload, log_source
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.api import ClusterHealth, NodeHealth, TelemetryFrame, Workload, log_source
 from sparktui.i18n import N_, _
 from sparktui.labels import container_state
 from sparktui.tui.actions import Target, bindings

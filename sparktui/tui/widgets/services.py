@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from sparktui.engine.status import ClusterHealth, MetricsStatus, ServiceStatus
+from sparktui.engine.api import ClusterHealth, MetricsStatus, ServiceStatus
 from sparktui.i18n import _, ngettext
 from sparktui.labels import container_state
 from sparktui.tui.widgets.paint import show

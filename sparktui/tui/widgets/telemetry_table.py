@@ -10,8 +10,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from sparktui.config.models import Cluster
-from sparktui.engine.telemetry.alerts import KV_SHARE
-from sparktui.engine.telemetry.figures import (
+from sparktui.engine.api import (
+    KV_SHARE,
     EngineFigures,
     NodeFigures,
     TelemetryFrame,

@@ -16,8 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Static
 
-from sparktui.engine.telemetry.alerts import KV_SHARE, MEMORY_PCT
-from sparktui.engine.telemetry.figures import TelemetryFrame
+from sparktui.engine.api import KV_SHARE, MEMORY_PCT, TelemetryFrame
 from sparktui.i18n import N_, _
 from sparktui.tui.widgets.paint import show
 from sparktui.tui.widgets.spark import millis, sparkline

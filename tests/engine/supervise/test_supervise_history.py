@@ -30,7 +30,7 @@ from sparktui.engine.supervise.record import (
     SupervisionStatus,
     parse_status,
 )
-from sparktui.engine.supervise.words import ending_lines, status_line
+from sparktui.present.supervision import ending_lines, status_line
 from sparktui.tui.screens.confirm import health_text
 from sparktui.tui.viewmodel.supervision import supervision_alerts, supervision_mark
 

@@ -13,10 +13,10 @@ from plan_support import DUO, make_plan
 from sparktui.config.loader import load_config
 from sparktui.engine.remote.transport import Completed, NodeError
 from sparktui.engine.remote.transport import Reason as NodeReason
+from sparktui.engine.supervise.codes import reason_said
 from sparktui.engine.supervise.memory import memory_back, share_of, short
 from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import Mark, Reason
-from sparktui.engine.supervise.words import reason_text
 from sparktui.errors import SparkError
 from sparktui.plan.fit.calc import ENGINE_OVERHEAD, engine_claim
 
@@ -116,7 +116,7 @@ def test_memory_that_does_not_come_back_is_a_give_up_at_the_bound(plan):
     assert isinstance(result, Reason) and result.code == "memory_not_reclaimed"
     assert result.values["node"] == "beta" and result.values["waited"] >= 0.3
     assert len(heard) == 1 and nodes["beta"].looks >= 2  # looked again until the bound
-    text = reason_text(result)
+    text = str(reason_said(result))
     assert text.startswith("memory not reclaimed on beta: reboot it (")
     assert "available of the" in text and "demo needs" in text
 

@@ -8,6 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sparktui.engine.supervise.codes import failure_said, reason_said
 from sparktui.engine.supervise.policy import (
     GiveUp,
     Policy,
@@ -27,7 +28,7 @@ from sparktui.engine.supervise.record import (
     RestartEvent,
     parse_status,
 )
-from sparktui.engine.supervise.words import failure_text, reason_text, status_line
+from sparktui.present.supervision import status_line
 
 POLICY = Policy(interval=5, failure_checks=2, max_restarts=3, window=1800, backoff=10,
                 backoff_max=60, lease=30, stall=300, ready_timeout=600)
@@ -140,10 +141,10 @@ def test_status_reads_a_live_lease_a_lost_one_and_a_record():
 
 def test_untrusted_words_stay_on_one_line():
     hostile = Failure("not_running", "n\x1b[2J1", "exited\n(1)\u202e")
-    text = failure_text(hostile)
+    text = str(failure_said(hostile))
     assert "\x1b" not in text and "\n" not in text and "\u202e" not in text
-    assert "\n" not in reason_text(Reason("lease_lost", {"holder": "a\nb"}))
-    assert reason_text(Reason("no such code")) == "no such code"
+    assert "\n" not in str(reason_said(Reason("lease_lost", {"holder": "a\nb"})))
+    assert str(reason_said(Reason("no such code"))) == "no such code"
 
 
 @given(st.sampled_from(["never_healthy", "too_many_restarts", "serve_failed", "disarmed",
@@ -154,7 +155,7 @@ def test_untrusted_words_stay_on_one_line():
                                  st.text())))
 def test_any_reason_read_back_is_put_into_words(code, values):
     reason = Reason.from_dict(json.loads(json.dumps({"code": code, **values})))
-    assert reason is not None and "\n" not in reason_text(reason)
+    assert reason is not None and "\n" not in str(reason_said(reason))
 
 
 def test_a_member_that_exited_vanished_or_restarted_behind_its_back_is_a_failure():

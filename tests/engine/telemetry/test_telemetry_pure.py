@@ -10,9 +10,10 @@ import pytest
 
 from sparktui.engine.status import ClusterHealth, NodeHealth, Workload
 from sparktui.engine.telemetry import metrics, nodestats
-from sparktui.engine.telemetry.alerts import AlertBook, AlertRules, Condition, describe
+from sparktui.engine.telemetry.alerts import AlertBook, AlertRules, Condition
 from sparktui.engine.telemetry.figures import EngineFigures, NodeFigures
 from sparktui.engine.telemetry.history import History, Ring, capacity_for
+from sparktui.present.alerts import describe
 from sparktui.tui.widgets.spark import sparkline
 
 GIB = 1 << 30

@@ -1,4 +1,4 @@
-"""doctor's text output: a line per check, the columns padded by display width (a
+"""doctor's checks in words: a line per check, the columns padded by display width (a
 translated status or check name is longer than the English one), the hint below.
 
 The JSON output keeps the checks' own names (``ssh``, ``nic enp1s0f1np1``); the text
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from sparktui.engine.doctor import Check
+from sparktui.engine.api import Check
 from sparktui.i18n import N_, _
 
 STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}

@@ -1,0 +1,180 @@
+"""Supervision's sentences as codes: a failure, an operator's mark, why a supervision
+ended, what cleared it, a node short of memory (``sparktui.said``).
+
+The nodes keep the codes (``record``); these make them ``Said`` values, whose words are
+made when shown: the supervisor's events and the actions' progress carry them, and the
+front-ends' lines (``sparktui.present.supervision``) are made of them. Every value here
+was read from a node or a container: ``_clean`` keeps each one on one line and free of
+control characters wherever it is printed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sparktui.engine.supervise.outcomes import Cleared, Short
+from sparktui.engine.supervise.record import Failure, Mark, Reason
+from sparktui.fmt import format_time
+from sparktui.i18n import N_, N_plural
+from sparktui.labels import step_label
+from sparktui.said import Code, Duration, Said, Size, Text, said
+from sparktui.visible import shorten, visible
+
+
+class FailureSaid(Code):
+    """A failed check, by its kind (``Failure.kind``)."""
+
+    MISSING = N_("{node}: its container {detail} is gone")
+    NOT_RUNNING = N_("{node}: its container is {detail}")
+    RESTARTED = N_("{node}: its container was restarted outside sparktui ({detail})")
+    UNREACHABLE = N_("{node}: unreachable ({detail})")
+    HEALTH = N_("{node}: /health does not answer ({detail})")
+    MODELS = N_("{node}: /v1/models does not answer ({detail})")
+    SERVE = N_("{node}: serve failed ({detail})")
+    STALLED = N_("{node}: no token generated for {detail} s while requests wait")
+
+
+class MarkSaid(Code):
+    """An operator's action, as the mark it left on the nodes says it."""
+
+    POWER_OFF = N_("power off by {by} at {at}")
+    END_OF_RECIPE = N_("end of supervision of {recipe} on {cluster} by {by} at {at}")
+    END = N_("end of supervision on {cluster} by {by} at {at}")
+    STOP_OF_RECIPE = N_("stop of {recipe} on {cluster} by {by} at {at}")
+    STOP = N_("stop of {cluster} by {by} at {at}")
+
+
+class EndSaid(Code):
+    """Why a supervision ended (``Reason.code``)."""
+
+    NEVER_HEALTHY = N_("the group never became healthy under supervision: it is not "
+                       "restarted")
+    TOO_MANY_RESTARTS = N_plural("{n} restart in the last {window}",
+                                 "{n} restarts in the last {window}")
+    SERVE_FAILED = N_("serve failed on {node} at {step}: {detail}")
+    DISARMED = N_("{what}: supervision ends, nothing is restarted")
+    INTERRUPTED_RESTART = N_("the supervisor was interrupted during a restart; the group is "
+                             "as the restart's steps left it")
+    INTERRUPTED_UNCHECKED = N_("the supervisor was interrupted; the group is left as it is "
+                               "(its last check did not pass)")
+    INTERRUPTED = N_("the supervisor was interrupted; the group keeps running")
+    MEMORY_NOT_RECLAIMED = N_("memory not reclaimed on {node}: reboot it ({available} "
+                              "available of the {needed} {recipe} needs, {seconds:g} s after "
+                              "its stop)")
+    LEASE_LOST = N_("another supervisor took over: {holder}")
+
+
+class ClearedSaid(Code):
+    """What made a supervision history, and the clearing of it on a head."""
+
+    SERVED = N_("serve of {recipe} by {by} at {at}")
+    GAVE_UP = N_("the give-up of {recipe}'s supervision is history now")
+    LOST = N_("the lost supervisor {holder} is history now")
+
+
+class ShortSaid(Code):
+    SHORT = N_("{node}: {available} available of the {needed} {recipe} needs")
+
+
+def _seconds(value: Any) -> float:
+    """A number a node wrote; anything else (a word, infinity) is 0."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return 0.0
+
+
+def _clean(value: Any) -> str:
+    return shorten(visible(str(value)), 300)
+
+
+def failure_said(failure: Failure) -> Text:
+    node, detail = _clean(failure.node), _clean(failure.detail)
+    code = FailureSaid.__members__.get(failure.kind.upper())
+    if code is None:
+        return f"{node}: {_clean(failure.kind)} ({detail})"
+    return said(code, node=node, detail=detail)
+
+
+def mark_said(mark: Mark) -> Said:
+    """``stop of toy on 2nodes by ops@laptop at 14:03:22``."""
+    values: dict[str, Any] = {"by": _clean(mark.by or "?"),
+                              "at": format_time(mark.at) if mark.at else "?"}
+    if mark.action == "power_off":
+        return said(MarkSaid.POWER_OFF, **values)
+    values["cluster"] = _clean(mark.cluster)
+    if mark.action == "end":
+        return said(MarkSaid.END_OF_RECIPE, recipe=_clean(mark.recipe), **values) \
+            if mark.recipe else said(MarkSaid.END, **values)
+    return said(MarkSaid.STOP_OF_RECIPE, recipe=_clean(mark.recipe), **values) \
+        if mark.recipe else said(MarkSaid.STOP, **values)
+
+
+def _mark(v: dict[str, Any]) -> Mark:
+    return Mark("", str(v.get("action") or ""), str(v.get("cluster") or ""),
+                v.get("recipe") if isinstance(v.get("recipe"), str) else None,
+                str(v.get("by") or ""), _seconds(v.get("at")))
+
+
+def _interrupted(v: dict[str, Any]) -> Said:
+    """The group as the supervisor last saw it."""
+    group = str(v.get("group"))
+    return said(EndSaid.INTERRUPTED_RESTART if group == "restart" else
+                EndSaid.INTERRUPTED_UNCHECKED if group == "unchecked" else
+                EndSaid.INTERRUPTED)
+
+
+def reason_said(reason: Reason | None) -> Text:
+    """Why a supervision ended; a code this version does not know (or whose values do
+    not read), as it is."""
+    if reason is None:
+        return "-"
+    v = reason.values
+    match reason.code:
+        case "never_healthy":
+            return said(EndSaid.NEVER_HEALTHY)
+        case "too_many_restarts" if isinstance(v.get("restarts"), int):
+            return said(EndSaid.TOO_MANY_RESTARTS, n=v["restarts"],
+                        window=Duration(_seconds(v.get("window"))))
+        case "serve_failed":
+            return said(EndSaid.SERVE_FAILED, node=_clean(v.get("node") or "-"),
+                        step=step_label(str(v.get("step") or "-")),
+                        detail=_clean(v.get("detail") or ""))
+        case "disarmed":
+            return said(EndSaid.DISARMED, what=mark_said(_mark(v)))
+        case "interrupted":
+            return _interrupted(v)
+        case "memory_not_reclaimed":
+            return said(EndSaid.MEMORY_NOT_RECLAIMED, node=_clean(v.get("node") or "?"),
+                        available=Size(_seconds(v.get("available"))),
+                        needed=Size(_seconds(v.get("needed"))),
+                        recipe=_clean(v.get("recipe") or "?"), seconds=_seconds(v.get("waited")))
+        case "lease_lost":
+            return said(EndSaid.LEASE_LOST, holder=_clean(v.get("holder") or "?"))
+    return _clean(reason.code)
+
+
+def short_said(short: Short, recipe: str) -> Said:
+    """``spark2: 12.0 GiB available of the 96.0 GiB toy needs``."""
+    return said(ShortSaid.SHORT, node=_clean(short.node), available=Size(short.available),
+                needed=Size(short.needed), recipe=_clean(recipe))
+
+
+def cleared_said(reason: Reason) -> Text:
+    """What made a supervision history: ``stop of test by ops@laptop at 14:03:22``."""
+    v = reason.values
+    if reason.code == "served":
+        return said(ClearedSaid.SERVED, recipe=_clean(v.get("recipe") or "?"),
+                    by=_clean(v.get("by") or "?"), at=format_time(_seconds(v.get("at"))))
+    if reason.code == "disarmed":
+        return mark_said(_mark(v))
+    return reason_said(reason)
+
+
+def clearing_said(cleared: Cleared) -> Said:
+    """A clearing on a head, as its progress step says it."""
+    record, lease = cleared.record, cleared.lease
+    if record is not None and record.status == "gave_up":
+        return said(ClearedSaid.GAVE_UP, recipe=_clean(record.recipe))
+    holder = lease.holder if lease is not None else record.holder if record else "?"
+    return said(ClearedSaid.LOST, holder=_clean(holder))
