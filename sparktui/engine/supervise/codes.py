@@ -138,7 +138,7 @@ def reason_said(reason: Reason | None) -> Text:
                         window=Duration(_seconds(v.get("window"))))
         case "serve_failed":
             return said(EndSaid.SERVE_FAILED, node=_clean(v.get("node") or "-"),
-                        step=step_label(str(v.get("step") or "-")),
+                        step=step_label(_clean(v.get("step") or "-")),
                         detail=_clean(v.get("detail") or ""))
         case "disarmed":
             return said(EndSaid.DISARMED, what=mark_said(_mark(v)))
