@@ -78,7 +78,27 @@ def _reset(s) -> None:
 
 
 def _serve_up(s) -> None:
-    _clean_events(s, "serve")
+    """The group up for the next point. A ``docker run`` the previous point's cancelled
+    action had already sent over SSH may still create its container after ``_reset``
+    (the node carries on with a command whose client went away): such a straggler makes
+    the serve's preflight refuse ("already exists"), and is removed before the serve is
+    tried again. Each try ends a command in flight, so this ends."""
+    for _ in range(5):
+        rec = Recorder()
+
+        async def go(rec=rec) -> ActionResult:
+            engine = s.engine()
+            try:
+                return await engine.serve(s.plan("toy"), rec)
+            finally:
+                await engine.close()
+
+        result = asyncio.run(go())
+        if result.ok:
+            break
+        assert result.failed_step == Step.PREFLIGHT and "exists" in str(result.detail), \
+            rec.events
+        _reset(s)
     assert {n for n, _ in sparktui_workloads(s, NODES)} == set(NODES)
 
 
