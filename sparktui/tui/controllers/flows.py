@@ -29,7 +29,6 @@ from sparktui.plan.after_stop import HooksFor, after_stop_loader
 from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
-from sparktui.plan.render import render
 from sparktui.tui import workers
 from sparktui.tui.actions import Action, app_spec
 from sparktui.tui.controllers.ask import Ask, api_url
@@ -214,7 +213,8 @@ class ActionFlows:
         self.ask(Action.SERVE, self._ask_serve)
 
     def _ask_serve(self) -> Ask | None:
-        if (plan := self.selected_plan()) is None:
+        preview = self.host.now().preview()  # the plan pane's: its text is rendered once
+        if preview is None or (plan := preview.plan) is None:
             return None
         health = self.host.selection.health
         seen = running_recipe(health, plan.recipe)
@@ -225,7 +225,7 @@ class ActionFlows:
         if crowded:  # preflight asks the nodes again; this is what the last check saw
             warning = "\n".join([*([warning] if warning else []), *crowded, _(
                 "The memory shares do not fit together: preflight will refuse.")])
-        screen = ServePlanScreen(plan.recipe, plan.cluster, render(plan, "text"), warning)
+        screen = ServePlanScreen(plan.recipe, plan.cluster, preview.text, warning)
         return Ask(screen, "", Action.SERVE, plan.cluster, plan.recipe,
                    lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id),
                    url=api_url(plan))
