@@ -7,9 +7,9 @@ the dashboard print it. ``as_json`` is the code (the member's name in lowercase)
 parameters as they are: JSON output is the same document in every language.
 
 A parameter is a plain value (text read from a node stays as it came), a number (a
-``Seconds``, ``Duration``, ``Size`` or ``Percent`` is shown in the language's units,
-written to JSON as the number), another ``Said``, or a list of them (shown apart by
-commas; ``Items`` names another separator).
+``Seconds``, ``Duration``, ``Size``, ``Percent``, ``Millis``, ``Number`` or ``Gib`` is
+shown in the language's units, written to JSON as the number), another ``Said``, or a
+list of them (shown apart by commas; ``Items`` names another separator).
 """
 
 from __future__ import annotations
@@ -19,9 +19,17 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
-from sparktui.fmt import format_duration, format_percent, format_seconds, format_size
+from sparktui.fmt import (
+    format_duration,
+    format_gib,
+    format_ms,
+    format_number,
+    format_percent,
+    format_seconds,
+    format_size,
+)
 from sparktui.i18n import _, ngettext
 
 
@@ -64,6 +72,8 @@ class Layout(Code):
     SEMICOLON = "{head}; {tail}"
     LINES = "{head}\n{tail}"
     CONCAT = "{head}{tail}"
+    SPACE = "{head} {tail}"
+    VALUE = "{value}"  # a value alone (a latency): its words are its unit
 
 
 class Seconds(float):
@@ -105,6 +115,49 @@ class Percent(float):
 
     def __str__(self) -> str:
         return format_percent(float(self))
+
+
+class Millis(float):
+    """A latency in milliseconds: "26 ms", "26 мс"; a number in JSON."""
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else format_ms(float(self))
+
+    def __str__(self) -> str:
+        return format_ms(float(self))
+
+
+class Number(float):
+    """A figure as the language writes numbers ("1,234.5", "1 234,5"): ``digits``
+    decimals at most (exactly, when ``fixed``), a "+" before it when ``signed``; a
+    number in JSON."""
+
+    digits: int
+    fixed: bool
+    signed: bool
+
+    def __new__(cls, value: float, digits: int = 2, *, fixed: bool = False,
+                signed: bool = False) -> Self:
+        self = super().__new__(cls, value)
+        self.digits, self.fixed, self.signed = digits, fixed, signed
+        return self
+
+    def __format__(self, spec: str) -> str:
+        return super().__format__(spec) if spec else str(self)
+
+    def __str__(self) -> str:
+        sign = "+" if self.signed and self >= 0 else ""
+        return sign + format_number(float(self), self.digits, self.fixed)
+
+
+class Gib(Number):
+    """A size already in GiB, kept in GiB with ``digits`` decimals: "243.2 GiB"."""
+
+    def __new__(cls, value: float, digits: int = 1) -> Self:
+        return super().__new__(cls, value, digits, fixed=True)
+
+    def __str__(self) -> str:
+        return format_gib(float(self), self.digits)
 
 
 Param: TypeAlias = "str | int | float | bool | Said | Items | Sequence[Param] | None"

@@ -29,6 +29,7 @@ from sparktui.plan.bench.render import compare_text, list_text, run_text
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.model import LaunchPlan
+from sparktui.said import Text
 from sparktui.scrub import scrub
 from sparktui.visible import write_control
 
@@ -95,11 +96,11 @@ def run_bench(args: argparse.Namespace) -> int:
     loaded = config_from(args)
     cluster = pick_cluster(loaded.config, args.cluster)
 
-    def note(text: str) -> None:
-        print(scrub(text), file=sys.stderr)
+    def note(text: Text) -> None:  # a sentence as data: its words here
+        print(scrub(str(text)), file=sys.stderr)
 
-    def begin(text: str) -> None:
-        print(scrub(text), file=sys.stderr, flush=True)
+    def begin(text: Text) -> None:
+        print(scrub(str(text)), file=sys.stderr, flush=True)
 
     def go(engine: ClusterControl) -> Awaitable[Benched]:
         return engine.bench_recipe(cluster.name, args.recipe, settings, tool,

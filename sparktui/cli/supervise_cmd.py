@@ -18,13 +18,12 @@ from sparktui.engine.api import (
     SuperviseResult,
 )
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
-from sparktui.fmt import format_time
 from sparktui.i18n import _
 from sparktui.plan.after_stop import after_stop_loader
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
-from sparktui.present.supervision import ending_lines, restart_line, status_line
+from sparktui.present.supervision import ending_lines, event_line, restart_line, status_line
 from sparktui.resources import supervisor_dockerfile
 from sparktui.scrub import scrub
 from sparktui.visible import visible
@@ -40,10 +39,7 @@ def print_event(event: SuperviseEvent) -> None:
         return
     alert = event.kind in (Happening.GAVE_UP, Happening.REFUSED, Happening.LOST)
     stream = sys.stderr if alert else sys.stdout
-    word = _("ALERT") if event.kind in (Happening.GAVE_UP, Happening.RESTARTING) else ""
-    count = f" ({event.count}/{event.of})" if event.of else ""
-    line = f"{format_time(time.time())} {_('supervise')} {word + ' ' if word else ''}"
-    print(scrub(line + visible(event.text) + count), file=stream, flush=True)
+    print(scrub(event_line(event, time.time())), file=stream, flush=True)
     for text in event.lines:
         print(scrub("    " + visible(text)), file=stream, flush=True)
 

@@ -1,7 +1,10 @@
 """doctor: per-node checks with a pass/warn/fail line and a hint each.
 
 Each node answers one gathering script (one round trip); the verdicts are
-computed here so they are testable without a node.
+computed here so they are testable without a node. Their details and hints are codes
+(``DoctorSaid``) and values: ``sparktui.present.doctor`` makes the words, ``doctor --json``
+is the same document in every language. What a node said (docker's error, nvidia-smi's
+line, an interface's state) stays the text it came as, cut as before.
 """
 
 from __future__ import annotations
@@ -19,15 +22,59 @@ from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
 from sparktui.engine.workloads.discover import discover
-from sparktui.fmt import format_gib, format_ms, format_number
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.runtime.docker_node import NO_GPU_DRIVER, TOOLKIT_FIX, docker_error, gpus_given
+from sparktui.said import Code, Gib, Layout, Millis, Number, Said, Text, joined, said
 
 GPUS_OK = "sparktui-gpus-ok"
 NO_IMAGE = "sparktui-no-image"
 MIN_FREE_GIB = 8.0
 MIN_DISK_GIB = 100.0
 MAX_SKEW_SECONDS = 1.0
+METRICS_CHECK = "engine metrics"
+
+
+class DoctorSaid(Code):
+    """What doctor's checks say: a detail, or the hint that fixes it."""
+
+    LOCAL = N_("commands run on this machine, without SSH ({ms})")
+    SSH_BY_HAND = N_("is the node on? try {command}, then ssh to it by hand")
+    DOCKER_SERVER = N_("server {version}")
+    NO_ANSWER = N_("no answer")
+    START_DAEMON = N_("start the daemon: {command}")
+    NVIDIA_SMI_MISSING = N_("nvidia-smi is not on this node's PATH: install the NVIDIA "
+                            "driver, which brings it")
+    CHECK_DRIVER = N_("check the driver with nvidia-smi; reboot after a driver update")
+    GPU_SILENT = N_("nvidia-smi gave nothing")
+    GPUS_GIVEN = N_("docker run --gpus all starts a container")
+    INSTALL_TOOLKIT = N_("install the NVIDIA Container Toolkit (it brings "
+                         "nvidia-container-runtime-hook), then restart docker: {command}")
+    MEMORY = N_("{available} available, swap used {swap}")
+    FREE_MEMORY = N_("free unified memory: stop_dgx_services or drop caches")
+    DISK_UNREAD = N_("df gave no figure for {path}")
+    DISK_UNREAD_HINT = N_("check that the node has df and can read {path}")
+    DISK_FREE = N_("{free} free for the HF cache")
+    DISK_NOT_YET = N_("({path} does not exist yet: the free space where it will be "
+                      "created)")
+    PRUNE = N_("prune old snapshots: {command}")
+    NIC_MISSING = N_("missing")
+    NIC_UP = N_("bring it up: {command}; check the QSFP cable")
+    NO_IP_COMMAND = N_("cannot check: no `ip` command")
+    INSTALL = N_("install {package}")
+    FABRIC_OURS = N_("{ip} is this node's")
+    FABRIC_NOT_OURS = N_("{ip} is not an address of this node")
+    FIX_FABRIC = N_("fix the netplan for the fabric interface or the ib_ip in config.toml")
+    SKEW = N_("skew {seconds} s")
+    TIME_SYNC = N_("enable time sync: {command}")
+    UNREADABLE = N_("unreadable")
+    IMAGE_MISSING = N_("missing on {nodes}")
+    PULL = N_("run {command} on those nodes")
+    IMAGE_DIFFERS = N_("differs: {ids}")
+    PULL_SAME = N_("pull the same tag everywhere (docker pull) or pin a digest")
+    METRICS = N_("/metrics on port {port}")
+    NO_METRICS = N_("no engine metrics on port {port}")
+    ENABLE_METRICS = N_("SGLang serves /metrics only with --enable-metrics; remove "
+                        "engine_metrics = false from the recipe")
 
 
 def gather_script(hf_cache: str, ifname: str, images: list[str], fabric_ip: str) -> str:
@@ -75,17 +122,15 @@ def _disk_check(node: str, section: str, hf_cache: str) -> Check:
     that says so, never 0 GiB free."""
     disk = parse_df(section)
     if disk is None:
-        return Check(node, "disk", WARN, _("df gave no figure for {path}").format(
-            path=hf_cache), _("check that the node has df and can read {path}").format(
-            path=hf_cache))
+        return Check(node, "disk", WARN, said(DoctorSaid.DISK_UNREAD, path=hf_cache),
+                     said(DoctorSaid.DISK_UNREAD_HINT, path=hf_cache))
     free_gib = disk[0] / (1 << 30)
-    detail = _("{free} free for the HF cache").format(free=format_gib(free_gib, 0))
+    detail: Said = said(DoctorSaid.DISK_FREE, free=Gib(free_gib, 0))
     if DISK_ABSENT in section.splitlines():
-        detail += " " + _("({path} does not exist yet: the free space where it will be "
-                          "created)").format(path=hf_cache)
+        detail = joined(Layout.SPACE, detail, said(DoctorSaid.DISK_NOT_YET, path=hf_cache))
     return Check(node, "disk", PASS if free_gib >= MIN_DISK_GIB else WARN, detail,
-                 "" if free_gib >= MIN_DISK_GIB else _("prune old snapshots: {command}")
-                 .format(command="huggingface-cli delete-cache"))
+                 "" if free_gib >= MIN_DISK_GIB else
+                 said(DoctorSaid.PRUNE, command="huggingface-cli delete-cache"))
 
 
 def _gpu_check(node: str, gpu: str) -> Check:
@@ -94,39 +139,36 @@ def _gpu_check(node: str, gpu: str) -> Check:
     low = gpu.lower()
     if gpu and "failed" not in low and "not found" not in low:
         return Check(node, "gpu", PASS, gpu.splitlines()[0])
-    hint = (_("nvidia-smi is not on this node's PATH: install the NVIDIA driver, which "
-              "brings it") if "not found" in low else
-            _("check the driver with nvidia-smi; reboot after a driver update"))
-    return Check(node, "gpu", FAIL, gpu[:120] or _("nvidia-smi gave nothing"), hint)
+    hint = said(DoctorSaid.NVIDIA_SMI_MISSING if "not found" in low else
+                DoctorSaid.CHECK_DRIVER)
+    return Check(node, "gpu", FAIL, gpu[:120] or said(DoctorSaid.GPU_SILENT), hint)
 
 
-def _gpus_check(node: str, said: str) -> Check | None:
+def _gpus_check(node: str, answer: str) -> Check | None:
     """Whether the node's dockerd starts a container with ``--gpus all`` (None: no image
     of those asked for is on the node to try it with)."""
-    if said.endswith(GPUS_OK) or gpus_given(said):
-        return Check(node, "gpu runtime", PASS, _("docker run --gpus all starts a container"))
-    if said == NO_IMAGE:
+    if answer.endswith(GPUS_OK) or gpus_given(answer):
+        return Check(node, "gpu runtime", PASS, said(DoctorSaid.GPUS_GIVEN))
+    if answer == NO_IMAGE:
         return None
-    why = docker_error(said)[:120] or _("no answer")
-    return Check(node, "gpu runtime", FAIL, why, _(
-        "install the NVIDIA Container Toolkit (it brings nvidia-container-runtime-hook), "
-        "then restart docker: {command}").format(command=TOOLKIT_FIX) if NO_GPU_DRIVER in why
-        else _("check the driver with nvidia-smi; reboot after a driver update"))
+    why = docker_error(answer)[:120]
+    return Check(node, "gpu runtime", FAIL, why or said(DoctorSaid.NO_ANSWER),
+                 said(DoctorSaid.INSTALL_TOOLKIT, command=TOOLKIT_FIX) if NO_GPU_DRIVER in why
+                 else said(DoctorSaid.CHECK_DRIVER))
 
 
 def evaluate(node: Node, output: str, sent_at: float, received_at: float,
              ifname: str, hf_cache: str) -> list[Check]:
     s = _sections(output)
     name = node.name
-    took = format_ms((received_at - sent_at) * 1000)
-    checks = [Check(name, "local", PASS, _("commands run on this machine, without SSH ({ms})")
-                    .format(ms=took)) if node.local else Check(name, "ssh", PASS, took)]
+    took = Millis((received_at - sent_at) * 1000)
+    checks = [Check(name, "local", PASS, said(DoctorSaid.LOCAL, ms=took)) if node.local else
+              Check(name, "ssh", PASS, said(Layout.VALUE, value=took))]
     docker = s.get("docker", "")
-    checks.append(Check(name, "docker", PASS, _("server {version}").format(version=docker))
+    checks.append(Check(name, "docker", PASS, said(DoctorSaid.DOCKER_SERVER, version=docker))
                   if docker and docker[0].isdigit() else
-                  Check(name, "docker", FAIL, docker[:120] or _("no answer"),
-                        _("start the daemon: {command}").format(
-                            command="sudo systemctl start docker")))
+                  Check(name, "docker", FAIL, docker[:120] or said(DoctorSaid.NO_ANSWER),
+                        said(DoctorSaid.START_DAEMON, command="sudo systemctl start docker")))
     checks.append(_gpu_check(name, s.get("gpu", "")))
     if "gpus" in s and (runtime := _gpus_check(name, s["gpus"])) is not None:
         checks.append(runtime)
@@ -135,40 +177,38 @@ def evaluate(node: Node, output: str, sent_at: float, received_at: float,
     avail = mem.get("MemAvailable", 0) / 1048576
     swap_used = (mem.get("SwapTotal", 0) - mem.get("SwapFree", 0)) / 1048576
     status = PASS if avail >= MIN_FREE_GIB else WARN
-    checks.append(Check(name, "memory", status, _("{available} available, swap used {swap}")
-                        .format(available=format_gib(avail), swap=format_gib(swap_used)),
-                        "" if status == PASS else
-                        _("free unified memory: stop_dgx_services or drop caches")))
+    checks.append(Check(name, "memory", status, said(DoctorSaid.MEMORY, available=Gib(avail),
+                                                     swap=Gib(swap_used)),
+                        "" if status == PASS else said(DoctorSaid.FREE_MEMORY)))
     checks.append(_disk_check(name, s.get("disk", ""), hf_cache))
     for iface in [i.strip() for i in ifname.split(",") if i.strip()]:
         state = s.get(f"if {iface}", "")
         ok = state in ("up", "unknown")
-        checks.append(Check(name, f"nic {iface}", PASS if ok else FAIL, state or _("missing"),
-                            "" if ok else _("bring it up: {command}; check the QSFP cable")
-                            .format(command=f"sudo ip link set {iface} up")))
+        checks.append(Check(name, f"nic {iface}", PASS if ok else FAIL,
+                            state or said(DoctorSaid.NIC_MISSING),
+                            "" if ok else said(DoctorSaid.NIC_UP,
+                                               command=f"sudo ip link set {iface} up")))
     if node.ib_ip:
         route = s.get("fabric", "")
         if "not found" in route:
-            checks.append(Check(name, "fabric ip", WARN, _("cannot check: no `ip` command"),
-                                _("install {package}").format(package="iproute2")))
+            checks.append(Check(name, "fabric ip", WARN, said(DoctorSaid.NO_IP_COMMAND),
+                                said(DoctorSaid.INSTALL, package="iproute2")))
         else:
             ok = route.startswith("local ")
             checks.append(Check(name, "fabric ip", PASS if ok else FAIL,
-                                (_("{ip} is this node's") if ok else
-                                 _("{ip} is not an address of this node")).format(ip=node.ib_ip),
-                                "" if ok else _("fix the netplan for the fabric interface or "
-                                                "the ib_ip in config.toml")))
+                                said(DoctorSaid.FABRIC_OURS if ok else
+                                     DoctorSaid.FABRIC_NOT_OURS, ip=node.ib_ip),
+                                "" if ok else said(DoctorSaid.FIX_FABRIC)))
     try:
         remote = float(s.get("clock", "").strip())
         skew = remote - (sent_at + received_at) / 2
         checks.append(Check(name, "clock", PASS if abs(skew) <= MAX_SKEW_SECONDS else WARN,
-                            _("skew {seconds} s").format(
-                                seconds=("+" if skew >= 0 else "") + format_number(skew, 2, True)),
+                            said(DoctorSaid.SKEW, seconds=Number(skew, 2, fixed=True,
+                                                                 signed=True)),
                             "" if abs(skew) <= MAX_SKEW_SECONDS else
-                            _("enable time sync: {command}").format(
-                                command="sudo timedatectl set-ntp true")))
+                            said(DoctorSaid.TIME_SYNC, command="sudo timedatectl set-ntp true")))
     except ValueError:
-        checks.append(Check(name, "clock", WARN, _("unreadable")))
+        checks.append(Check(name, "clock", WARN, said(DoctorSaid.UNREADABLE)))
     return checks
 
 
@@ -180,14 +220,14 @@ def image_checks(ids: dict[str, dict[str, str]]) -> list[Check]:
         missing = sorted(set(per_node) - set(valid))
         distinct = set(valid.values())
         if missing:
-            checks.append(Check("*", f"image {image}", FAIL, _("missing on {nodes}").format(
-                                nodes=", ".join(missing)),
-                                _("run {command} on those nodes").format(
-                                    command=f"docker pull {image}")))
+            checks.append(Check("*", f"image {image}", FAIL,
+                                said(DoctorSaid.IMAGE_MISSING, nodes=missing),
+                                said(DoctorSaid.PULL, command=f"docker pull {image}")))
         elif len(distinct) > 1:
-            detail = ", ".join(f"{n}={i[7:19]}" for n, i in sorted(valid.items()))
-            checks.append(Check("*", f"image {image}", FAIL, _("differs: {ids}").format(ids=detail),
-                                _("pull the same tag everywhere (docker pull) or pin a digest")))
+            each = [f"{n}={i[7:19]}" for n, i in sorted(valid.items())]
+            checks.append(Check("*", f"image {image}", FAIL,
+                                said(DoctorSaid.IMAGE_DIFFERS, ids=each),
+                                said(DoctorSaid.PULL_SAME)))
         else:
             checks.append(Check("*", f"image {image}", PASS, next(iter(distinct), "")[:19]))
     return checks
@@ -199,12 +239,10 @@ async def metrics_check(transport: Transport, head: Workload, timeout: float) ->
     from sparktui.engine.health import engine_status
 
     status = await engine_status(transport, transport.node.ssh_ip, head.port or 0, timeout)
-    name = _("engine metrics")
     if status.metrics_ok:
-        return Check(head.node, name, PASS, _("/metrics on port {port}").format(port=head.port))
-    return Check(head.node, name, WARN, _("no engine metrics on port {port}").format(
-        port=head.port), _("SGLang serves /metrics only with --enable-metrics; remove "
-                           "engine_metrics = false from the recipe"))
+        return Check(head.node, METRICS_CHECK, PASS, said(DoctorSaid.METRICS, port=head.port))
+    return Check(head.node, METRICS_CHECK, WARN, said(DoctorSaid.NO_METRICS, port=head.port),
+                 said(DoctorSaid.ENABLE_METRICS))
 
 
 async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transport],
@@ -218,10 +256,10 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
             result = await transports[node.name].run(script)
         except NodeError as exc:
             if node.local:  # no SSH: a shell of this machine that failed
-                return [Check(node.name, "local", FAIL, exc.text, str(exc.hint or ""))], {}
-            return [Check(node.name, "ssh", FAIL, exc.text, str(exc.hint) if exc.hint else _(
-                "is the node on? try {command}, then ssh to it by hand").format(
-                    command="sparktui init-host-keys"))], {}
+                return [Check(node.name, "local", FAIL, exc.said, exc.hint or "")], {}
+            hint: Text = exc.hint or said(DoctorSaid.SSH_BY_HAND,
+                                          command="sparktui init-host-keys")
+            return [Check(node.name, "ssh", FAIL, exc.said, hint)], {}
         received = time.time()
         sections = _sections(result.stdout)
         found = {img: sections.get(f"image {img}", "") for img in images}

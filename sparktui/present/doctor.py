@@ -1,8 +1,9 @@
 """doctor's checks in words: a line per check, the columns padded by display width (a
 translated status or check name is longer than the English one), the hint below.
 
-The JSON output keeps the checks' own names (``ssh``, ``nic enp1s0f1np1``); the text
-shows them in the user's language.
+The JSON output keeps the checks' own names (``ssh``, ``nic enp1s0f1np1``) and their
+details and hints as codes (``Check.as_dict``); the text shows them in the user's
+language, the words of each sentence made here.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ STATUS_LABELS = {"pass": N_("PASS"), "warn": N_("WARN"), "fail": N_("FAIL")}
 CHECK_LABELS = {"ssh": N_("ssh"), "local": N_("local"), "docker": N_("docker"),
                 "gpu": N_("gpu"), "gpu runtime": N_("gpu runtime"), "memory": N_("memory"),
                 "disk": N_("disk"), "nic": N_("nic"),
-                "fabric ip": N_("fabric ip"), "clock": N_("clock"), "image": N_("image")}
+                "fabric ip": N_("fabric ip"), "clock": N_("clock"), "image": N_("image"),
+                "engine metrics": N_("engine metrics")}
 """engine/doctor.py's check names; ``nic`` and ``image`` are followed by what they check."""
 
 

@@ -1,5 +1,6 @@
 """A supervision in words: ``health``'s line and the dashboard's, the restarts, what an
-end of supervision did (``supervise --end``, the dashboard's ``X``).
+end of supervision did (``supervise --end``, the dashboard's ``X``), the supervisor's
+events as ``supervise`` prints them.
 
 Every value here was read from a node or a container: ``_clean`` keeps each one on one
 line and free of control characters wherever it is printed.
@@ -10,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from sparktui.engine.api import (
+    ALERTS,
     Ending,
     RestartEvent,
+    SuperviseEvent,
     SupervisionStatus,
     cleared_said,
     clearing_said,
@@ -32,6 +35,14 @@ NOW: dict[str, str] = {
 
 def _clean(value: Any) -> str:
     return shorten(visible(str(value)), 300)
+
+
+def event_line(event: SuperviseEvent, now: float) -> str:
+    """``14:03:22 supervise ALERT restarting the whole group: node2: ... (1/2)``: what
+    the supervisor said (``event.text``, a sentence as data) in words."""
+    word = _("ALERT") + " " if event.kind in ALERTS else ""
+    count = f" ({event.count}/{event.of})" if event.of else ""
+    return f"{format_time(now)} {_('supervise')} {word}{visible(str(event.text))}{count}"
 
 
 def restart_line(event: RestartEvent) -> str:

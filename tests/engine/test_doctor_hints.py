@@ -18,14 +18,14 @@ def _checks(node: Node, gpu: str) -> dict[str, object]:
 def test_a_missing_nvidia_smi_is_told_to_install_the_driver_not_to_run_it() -> None:
     gpu = _checks(REMOTE, "bash: line 1: nvidia-smi: command not found")["gpu"]
     assert gpu.status == FAIL
-    assert "check the driver with nvidia-smi" not in gpu.hint
-    assert "not on" in gpu.hint and "install" in gpu.hint, gpu.hint
+    assert "check the driver with nvidia-smi" not in str(gpu.hint)
+    assert "not on" in str(gpu.hint) and "install" in str(gpu.hint), gpu.hint
 
 
 def test_a_failing_nvidia_smi_is_told_to_check_the_driver() -> None:
     gpu = _checks(REMOTE, "NVIDIA-SMI has failed because it couldn't communicate with the "
                   "NVIDIA driver.")["gpu"]
-    assert gpu.status == FAIL and "nvidia-smi" in gpu.hint and "reboot" in gpu.hint
+    assert gpu.status == FAIL and "nvidia-smi" in str(gpu.hint) and "reboot" in str(gpu.hint)
 
 
 def test_the_gpu_runtime_check_reads_what_the_probe_said() -> None:
@@ -39,11 +39,11 @@ def test_the_gpu_runtime_check_reads_what_the_probe_said() -> None:
                    '"true": executable file not found in $PATH').status == PASS  # no true
     no_hook = runtime('docker: Error response from daemon: could not select device driver ""'
                       " with capabilities: [[gpu]].")
-    assert no_hook.status == FAIL and "nvidia-container-toolkit" in no_hook.hint
+    assert no_hook.status == FAIL and "nvidia-container-toolkit" in str(no_hook.hint)
     assert no_hook.detail.startswith("could not select device driver")
     driver = runtime("docker: Error response from daemon: ... nvidia-container-cli: "
                      "initialization error: nvml error: driver not loaded")
-    assert driver.status == FAIL and "nvidia-smi" in driver.hint
+    assert driver.status == FAIL and "nvidia-smi" in str(driver.hint)
     assert runtime("sparktui-no-image") is None  # no image on the node to try it with
 
 
@@ -51,7 +51,7 @@ def test_a_local_node_has_no_ssh_check() -> None:
     checks = _checks(LOCAL, "NVIDIA GB10, 128 GiB")
     assert "ssh" not in checks
     local = checks["local"]
-    assert local.status == PASS and "SSH" in local.detail, local
+    assert local.status == PASS and "SSH" in str(local.detail), local
     assert "ssh" in _checks(REMOTE, "NVIDIA GB10, 128 GiB")
 
 
@@ -71,7 +71,8 @@ def test_doctor_fails_a_node_whose_docker_cannot_give_gpus_as_serve_does(fresh_s
     assert by[("node1", "gpu runtime")]["status"] == PASS
     runtime = by[("node2", "gpu runtime")]
     assert runtime["status"] == FAIL and "could not select device driver" in runtime["detail"]
-    assert "nvidia-container-toolkit" in runtime["hint"], runtime
+    assert runtime["hint"]["code"] == "doctor_said.install_toolkit", runtime
+    assert "nvidia-container-toolkit" in runtime["hint"]["params"]["command"], runtime
     assert by[("node2", "gpu")]["status"] == PASS  # nvidia-smi itself answers
     for node in ("node1", "node2"):  # the probes left nothing behind
         assert s.hosts.ssh(node, "docker ps -aq").stdout.split() == []

@@ -1,7 +1,8 @@
 """``--json`` is the same document in every language (#31): ``serve --json``'s lines,
-``health --json`` and ``bench --json`` under ``--lang ru`` equal those under ``--lang en``,
-on the real test hosts, in situations where the engine has sentences to say (a fit it
-cannot compute, a refused serve, a node whose docker is down, a foreign container).
+``health --json``, ``bench --json`` and ``doctor --json`` under ``--lang ru`` equal those
+under ``--lang en``, on the real test hosts, in situations where the engine has sentences
+to say (a fit it cannot compute, a refused serve, a node whose docker is down, a foreign
+container, doctor's details and hints).
 
 What differs between two runs by itself (times, figures, IDs) is set aside by key and by
 shape; a sentence is never set aside: the documents must carry the codes the situation
@@ -80,6 +81,12 @@ def codes(document: Any) -> set[str]:
     return set()
 
 
+def settled(checks: list[dict]) -> list[dict]:
+    """doctor's checks but the clock's, whose hint comes and goes with a loaded machine's
+    round trip (its skew is a number: set aside by ``steady``)."""
+    return [c for c in checks if c["name"] != "clock"]
+
+
 def each_language(s, *args: str, between=None) -> tuple[list[int], list[str]]:
     results = []
     for lang in LANGUAGES:
@@ -129,6 +136,19 @@ def test_json_is_the_same_document_in_every_language(fresh_site, tmp_path, monke
         assert steady(ru) == steady(en)
         assert {"status_said.unknown", "status_said.docker_silent",
                 "foreign.other_node"} <= codes(en), en
+
+        rcs, doctor = each_language(s, "doctor", "--json")
+        assert rcs == [1, 1], doctor
+        en, ru = (json.loads(text) for text in doctor)
+        assert steady(settled(ru)) == steady(settled(en))
+        by = {(c["node"], c["name"]): c for c in en}
+        assert by[("node1", "docker")]["status"] == "fail"  # docker's own words, as they came
+        assert by[("node1", "docker")]["hint"]["code"] == "doctor_said.start_daemon"
+        assert {"doctor_said.docker_server", "doctor_said.memory", "doctor_said.disk_free",
+                "doctor_said.skew", "layout.value"} <= codes(en), en
+        assert all(isinstance(c["detail"], dict) for c in en  # a sentence, or a node's text
+                   if c["name"] not in ("docker", "gpu", "nic lo")
+                   and not c["name"].startswith("image ")), en
     finally:
         node1.docker_up()
         install("en")

@@ -54,7 +54,7 @@ def test_bench_from_the_dashboard_is_confirmed_watched_and_kept(site, tmp_path, 
             run = app.flows.run
 
             def watch() -> bool:  # the levels' counts as they come
-                seen.extend(e.detail for e in run.events if e.detail not in seen)
+                seen.extend(d for e in run.events if (d := str(e.detail)) not in seen)
                 return run.result is not None
             await eventually_async(watch, 240, settle=pilot.pause)
             return run

@@ -17,15 +17,15 @@ from sparktui.engine.bench.kept import (
 )
 from sparktui.engine.bench.run import run_levels, version_of
 from sparktui.engine.bench.store import run_ids, save
-from sparktui.engine.bench.target import BenchTarget, describe, pick, starting
+from sparktui.engine.bench.target import BenchSaid, BenchTarget, describe, pick, starting
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.results import ActionResult, Progress, ProgressSink
 from sparktui.engine.status import ClusterHealth
 from sparktui.errors import SparkError
-from sparktui.i18n import _
 from sparktui.plan.bench.aiperf import TOOL, BenchSettings
 from sparktui.plan.bench.record import build_run, run_id
 from sparktui.plan.model import LaunchPlan
+from sparktui.said import Text, said
 from sparktui.steps import Step, StepState
 
 
@@ -73,7 +73,7 @@ async def bench_action(engine: ClusterEngine, plan: LaunchPlan, settings: BenchS
         steps.append(event)
         progress(event)
 
-    def failed(node: str | None, detail: str) -> ActionResult:
+    def failed(node: str | None, detail: Text) -> ActionResult:
         say(Progress(Step.BENCH, node, StepState.FAILED, detail))
         return ActionResult(ok=False, failed_node=node, failed_step=Step.BENCH, detail=detail,
                             steps=steps)
@@ -96,10 +96,9 @@ async def bench_action(engine: ClusterEngine, plan: LaunchPlan, settings: BenchS
         seen[p.concurrency] = p.done
         state = {"started": StepState.STARTED, "done": StepState.OK}.get(p.state,
                                                                       StepState.WAITING)
-        say(Progress(Step.BENCH, target.head, state, _(
-            "level {level}/{levels}: concurrency {concurrency}, {done}/{total} "
-            "requests").format(level=p.level, levels=p.levels, concurrency=p.concurrency,
-                               done=p.done, total=p.total)))
+        say(Progress(Step.BENCH, target.head, state, said(
+            BenchSaid.LEVEL, level=p.level, levels=p.levels, concurrency=p.concurrency,
+            done=p.done, total=p.total)))
 
     try:
         benched = await keep(tool, settings, target, version, plan, on_level)

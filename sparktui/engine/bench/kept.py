@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparktui.errors import fail
+from sparktui.said import Text
 
 if TYPE_CHECKING:
     from sparktui.config.bench_result import BenchRun
@@ -59,8 +60,8 @@ class BenchHeard:
     """Who hears ``sparktui bench`` as it goes: a note on the way the load goes (the
     router passed over), the line that says where it goes, each level's progress."""
 
-    note: Callable[[str], None]
-    starting: Callable[[str], None]
+    note: Callable[[Text], None]  # sentences as data (``target.BenchSaid``)
+    starting: Callable[[Text], None]
     level: ProgressSink
 
 

@@ -17,8 +17,9 @@ from sparktui.engine.remote.transport import Transport
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import fail
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.router import router_plan
+from sparktui.said import Code, Said, Text, said
 
 VERSION_PATHS = {
     # vLLM 0.33, entrypoints/openai/api_server.py: GET /version -> {"version": VLLM_VERSION}
@@ -27,6 +28,17 @@ VERSION_PATHS = {
     # alias /get_server_info) -> {**server_args, **scheduler_info, ..., "version": ...}
     "sglang": ("/server_info", "/get_server_info"),
 }
+
+
+class BenchSaid(Code):
+    """What a benchmark says as it goes: where the load goes, and each level."""
+
+    NOTHING = N_("nothing")
+    ROUTER_PASSED = N_("the router at {address} does not hold {model} ({detail}): "
+                       "benchmarking the head")
+    VIA_ROUTER = N_("benchmarking {recipe} through the router at {url} with {tool} {version}")
+    AT_HEAD = N_("benchmarking {recipe} at {url} with {tool} {version}")
+    LEVEL = N_("level {level}/{levels}: concurrency {concurrency}, {done}/{total} requests")
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,7 @@ class BenchTarget:
     engine_version: str | None = None
     image_ids: dict[str, str | None] = field(default_factory=dict)
     via: str = "head"  # "head" or "router"
-    note: str | None = None  # why ``auto`` did not take the router that is configured
+    note: Text | None = None  # why ``auto`` did not take the router that is configured
     api_key: Secret | None = field(default=None, repr=False, compare=False)
     """The router's client key (via the router): the load sends it, no record holds it."""
 
@@ -69,7 +81,7 @@ def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list
     heads = serving(health)
     if recipe is not None and recipe not in heads:
         raise fail("bench_not_serving", recipe=recipe, cluster=health.cluster,
-                   known=sorted(heads) or [_("nothing")])
+                   known=sorted(heads) or [said(BenchSaid.NOTHING)])
     if recipe is None:
         if not heads:
             raise fail("bench_nothing_serving", cluster=health.cluster)
@@ -80,7 +92,7 @@ def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list
     return recipe, node, port, models
 
 
-def route(health: ClusterHealth, model: str, via: str) -> tuple[str, str | None]:
+def route(health: ClusterHealth, model: str, via: str) -> tuple[str, Said | None]:
     """("head" or "router", a note when ``auto`` passed over a configured router); a
     clear refusal when ``router`` is asked and the router cannot carry the load."""
     router = health.router
@@ -95,17 +107,14 @@ def route(health: ClusterHealth, model: str, via: str) -> tuple[str, str | None]
     if via == "router":
         raise fail("bench_router_lacks", cluster=health.cluster, model=model,
                    address=router.address, detail=why)
-    return "head", _("the router at {address} does not hold {model} ({detail}): "
-                     "benchmarking the head").format(address=router.address, model=model,
-                                                     detail=why)
+    return "head", said(BenchSaid.ROUTER_PASSED, address=router.address, model=model,
+                        detail=why)
 
 
-def starting(target: BenchTarget, tool: str, version: str) -> str:
+def starting(target: BenchTarget, tool: str, version: str) -> Said:
     """The line that says where the load goes, before it goes."""
-    text = (_("benchmarking {recipe} through the router at {url} with {tool} {version}")
-            if target.via == "router" else
-            _("benchmarking {recipe} at {url} with {tool} {version}"))
-    return text.format(recipe=target.recipe, url=target.url, tool=tool, version=version)
+    return said(BenchSaid.VIA_ROUTER if target.via == "router" else BenchSaid.AT_HEAD,
+                recipe=target.recipe, url=target.url, tool=tool, version=version)
 
 
 async def engine_version(transport: Transport, host: str, port: int, engine: str,

@@ -1,5 +1,6 @@
 """Supervision's sentences as codes: a failure, an operator's mark, why a supervision
-ended, what cleared it, a node short of memory (``sparktui.said``).
+ended, what cleared it, a node short of memory, what the supervisor tells whoever runs
+it (``sparktui.said``).
 
 The nodes keep the codes (``record``); these make them ``Said`` values, whose words are
 made when shown: the supervisor's events and the actions' progress carry them, and the
@@ -11,14 +12,16 @@ control characters wherever it is printed.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from sparktui.engine.supervise.outcomes import Cleared, Short
-from sparktui.engine.supervise.record import Failure, Mark, Reason
+from sparktui.engine.supervise.policy import Policy
+from sparktui.engine.supervise.record import Failure, Lease, Mark, Reason
 from sparktui.fmt import format_time
 from sparktui.i18n import N_, N_plural
 from sparktui.labels import step_label
-from sparktui.said import Code, Duration, Said, Size, Text, said
+from sparktui.said import Code, Duration, Layout, Said, Size, Text, joined, said
 from sparktui.visible import shorten, visible
 
 
@@ -75,6 +78,35 @@ class ClearedSaid(Code):
 
 class ShortSaid(Code):
     SHORT = N_("{node}: {available} available of the {needed} {recipe} needs")
+
+
+class DisarmSaid(Code):
+    """A mark's wait for the supervisor it ends (``disarm``)."""
+
+    UNTIL_ENDS = N_("until the supervisor {holder} ends")
+    ENDED = N_("the supervisor {holder} ended")
+    STILL_RUNNING = N_("the supervisor {holder} is still running; it reads the mark before "
+                       "any restart")
+
+
+class SuperviseSaid(Code):
+    """The supervisor's events (``events.SuperviseEvent.text``), as it goes."""
+
+    REFUSED = N_("{recipe} on {cluster} is supervised already: {holder} ({mode})")
+    ARMED = N_plural("supervising {recipe} on {cluster}: every {seconds:g} s, at most {n} "
+                     "restart in {window:g} s", "supervising {recipe} on {cluster}: every "
+                     "{seconds:g} s, at most {n} restarts in {window:g} s")
+    HEALTHY = N_("healthy")
+    WAITING_FOR = N_("waiting for {nodes}")
+    ADOPTED = N_("the group runs: watching it as it is")
+    NOT_WHOLE = N_("the group is not whole: stopping it, then serving it again")
+    NOT_RUNNING = N_("the group is not running: serving it")
+    BACKOFF = N_("waiting {seconds:g} s before the next restart")
+    RESTARTING = N_("restarting the whole group: {reason}")
+    RESTARTED = N_("the group is serving again")
+    RESTART_FAILED = N_("the restart failed: {detail}")
+    MEMORY_WAIT = N_("waiting for memory to come back: {nodes}")
+    GAVE_UP = N_("gave up on {recipe} ({cluster}): {reason}; the group is left as it is")
 
 
 def _seconds(value: Any) -> float:
@@ -152,6 +184,39 @@ def reason_said(reason: Reason | None) -> Text:
         case "lease_lost":
             return said(EndSaid.LEASE_LOST, holder=_clean(v.get("holder") or "?"))
     return _clean(reason.code)
+
+
+def apart(items: Sequence[Text]) -> Text:
+    """Sentences one after another, apart by "; " (``items`` is not empty)."""
+    if len(items) == 1:
+        return items[0]
+    return joined(Layout.SEMICOLON, items[0], apart(items[1:]))
+
+
+def first_line(text: Text) -> Text:
+    """What a failed serve said, its first line (its sentence, not the log lines below)."""
+    if isinstance(text, Said):
+        head = text.params.get("head")
+        return first_line(head) if text.code is Layout.LINES and isinstance(head, str | Said) \
+            else text
+    return text.split("\n")[0][:300]
+
+
+def failures_said(failures: Sequence[Failure]) -> Text:
+    """``node2: unreachable (timeout); node3: ...``."""
+    return apart([failure_said(f) for f in failures])
+
+
+def refused_said(holder: Lease) -> Said:
+    return said(SuperviseSaid.REFUSED, recipe=_clean(holder.recipe or "?"),
+                cluster=_clean(holder.cluster or "?"), holder=_clean(holder.holder),
+                mode=_clean(holder.mode))
+
+
+def armed_said(recipe: str, cluster: str, policy: Policy) -> Said:
+    """``supervising toy on test: every 10 s, at most 2 restarts in 600 s``."""
+    return said(SuperviseSaid.ARMED, recipe=recipe, cluster=cluster, seconds=policy.interval,
+                n=policy.max_restarts, window=policy.window)
 
 
 def short_said(short: Short, recipe: str) -> Said:

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from sparktui.engine.remote.transport import Transport
 from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import history
-from sparktui.engine.supervise.codes import clearing_said
+from sparktui.engine.supervise.codes import DisarmSaid, clearing_said
 from sparktui.engine.supervise.outcomes import Disarmed
 from sparktui.engine.supervise.record import Lease, Mark, SupervisionStatus
 from sparktui.engine.supervise.remote import read_status, write_marks
-from sparktui.i18n import _
+from sparktui.said import Said, said
 from sparktui.steps import Step, StepState
 
 POLL_SECONDS = 0.5
@@ -52,7 +52,7 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeou
                  ) -> tuple[tuple[Lease, bool] | None, SupervisionStatus]:
     """The live supervisor the mark disarms on head ``t`` and whether it ended in time
     (None when none runs there), and the head's supervision as last read."""
-    def say(state: StepState, detail: str) -> None:
+    def say(state: StepState, detail: Said) -> None:
         if progress is not None:
             progress(Progress(Step.SUPERVISE, t.node.name, state, detail))
 
@@ -60,14 +60,14 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeou
     lease = status.lease
     if not status.active or lease is None or not mark.disarms(lease.cluster, lease.recipe):
         return None, status
-    say(StepState.WAITING, _("until the supervisor {holder} ends").format(holder=lease.holder))
+    holder = lease.holder
+    say(StepState.WAITING, said(DisarmSaid.UNTIL_ENDS, holder=holder))
     deadline = time.monotonic() + lease.ttl
     while time.monotonic() < deadline:
         await asyncio.sleep(POLL_SECONDS)
         status = await read_status(t, timeout)
         if not status.active or status.lease is None or status.lease.token != lease.token:
-            say(StepState.OK, _("the supervisor {holder} ended").format(holder=lease.holder))
+            say(StepState.OK, said(DisarmSaid.ENDED, holder=holder))
             return (lease, True), status
-    say(StepState.WARN, _("the supervisor {holder} is still running; it reads the mark "
-                          "before any restart").format(holder=lease.holder))
+    say(StepState.WARN, said(DisarmSaid.STILL_RUNNING, holder=holder))
     return (lease, False), status

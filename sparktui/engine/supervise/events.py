@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from sparktui.engine.results import ActionResult, Progress, ProgressSink
 from sparktui.engine.supervise.record import Failure, Lease, Reason
+from sparktui.said import Text
 
 if TYPE_CHECKING:
     from sparktui.config.models import Cluster, Config, Node
@@ -42,7 +43,7 @@ ALERTS = frozenset({Happening.RESTARTING, Happening.GAVE_UP})
 @dataclass(frozen=True)
 class SuperviseEvent:
     kind: Happening
-    text: str = ""  # for people, in the active language
+    text: Text = ""  # what it says (``codes.SuperviseSaid``), in words when shown
     failures: tuple[Failure, ...] = ()
     progress: Progress | None = None
     lines: tuple[str, ...] = ()  # the failed node's last log lines (give-up)
@@ -61,7 +62,7 @@ class SuperviseResult:
     outcome: str
     reason: Reason | None = None
     holder: Lease | None = None
-    detail: str = ""
+    detail: Text = ""
     failures: tuple[Failure, ...] = field(default_factory=tuple)
 
     @property

@@ -28,7 +28,17 @@ from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.results import ActionResult, Progress
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
-from sparktui.engine.supervise.codes import failure_said, mark_said, reason_said, short_said
+from sparktui.engine.supervise.codes import (
+    SuperviseSaid,
+    apart,
+    armed_said,
+    failures_said,
+    first_line,
+    mark_said,
+    reason_said,
+    refused_said,
+    short_said,
+)
 from sparktui.engine.supervise.events import (
     Happening,
     SuperviseEngine,
@@ -55,9 +65,9 @@ from sparktui.engine.supervise.record import (
     Record,
     RestartEvent,
 )
-from sparktui.i18n import _, ngettext
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.model import LaunchPlan
+from sparktui.said import Text, said
 
 CLEANUP_SECONDS = 20.0
 """How long an interrupted supervisor may take to write its record and free the lease."""
@@ -98,12 +108,9 @@ class Supervisor:
         try:
             holder = await remote.acquire(self.home, self.lease)
         except NodeError as exc:
-            return SuperviseResult("failed", detail=exc.text)
+            return SuperviseResult("failed", detail=exc.said)
         if holder is not None:
-            self._emit(Happening.REFUSED, _(
-                "{recipe} on {cluster} is supervised already: {holder} ({mode})").format(
-                recipe=holder.recipe or "?", cluster=holder.cluster or "?",
-                holder=holder.holder, mode=holder.mode))
+            self._emit(Happening.REFUSED, refused_said(holder))
             return SuperviseResult("refused", holder=holder)
         heartbeat = asyncio.create_task(self._heartbeat())
         try:
@@ -114,7 +121,7 @@ class Supervisor:
             why = Reason("interrupted", {"group": group})
             with contextlib.suppress(Exception):
                 await within(self._save("ended", why), CLEANUP_SECONDS)
-            self._emit(Happening.INTERRUPTED, str(reason_said(why)))
+            self._emit(Happening.INTERRUPTED, reason_said(why))
             raise
         finally:
             heartbeat.cancel()
@@ -125,17 +132,12 @@ class Supervisor:
 
     async def _supervise(self) -> SuperviseResult:
         await self._note_marks()
-        self._emit(Happening.ARMED, ngettext(
-            "supervising {recipe} on {cluster}: every {seconds:g} s, at most {restarts} restart "
-            "in {window:g} s", "supervising {recipe} on {cluster}: every {seconds:g} s, at most "
-            "{restarts} restarts in {window:g} s", self.policy.max_restarts).format(
-            recipe=self.plan.recipe, cluster=self.plan.cluster, seconds=self.policy.interval,
-            restarts=self.policy.max_restarts, window=self.policy.window))
+        self._emit(Happening.ARMED, armed_said(self.plan.recipe, self.plan.cluster, self.policy))
         await self._save("watching")
         ended = await self._start()
         if ended is not None:
             return ended
-        in_a_row, away = 0, ""
+        in_a_row, away = 0, None
         while True:
             cycle = time.monotonic()
             result = await self._check()
@@ -146,24 +148,23 @@ class Supervisor:
             unreachable = [f for f in result.failures if f.kind == "unreachable"]
             if not result.failures:
                 if in_a_row or away or self.healthy_since is None:
-                    self._emit(Happening.HEALTHY, _("healthy"))
+                    self._emit(Happening.HEALTHY, said(SuperviseSaid.HEALTHY))
                     self.healthy_since = self.healthy_since or time.time()
                     await self._save("watching")
-                self.ever_healthy, in_a_row, away = True, 0, ""
+                self.ever_healthy, in_a_row, away = True, 0, None
             elif unreachable:
                 # Nothing can be served there, and its marks cannot be read (a power off,
                 # a stop may be written there): wait for it, never restart around it.
-                in_a_row, text = 0, "; ".join(str(failure_said(f)) for f in unreachable)
-                if text != away:
-                    self._emit(Happening.WAITING, _("waiting for {nodes}").format(
-                        nodes=text), failures=tuple(unreachable))
+                in_a_row, nodes = 0, failures_said(unreachable)
+                if nodes != away:
+                    self._emit(Happening.WAITING, said(SuperviseSaid.WAITING_FOR, nodes=nodes),
+                               failures=tuple(unreachable))
                     await self._save("waiting")
-                away = text
+                away = nodes
             elif counts(result.failures, ever_healthy=self.ever_healthy, since_armed=since,
                         policy=self.policy):
-                in_a_row, away = in_a_row + 1, ""
-                self._emit(Happening.FAILING,
-                           "; ".join(str(failure_said(f)) for f in result.failures),
+                in_a_row, away = in_a_row + 1, None
+                self._emit(Happening.FAILING, failures_said(result.failures),
                            failures=tuple(result.failures), count=in_a_row,
                            of=self.policy.failure_checks)
                 if in_a_row >= self.policy.failure_checks:
@@ -179,15 +180,14 @@ class Supervisor:
         running = started_of(self.group, looks)
         if len(running) == len(self.group):
             self.started = running
-            self._emit(Happening.ADOPTED, _("the group runs: watching it as it is"))
+            self._emit(Happening.ADOPTED, said(SuperviseSaid.ADOPTED))
             return None
         if present:
-            self._emit(Happening.SERVING, _("the group is not whole: stopping it, then "
-                                            "serving it again"))
+            self._emit(Happening.SERVING, said(SuperviseSaid.NOT_WHOLE))
             await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
                                    hooks_for=self.hooks_for, disarm=False)
         else:
-            self._emit(Happening.SERVING, _("the group is not running: serving it"))
+            self._emit(Happening.SERVING, said(SuperviseSaid.NOT_RUNNING))
         served = await self._serve()
         if isinstance(served, SuperviseResult):
             return served
@@ -207,8 +207,7 @@ class Supervisor:
         if isinstance(decision, GiveUp):
             return await self._give_up(decision.reason, failures[0])
         if decision.delay > 0:
-            self._emit(Happening.WAITING, _("waiting {seconds:g} s before the next "
-                                            "restart").format(seconds=decision.delay))
+            self._emit(Happening.WAITING, said(SuperviseSaid.BACKOFF, seconds=decision.delay))
             await self._save("backoff")
             deadline = time.monotonic() + decision.delay
             while (left := deadline - time.monotonic()) > 0:  # an operator may act meanwhile
@@ -226,9 +225,9 @@ class Supervisor:
         event = RestartEvent(time.time(), failure)
         self.restarts = [*self.restarts, event][-HISTORY_KEPT:]
         window = restarts_within([r.at for r in self.restarts], event.at, self.policy.window)
-        self._emit(Happening.RESTARTING, _("restarting the whole group: {reason}").format(
-            reason=str(failure_said(failure))), failures=(failure,), count=window,
-            of=self.policy.max_restarts)
+        self._emit(Happening.RESTARTING, said(SuperviseSaid.RESTARTING,
+                                              reason=failures_said([failure])),
+                   failures=(failure,), count=window, of=self.policy.max_restarts)
         await self._save("restarting")
         await self.engine.stop(self.plan.cluster, self._progress, recipe=self.plan.recipe,
                                hooks_for=self.hooks_for, disarm=False)
@@ -246,17 +245,17 @@ class Supervisor:
         detail = "" if served.ok else str(served.detail).split("\n")[0][:300]
         self.restarts[-1] = replace(event, ok=served.ok, detail=detail)
         if served.ok:
-            self._emit(Happening.RESTARTED, _("the group is serving again"))
+            self._emit(Happening.RESTARTED, said(SuperviseSaid.RESTARTED))
             await self._healthy_again()
         else:
-            self._emit(Happening.RESTART_FAILED, _("the restart failed: {detail}").format(
-                detail=detail))
+            self._emit(Happening.RESTART_FAILED, said(SuperviseSaid.RESTART_FAILED,
+                                                      detail=first_line(served.detail)))
             await self._save("watching")
         return None
 
     async def _memory_short(self, shorts: list[Short]) -> None:
-        self._emit(Happening.WAITING, _("waiting for memory to come back: {nodes}").format(
-            nodes="; ".join(str(short_said(s, self.plan.recipe)) for s in shorts)))
+        self._emit(Happening.WAITING, said(SuperviseSaid.MEMORY_WAIT, nodes=apart(
+            [short_said(s, self.plan.recipe) for s in shorts])))
         await self._save("memory")
 
     async def _serve(self) -> ActionResult | SuperviseResult:
@@ -292,18 +291,16 @@ class Supervisor:
         if lines or failure.node != self.last_lines_node:
             self.last_lines, self.last_lines_node = lines, failure.node
         await self._save("gave_up", reason)
-        self._emit(Happening.GAVE_UP, _("gave up on {recipe} ({cluster}): {reason}; the group "
-                                        "is left as it is").format(
-            recipe=self.plan.recipe, cluster=self.plan.cluster,
-            reason=str(reason_said(reason))),
-            failures=(failure,), lines=self.last_lines)
+        self._emit(Happening.GAVE_UP, said(SuperviseSaid.GAVE_UP, recipe=self.plan.recipe,
+                                           cluster=self.plan.cluster, reason=reason_said(reason)),
+                   failures=(failure,), lines=self.last_lines)
         return SuperviseResult("gave_up", reason, failures=(failure,))
 
     async def _disarmed(self, mark: Mark) -> SuperviseResult:
         reason = mark.reason()
         await self._save("disarmed", reason)
-        self._emit(Happening.DISARMED, str(reason_said(reason)))
-        return SuperviseResult("disarmed", reason, detail=str(mark_said(mark)))
+        self._emit(Happening.DISARMED, reason_said(reason))
+        return SuperviseResult("disarmed", reason, detail=mark_said(mark))
 
     # -- the nodes -----------------------------------------------------------------------
     async def _check(self) -> Check:
@@ -346,7 +343,7 @@ class Supervisor:
         if self.lost is not False:
             holder = self.lost if isinstance(self.lost, Lease) else None
             reason = Reason("lease_lost", {"holder": holder.holder if holder else "?"})
-            self._emit(Happening.LOST, str(reason_said(reason)))
+            self._emit(Happening.LOST, reason_said(reason))
             return SuperviseResult("lost", reason, holder=holder)
         return None
 
@@ -385,7 +382,7 @@ class Supervisor:
     def _progress(self, event: Progress) -> None:
         self._emit(Happening.STEP, progress=event)
 
-    def _emit(self, kind: Happening, text: str = "", **values) -> None:
+    def _emit(self, kind: Happening, text: Text = "", **values) -> None:
         self.emit_to(SuperviseEvent(kind, text, **values))
 
 

@@ -30,16 +30,17 @@ from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.hostkeys import pinned_lines
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.engine.results import Progress, ProgressSink
 from sparktui.engine.supervise import remote, shell
 from sparktui.engine.supervise.outcomes import Installed
 from sparktui.engine.supervise.record import Lease
 from sparktui.engine.supervise.shell import DIR
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.model import LaunchPlan, MountPlan
 from sparktui.plan.runtime.base import Command, ServiceLaunch
 from sparktui.plan.runtime.docker import sweep_command
+from sparktui.said import Code, Layout, Text, joined, said
 from sparktui.steps import Step, StepState
 
 RUNTIME: RuntimeName = "docker"
@@ -63,6 +64,23 @@ COPIED = ("ssh_user", "home_dir", "connect_timeout_seconds", "command_timeout_se
           "supervise_backoff_max_seconds", "supervise_lease_seconds",
           "supervise_memory_wait_seconds", "mount_aliases")
 """The config fields the supervisor needs; nothing else reaches the head."""
+
+
+class InstallSaid(Code):
+    """Why the supervisor could not be put on the head, and what its removal did."""
+
+    LOCAL_NODE = N_("a cluster with a local node cannot run its supervisor on a node")
+    HELD = N_("supervised already by {holder} ({mode})")
+    NO_IMAGE = N_("the image {image} is not on {node}: build it there (`sparktui supervise "
+                  "--dockerfile` prints its Dockerfile and how)")
+    NO_KEY = N_("{node} has no readable key at {path} (supervise_key_path)")
+    UNPINNED = N_("no recorded host key for {nodes}: run init-host-keys")
+    HOME = N_("unexpected home folder on {node}: {path}")
+    ENDED = N_("{container} is {state}")
+    NO_LEASE = N_("{container} did not take the lease within {seconds:g} s")
+    REMOVED = N_("removed {container}")
+    NOT_REMOVED = N_("could not look for a supervisor container ({reason}); it ends on the "
+                     "disarm mark")
 
 
 class SupervisedCluster(Protocol):
@@ -174,38 +192,33 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
     t = engine.transport(head)
     name = container_name(cluster.name)
 
-    def failed(detail: str, holder: Lease | None = None) -> Installed:
+    def failed(detail: Text, holder: Lease | None = None) -> Installed:
         say(Step.SUPERVISE, head.name, StepState.FAILED, detail)
         return Installed(False, head.name, name, detail, holder)
 
     if any(n.local for n in cluster.nodes):
-        return failed(_("a cluster with a local node cannot run its supervisor on a node"))
+        return failed(said(InstallSaid.LOCAL_NODE))
     say(Step.SUPERVISE, head.name, StepState.STARTED, config.supervise_image)
     try:
         status = await remote.read_status(t, config.health_timeout_seconds)
         if status.error is not None:
             return failed(status.error)
         if (held := status.held_by) is not None:
-            return failed(_("supervised already by {holder} ({mode})").format(
-                holder=held.holder, mode=held.mode), held)
+            return failed(said(InstallSaid.HELD, holder=held.holder, mode=held.mode), held)
         image = await _DRIVER.image_id(t, config.supervise_image)
         if image is not None and not image.ok:
-            return failed(_("the image {image} is not on {node}: build it there "
-                            "(`sparktui supervise --dockerfile` prints its Dockerfile and "
-                            "how)").format(image=config.supervise_image, node=head.name))
+            return failed(said(InstallSaid.NO_IMAGE, image=config.supervise_image,
+                               node=head.name))
         key = config.expand_home(config.supervise_key_path)
         if not (await t.run(key_command(key))).ok:
-            return failed(_("{node} has no readable key at {path} (supervise_key_path)")
-                          .format(node=head.name, path=key))
+            return failed(said(InstallSaid.NO_KEY, node=head.name, path=key))
         pins = {n.name: pinned_lines(engine.known_hosts, n) for n in cluster.nodes}
         unpinned = [n for n, lines in pins.items() if not lines]
         if unpinned:
-            return failed(_("no recorded host key for {nodes}: run init-host-keys").format(
-                nodes=", ".join(unpinned)))
+            return failed(said(InstallSaid.UNPINNED, nodes=unpinned))
         home = (await t.run(shell.home())).stdout.strip()
         if not home.startswith("/") or "\n" in home or ":" in home:
-            return failed(_("unexpected home folder on {node}: {path}").format(
-                node=head.name, path=home[:200]))
+            return failed(said(InstallSaid.HOME, node=head.name, path=home[:200]))
         files = files_dir(home)
         known_hosts = "".join(line + "\n" for lines in pins.values() for line in lines)
         for path, text in ((f"{files}/config.toml", config_text(config, cluster)),
@@ -222,7 +235,7 @@ async def install(engine: SupervisedCluster, plan: LaunchPlan, recipe_text: str,
             return failed((started.stderr or started.stdout).strip()[:300])
         return await _held(t, name, say, config.health_timeout_seconds)
     except NodeError as exc:
-        return failed(exc.text)
+        return failed(exc.said)
 
 
 async def _held(t: Transport, name: str, say: ProgressLog, timeout: float) -> Installed:
@@ -237,14 +250,15 @@ async def _held(t: Transport, name: str, say: ProgressLog, timeout: float) -> In
         state = await _DRIVER.state(t, name)
         if not state.running:
             tail = (await _DRIVER.last_lines(t, name, 15)).strip()
-            detail = _("{container} is {state}").format(container=name, state=state)
-            say(Step.SUPERVISE, node, StepState.FAILED, detail + ("\n" + tail if tail else ""))
-            return Installed(False, node, name, detail + ("\n" + tail if tail else ""))
+            detail: Text = said(InstallSaid.ENDED, container=name, state=str(state))
+            if tail:
+                detail = joined(Layout.LINES, detail, tail)
+            say(Step.SUPERVISE, node, StepState.FAILED, detail)
+            return Installed(False, node, name, detail)
         await asyncio.sleep(POLL_SECONDS)
-    detail = _("{container} did not take the lease within {seconds:g} s").format(
-        container=name, seconds=WAIT_SECONDS)
-    say(Step.SUPERVISE, node, StepState.FAILED, detail)
-    return Installed(False, node, name, detail)
+    timed_out = said(InstallSaid.NO_LEASE, container=name, seconds=WAIT_SECONDS)
+    say(Step.SUPERVISE, node, StepState.FAILED, timed_out)
+    return Installed(False, node, name, timed_out)
 
 
 async def remove(transports: Iterable[Transport], cluster: str, recipe: str | None,
@@ -260,26 +274,23 @@ async def remove(transports: Iterable[Transport], cluster: str, recipe: str | No
         try:
             result = await t.run(command, timeout=STOP_SECONDS + 30)
         except NodeError as exc:
-            say(Step.SUPERVISE, t.node.name, StepState.WARN, _not_removed(exc.text))
+            say(Step.SUPERVISE, t.node.name, StepState.WARN,
+                said(InstallSaid.NOT_REMOVED, reason=exc.said))
             return []
         if result.exit_code == UNREACHABLE_EXIT:
-            words = _("docker unreachable") + ": " + result.stderr.strip()[:200]
-            say(Step.SUPERVISE, t.node.name, StepState.WARN, _not_removed(words))
+            why = joined(Layout.COLON, said(Reason.DOCKER_UNREACHABLE),
+                         result.stderr.strip()[:200])
+            say(Step.SUPERVISE, t.node.name, StepState.WARN,
+                said(InstallSaid.NOT_REMOVED, reason=why))
             return []
         return [(t.node.name, line.strip()) for line in result.stdout.splitlines()
                 if line.strip()]
 
     removed = [x for found in await asyncio.gather(*(one(t) for t in transports)) for x in found]
     for node, container in removed:
-        say(Step.SUPERVISE, node, StepState.OK, _("removed {container}").format(
-            container=container))
+        say(Step.SUPERVISE, node, StepState.OK, said(InstallSaid.REMOVED, container=container))
     return removed
 
 
 def _ignore(event: Progress) -> None:
     pass
-
-
-def _not_removed(reason: str) -> str:
-    return _("could not look for a supervisor container ({reason}); it ends on the "
-             "disarm mark").format(reason=reason)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparktui.engine.supervise.record import Lease, Record
+from sparktui.said import Text
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Installed:
     ok: bool
     node: str
     container: str = ""
-    detail: str = ""
+    detail: Text = ""  # why not (``on_node.InstallSaid``, or what the node said)
     holder: Lease | None = None  # refused: the supervisor that holds the lease
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparktui import untrusted_json
+from sparktui.said import Text, text_json
 
 HISTORY_KEPT = 50
 """Restarts kept in the record, newest last."""
@@ -274,7 +275,7 @@ class SupervisionStatus:
     lease: Lease | None = None
     lease_age: float | None = None
     record: Record | None = None
-    error: str | None = None  # the head could not be read: unknown
+    error: Text | None = None  # the head could not be read: unknown (why, as data)
     digest: str | None = None  # of the record's text as read: a change since is seen
 
     @property
@@ -324,7 +325,7 @@ class SupervisionStatus:
         lease = self.lease
         return {"node": self.node, "state": self.state, "active": self.active,
                 "status": self.record.status if self.record else None,
-                "error": self.error, "heartbeat_age": self.lease_age,
+                "error": text_json(self.error), "heartbeat_age": self.lease_age,
                 "holder": lease.holder if lease else None,
                 "mode": lease.mode if lease else None,
                 "recipe": lease.recipe if lease else (self.record.recipe if self.record

@@ -14,7 +14,7 @@ from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Reason, Transport
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.record import Lease, Mark, Record, SupervisionStatus, parse_status
-from sparktui.i18n import _
+from sparktui.said import said
 
 
 def who() -> str:
@@ -90,7 +90,7 @@ async def read_status(t: Transport, timeout: float) -> SupervisionStatus:
     try:
         result = await within(t.run(shell.read_status(), timeout=timeout), timeout)
     except NodeError as exc:
-        return SupervisionStatus(t.node.name, error=exc.text)
+        return SupervisionStatus(t.node.name, error=exc.said)
     except TimeoutError:
-        return SupervisionStatus(t.node.name, error=_("timeout"))
+        return SupervisionStatus(t.node.name, error=said(Reason.TIMEOUT))
     return parse_status(t.node.name, result.stdout)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 
 from sparktui.cli import main
@@ -36,9 +35,9 @@ def test_hf_free_of_a_cache_folder_not_created_yet_is_doctors_figure(site, tmp_p
 
     main(s.cli("doctor", "--json"))
     disk = next(c for c in json.loads(capsys.readouterr().out) if c["name"] == "disk")
-    assert "does not exist yet" in disk["detail"], disk
-    doctor_gib = int(re.sub(r"\D", "", disk["detail"].split()[0]))  # "1,234 GiB": no digits
-    assert abs(doctor_gib - node.disk_free / (1 << 30)) <= 1
+    free, not_yet = disk["detail"]["params"]["head"], disk["detail"]["params"]["tail"]
+    assert not_yet == {"code": "doctor_said.disk_not_yet", "params": {"path": str(hf)}}, disk
+    assert abs(free["params"]["free"] - node.disk_free / (1 << 30)) <= 1  # GiB, a number
 
 
 def test_a_gpu_tool_that_gave_nothing_is_not_the_gpu_source(site, capsys):
