@@ -49,7 +49,8 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT,
         (ExitCode.DOES_NOT_FIT, N_("does not fit on a node")),
         (ExitCode.FIT_UNKNOWN, N_("unknown: the model's files are not in a node's HF cache "
-                                  "(the engine would download them)"))),
+                                  "and the Hub could not be asked for them (or its answer "
+                                  "was not usable)"))),
     "stop": (
         (ExitCode.OK, N_("stopped, or nothing runs (nothing to stop)")),
         (ExitCode.FAILED, N_("a node or a container could not be stopped")),
