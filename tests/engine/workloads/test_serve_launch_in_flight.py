@@ -10,6 +10,7 @@ long as the test needs, however loaded the machine (no timing decides it)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from engine.services.service_support import service, services_only
 from lookalike import Why
@@ -38,10 +39,8 @@ def _interrupted_at_the_hold(s, plan, held, rec: Recorder) -> None:
                                    explain=lambda: str(rec.events))
             assert not serving.done(), rec.events
             serving.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await serving
-            except asyncio.CancelledError:
-                pass
         finally:
             await engine.close()
 
