@@ -121,6 +121,13 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.BAD_INPUT, N_("bad input, nothing serving, or the benchmark tool not "
                                 "installed: nothing was run")),
         (ExitCode.INTERRUPTED, N_("Ctrl+C: the load stopped, what was measured is kept"))),
+    "pin": (
+        (ExitCode.OK, N_("the digest every node has was written into the recipe")),
+        (ExitCode.FAILED, N_("a node did not answer, lacks the image, or has no digest of "
+                             "it (never pulled from a registry): nothing was written")),
+        BAD_INPUT,
+        (ExitCode.REFUSED, N_("the nodes have different digests, or a node's answer is not "
+                              "a digest of the recipe's repo: nothing was written"))),
     "power": (
         (ExitCode.OK, N_("every step done")),
         (ExitCode.FAILED, N_("a step was not done (listed)")),
