@@ -65,8 +65,9 @@ async def image_digests(plan: LaunchPlan, transports: Mapping[str, Transport],
 
 async def after_serve(plan: LaunchPlan, transports: Mapping[str, Transport],
                       progress: ProgressSink, timeout: float | None = None) -> None:
-    """A served mutable tag's digest is kept for the recipe on this cluster; when it
-    differs from the one kept at the last serve, serve warns with both. A pinned image,
+    """A served mutable tag's digest is said (what the tag resolved to on the nodes) and
+    kept for the recipe on this cluster; when it differs from the one kept at the last
+    serve, serve warns with both. A pinned image,
     or one without a digest the nodes agree on (built on the node, never pulled), is
     left as it is: there is nothing a tag could have moved from."""
     if not plan.nodes or not parse_reference(plan.image).mutable:
@@ -76,6 +77,8 @@ async def after_serve(plan: LaunchPlan, transports: Mapping[str, Transport],
     if not isinstance(now, str):
         return
     before = digest_record.last_digest(plan.cluster, plan.recipe, plan.image)
+    progress(Progress(Step.PREFLIGHT, plan.head.name, StepState.OK, said(
+        PinSaid.RESOLVED, image=plan.image, digest=now)))
     if moved(before, now):
         progress(Progress(Step.PREFLIGHT, plan.head.name, StepState.WARN, said(
             PinSaid.MOVED, image=plan.image, now=now, before=before or "",

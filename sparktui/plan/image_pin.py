@@ -33,6 +33,7 @@ class PinSaid(Code):
     NOT_DOCKER = N_("{recipe} runs no docker image: there is nothing to pin")
     MOVED = N_("{image} now resolves to {now}, not {before} as at this recipe's last serve "
                "on {cluster}: pin it with sparktui pin {recipe}")
+    RESOLVED = N_("{image} resolved to {digest} on every node")
     NOT_KEPT = N_("the image's digest could not be kept in {path}: {why}")
 
 

@@ -123,7 +123,8 @@ def test_pin_names_a_node_whose_docker_does_not_answer(fresh_site, registry, cle
     assert path.read_text() == before
 
 
-def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, clean_refs):  # noqa: F811
+def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, clean_refs,  # noqa: F811
+                                                            capsys):
     s = site(2)
     node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
     clean_refs += [node1, node2]
@@ -151,7 +152,11 @@ def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, cle
         asyncio.run(go())
         return rec
 
-    assert not moved(serve_and_stop())  # the first serve: nothing to compare with
+    first_serve = serve_and_stop()
+    assert not moved(first_serve)  # the first serve: nothing to compare with
+    resolved = [e for e in first_serve.events if isinstance(e.detail, Said)
+                and e.detail.code is PinSaid.RESOLVED]
+    assert [(e.state, e.detail.params["digest"]) for e in resolved] == [("ok", first)]
     second = _push(node1, registry, "pin-d2")
     assert _pull(node2, registry) == _pull(node1, registry) == second != first
     rec = serve_and_stop()
@@ -160,3 +165,10 @@ def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, cle
     text = str(warns[0].detail)
     assert first in text and second in text and "sparktui pin toy" in text, text
     assert not moved(serve_and_stop())  # the new digest is now the last one
+    third = _push(node2, registry, "pin-d3")  # and the CLI's serve says it too
+    assert _pull(node1, registry) == _pull(node2, registry) == third
+    capsys.readouterr()
+    assert main(s.cli("serve", "toy")) == 0
+    said = "".join(capsys.readouterr())
+    assert second in said and third in said and "sparktui pin toy" in said, said
+    assert main(s.cli("stop", "--yes")) == 0
