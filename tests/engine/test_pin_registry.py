@@ -11,12 +11,17 @@ import json
 from pathlib import Path
 
 import pytest
+from lookalike import Why
 from registry_support import Registry, registry  # noqa: F401  (the fixture)
 from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
 from sparktui.plan.image_pin import PinSaid
 from sparktui.said import Said
+
+# A look-alike, not the real vLLM (tests/lookalike.py): a 2-node group is served, and the
+# real one serves alone here; what is tested is the image's digest, not the engine.
+LOOKALIKE = (Why.MULTI_NODE,)
 
 COMMENT = "# the engine build we trust (pinned by sparktui pin)"
 
