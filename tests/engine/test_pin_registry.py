@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bench_support import bench_setup, kept_runs
 from lookalike import Why
 from registry_support import Registry, registry  # noqa: F401  (the fixture)
 from site_support import Recorder, toy_recipe
@@ -20,8 +21,9 @@ from sparktui.plan.image_pin import PinSaid
 from sparktui.said import Said
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a 2-node group is served, and the
-# real one serves alone here; what is tested is the image's digest, not the engine.
-LOOKALIKE = (Why.MULTI_NODE,)
+# real one serves alone here, and the bench's rates are set; what is tested is the image's
+# digest, not the engine.
+LOOKALIKE = (Why.MULTI_NODE, Why.FIGURES)
 
 COMMENT = "# the engine build we trust (pinned by sparktui pin)"
 
@@ -177,3 +179,30 @@ def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, cle
     said = "".join(capsys.readouterr())
     assert second in said and third in said and "sparktui pin toy" in said, said
     assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_bench_keeps_the_digest_and_compare_names_a_moved_tag(site, registry, clean_refs,  # noqa: F811
+                                                               tmp_path, monkeypatch, capsys):
+    tokenizer = bench_setup(tmp_path, monkeypatch)
+    s = site(2)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    clean_refs += [node1, node2]
+    node1.set_engine(ttft=0.05, tpot=0.01)
+    _recipe(s, registry)
+    digests, ids = [], []
+    for variant in ("pin-e1", "pin-e2"):
+        digests.append(_push(node1, registry, variant))
+        assert _pull(node1, registry) == _pull(node2, registry) == digests[-1]
+        assert main(s.cli("serve", "toy")) == 0
+        assert main(s.cli("bench", "toy", "--tokenizer", str(tokenizer), "--concurrency", "1",
+                          "--requests", "8", "--input-tokens", "16",
+                          "--output-tokens", "8")) == 0
+        run = kept_runs(tmp_path)[-1]
+        assert run["image_digest"] == digests[-1], run
+        ids.append(run["id"])
+        assert main(s.cli("stop", "--yes")) == 0
+    capsys.readouterr()
+    assert main(s.cli("bench", "--compare", *ids, "--json")) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"what": "image_digest", "before": digests[0], "after": digests[1]} \
+        in data["changes"], data["changes"]
