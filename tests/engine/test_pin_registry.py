@@ -131,7 +131,8 @@ def test_pin_names_a_node_whose_docker_does_not_answer(fresh_site, registry, cle
 
 
 def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, clean_refs,  # noqa: F811
-                                                            capsys):
+                                                            capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # no earlier test's serve
     s = site(2)
     node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
     clean_refs += [node1, node2]
@@ -179,6 +180,9 @@ def test_serve_warns_when_the_tag_moved_since_the_last_serve(site, registry, cle
     said = "".join(capsys.readouterr())
     assert second in said and third in said and "sparktui pin toy" in said, said
     assert main(s.cli("stop", "--yes")) == 0
+    kept = json.loads((tmp_path / "state" / "sparktui" / "images" / "test.json").read_text())
+    assert kept == {"recipes": {"toy": {"image": f"{registry.addr}/org/img:latest",
+                                        "digest": third}}}
 
 
 def test_bench_keeps_the_digest_and_compare_names_a_moved_tag(site, registry, clean_refs,  # noqa: F811
