@@ -49,7 +49,8 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT,
         (ExitCode.DOES_NOT_FIT, N_("does not fit on a node")),
         (ExitCode.FIT_UNKNOWN, N_("unknown: the model's files are not in a node's HF cache "
-                                  "(the engine would download them)"))),
+                                  "and the Hub could not be asked for them (or its answer "
+                                  "was not usable)"))),
     "stop": (
         (ExitCode.OK, N_("stopped, or nothing runs (nothing to stop)")),
         (ExitCode.FAILED, N_("a node or a container could not be stopped")),
@@ -120,6 +121,13 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         (ExitCode.BAD_INPUT, N_("bad input, nothing serving, or the benchmark tool not "
                                 "installed: nothing was run")),
         (ExitCode.INTERRUPTED, N_("Ctrl+C: the load stopped, what was measured is kept"))),
+    "pin": (
+        (ExitCode.OK, N_("the digest every node has was written into the recipe")),
+        (ExitCode.FAILED, N_("a node did not answer, lacks the image, or has no digest of "
+                             "it (never pulled from a registry): nothing was written")),
+        BAD_INPUT,
+        (ExitCode.REFUSED, N_("the nodes have different digests, or a node's answer is not "
+                              "a digest of the recipe's repo: nothing was written"))),
     "power": (
         (ExitCode.OK, N_("every step done")),
         (ExitCode.FAILED, N_("a step was not done (listed)")),

@@ -85,6 +85,7 @@ class Target:
     image: str = "vllm/vllm-openai:v0.33.0"
     image_ids: dict = field(default_factory=lambda: {"node1": "sha256:" + "a" * 64,
                                                      "node2": "sha256:" + "a" * 64})
+    image_digest: str | None = None
 
 
 @dataclass

@@ -67,7 +67,24 @@ def isolate() -> Path:
     os.environ["HOME"] = str(home)
     for name, sub in XDG.items():
         os.environ[name] = str(home / sub)
+    no_hub()
     return home
+
+
+NO_HUB = "http://127.0.0.1:9"
+"""The Hub of a test that names none: loopback's discard port, where nothing listens."""
+
+
+def no_hub() -> None:
+    """No test reaches the real Hugging Face Hub (``sparktui fit`` asks it for a model in
+    no node's cache, ``sparktui.engine.hub``): offline, and its address on loopback should
+    a test lift that, and no token of whoever runs the suite. A test of the Hub
+    (tests/hub_support.py) sets its own server's address and lifts the offline mode."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_ENDPOINT"] = NO_HUB
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "TRANSFORMERS_OFFLINE", "HF_HOME",
+                 "HF_TOKEN_PATH"):
+        os.environ.pop(name, None)
 
 
 def changed() -> list[str]:

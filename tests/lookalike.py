@@ -51,5 +51,10 @@ class Why(StrEnum):
     """The services beside an engine (etcd, NATS, Mooncake, Dynamo, the exporters, a
     torchrun job): the test image plays them; no real ones are installed here."""
 
+    HUB = "hub"
+    """The Hugging Face Hub misbehaving on cue (tests/hub_standin.py): a gated repository,
+    a missing or refused token, sizes that lie. olah, the maintained Hub server that runs
+    offline here (tests/hub_support.py), has no accounts and reads every size from git."""
+
     TESTBED = "testbed"
     """The test checks the test hosts and their look-alikes themselves."""

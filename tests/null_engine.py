@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
+    from sparktui.plan.image_pin import DigestReport
     from sparktui.plan.model import LaunchPlan
     from sparktui.plan.power import PowerPlan
 
@@ -87,6 +88,9 @@ class NullEngine:
 
     async def fit(self, plan: LaunchPlan) -> FitReport:
         raise NotSupported("fit")
+
+    async def image_digests(self, plan: LaunchPlan) -> DigestReport:
+        raise NotSupported("image_digests")
 
     async def doctor(self, cluster: str, images: Sequence[str] = ()) -> list[Check]:
         raise NotSupported("doctor")

@@ -20,7 +20,20 @@ from typing import Any
 DEADLINE = 60.0
 """Seconds before a condition that never holds fails its test."""
 EVERY = 0.05
-"""Seconds between looks when the caller says nothing else."""
+"""Seconds between the first looks when the caller says nothing else."""
+LONGEST = 0.5
+"""Seconds between looks, at most, once a wait goes on: each look costs (a docker listing,
+an SSH round trip), and twenty a second for a minute-long serve was CPU the other
+workers' tests needed; the interval grows by a quarter per look from ``every``."""
+
+
+def _intervals(every: float):
+    """``every``, then a quarter longer each look, up to ``LONGEST`` (or ``every``, if the
+    caller asked for more)."""
+    longest = max(every, LONGEST)
+    while True:
+        yield every
+        every = min(longest, every * 1.25)
 
 Look = Callable[[], Awaitable[object]]
 
@@ -44,9 +57,10 @@ def eventually(predicate: Callable[[], Any], seconds: float = DEADLINE,
     """``predicate()``'s first truthy value, looked at every ``every`` seconds; fails
     after ``seconds`` with ``what`` (and ``explain()``, when given) in the message."""
     deadline = _Deadline(seconds, what, explain)
+    pauses = _intervals(every)
     while not (value := predicate()):
         deadline.check()
-        time.sleep(every)
+        time.sleep(next(pauses))
     return value
 
 
@@ -67,9 +81,10 @@ async def eventually_async(predicate: Callable[[], Any], seconds: float = DEADLI
     once the predicate holds (``pilot.pause``: what follows sees a settled screen). A
     predicate may return an awaitable (an HTTP check): its result is what is looked at."""
     deadline = _Deadline(seconds, what, explain)
+    pauses = _intervals(every)
     while not (value := await _value(predicate())):
         deadline.check()
-        await (look() if look is not None else asyncio.sleep(every))
+        await (look() if look is not None else asyncio.sleep(next(pauses)))
     if settle is not None:
         await settle()
     return value

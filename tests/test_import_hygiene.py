@@ -96,12 +96,14 @@ result = codes
 
 
 @pytest.mark.parametrize("package", ["sparktui.config", "sparktui.plan",
-                                     "sparktui.plan.render", "sparktui.plan.hf"])
+                                     "sparktui.plan.render", "sparktui.plan.hf",
+                                     "sparktui.plan.fit.hub"])
 def test_pure_layers_import_no_side_effects(package: str) -> None:
     data = modules_after(f"import {package}\nresult = {package!r}")
     modules = data["modules"]
     assert package in modules
-    for forbidden in ("asyncssh", "textual", "sparktui.engine", "sparktui.tui", "httpx"):
+    for forbidden in ("asyncssh", "textual", "sparktui.engine", "sparktui.tui", "httpx",
+                      "huggingface_hub"):
         assert _loaded(modules, forbidden) == [], forbidden
 
 

@@ -25,9 +25,9 @@ SKIP = (TESTS / "hosts", Path(__file__).resolve())
 
 # Names whose use runs a look-alike: the toy recipe (vllm:test, ``vllm serve``), the
 # hostile server's recipe, the figures the look-alike reports, the tmux tests' host
-# engine, the liar's engine port.
+# engine, the liar's engine port, the Hub's stand-in.
 NAMES = frozenset({"toy_recipe", "hostile_recipe", "set_engine", "FAKE_ENGINE",
-                   "lying_http", "HttpLie"})
+                   "lying_http", "HttpLie", "hub_standin", "HubStandin"})
 # Text that runs one: a look-alike knob (``STANDIN_READY_AFTER`` ...), a recipe on the
 # look-alike image, the look-alike engine program.
 TEXTS = ("STANDIN_", 'docker_image = "vllm:test"', "http_engine.py")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from plan_support import RECIPES, REPO, subprocess_env
 
-HEAVY = ("asyncssh", "cryptography", "httpx", "prometheus_client", "babel", "tomlkit",
+HEAVY = ("asyncssh", "cryptography", "httpx", "httpx2", "huggingface_hub", "prometheus_client",
+         "babel", "tomlkit",
          "pydantic", "pydantic_core", "sparktui.config.models", "sparktui.config.loader",
          "sparktui.tui.screens.dashboard", "sparktui.tui.controllers", "sparktui.engine.cluster")
 
@@ -112,7 +113,7 @@ async def check():
 
 reachable = asyncio.run(check())
 print(json.dumps({"before": before, "after": "asyncssh" in sys.modules,
-                  "reachable": reachable}))
+                  "reachable": reachable, "hub": "huggingface_hub" in sys.modules}))
 """
 
 
@@ -123,6 +124,7 @@ def test_engine_imports_asyncssh_only_when_it_connects(tmp_path: Path) -> None:
     assert data["before"] is False  # built, no connection yet
     assert data["after"] is True  # the health check tried SSH
     assert data["reachable"] == [False, False]
+    assert data["hub"] is False  # only a fit of a model in no node's cache asks the Hub
 
 
 def test_cli_dashboard_path_imports_no_heavy_module_up_to_the_app() -> None:

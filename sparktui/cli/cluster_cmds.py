@@ -24,6 +24,7 @@ from sparktui.engine.api import (
     Step,
     TelemetryFrame,
     Workload,
+    nothing_runs,
 )
 from sparktui.errors import (
     EXIT_BAD_INPUT,
@@ -307,12 +308,6 @@ def known_recipe(args: argparse.Namespace, health: ClusterHealth, recipe: str) -
             recipe=visible(recipe), folder=recipes_dir_from(args), cluster=health.cluster,
             state=cluster_state(health), known=known), file=sys.stderr)
     return False
-
-
-def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:
-    """Every node said what it runs, and none runs anything (of ``recipe``): a node that
-    did not answer may run something, so that is never "nothing"."""
-    return health.all_known and not any(recipe in (None, w.recipe) for w in health.workloads)
 
 
 def _where(cluster: str, recipe: str | None) -> str:

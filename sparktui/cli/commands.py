@@ -107,9 +107,10 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_recipes)
 
     p = add_command(sub, "fit", _("does the recipe's model fit each node's memory"), _(
-        "Read the model's config and weights' size from each node's HF cache and the node's "
-        "memory, and say per node: fits, tight (under 10% left) or does not fit, with the "
-        "weights, the KV cache and the engine's own share. serve runs the same check."))
+        "Read the model's config and weights' size from each node's HF cache (from the Hub "
+        "at HF_ENDPOINT when no node has the model) and the node's memory, and say per node: "
+        "fits, tight (under 10% left) or does not fit, with the weights, the KV cache and the "
+        "engine's own share. serve runs the same check."))
     p.add_argument("recipe", help=_("the recipe's name (a folder in the recipes search path)"))
     cluster_option(p, recipe=True)
     p.add_argument("--json", action="store_true", help=_("one JSON object instead of text"))

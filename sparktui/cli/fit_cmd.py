@@ -1,8 +1,8 @@
 """fit: the recipe's model against each node's memory, before anything is served.
 
 Exit codes: 0 fits (or tight), 4 does not fit on some node, 5 unknown (the model's
-files are not on a node: the engine would download them), 1 a node could not be
-checked (unreachable, unreadable), 2 bad input.
+files are on no node and the Hub could not be asked, or its answer was not usable), 1 a
+node could not be checked (unreachable, unreadable), 2 bad input.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from sparktui.i18n import _
 from sparktui.plan.build import build_plan
 from sparktui.plan.fit.calc import ERROR, NO_FIT, UNKNOWN, FitReport
 from sparktui.plan.fit.text import report_lines
+from sparktui.scrub import scrub
 
 EXIT_BY_VERDICT = {NO_FIT: EXIT_DOES_NOT_FIT, UNKNOWN: EXIT_FIT_UNKNOWN, ERROR: EXIT_FAILED}
 
@@ -31,8 +32,8 @@ def run_fit(args: argparse.Namespace) -> int:
     report = with_engine(loaded.config, go)
     if not report.nodes and not args.json:
         print(_("{recipe} runs no engine: there is no model to fit").format(recipe=plan.recipe))
-    elif args.json:
-        print(json.dumps(report.as_dict(), indent=2))
+    elif args.json:  # a Hub's answer may echo the token: scrubbed like every edge
+        print(scrub(json.dumps(report.as_dict(), indent=2)))
     else:
-        print("\n".join(report_lines(report)))
+        print(scrub("\n".join(report_lines(report))))
     return EXIT_BY_VERDICT.get(report.verdict, EXIT_OK)

@@ -6,17 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sparktui.cli.cluster_cmds import (
-    _hooks_for,
-    confirmed,
-    nothing_runs,
-    print_health,
-    print_stopped,
-)
+from sparktui.cli.cluster_cmds import _hooks_for, confirmed, print_health, print_stopped
 from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.cli.output import print_progress
 from sparktui.cli.service_output import served_line
-from sparktui.engine.api import ClusterControl, taken
+from sparktui.engine.api import ClusterControl, RestartSaid, restart_refusal
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
 from sparktui.labels import failed_where
@@ -41,14 +35,12 @@ def run_restart(args: argparse.Namespace) -> int:
     async def go(engine: ClusterControl) -> int:
         health = await engine.health(plan.cluster)
         print_health(health)
-        if nothing_runs(health, plan.recipe):
-            print(_("nothing of {recipe} runs on {cluster}: nothing to restart (serve starts "
-                    "it)").format(recipe=plan.recipe, cluster=plan.cluster))
+        refusal = restart_refusal(health, plan)  # the dashboard's R asks the same
+        if refusal is not None and refusal.code is RestartSaid.NOTHING_RUNS:
+            print(refusal)  # not an error: serve starts it
             return EXIT_OK
-        refusal = taken(health, plan)
         if refusal is not None:  # its serve after the stop would be refused
-            print(_("refusing to restart {recipe}: {why}").format(
-                recipe=plan.recipe, why=refusal), file=sys.stderr)
+            print(refusal, file=sys.stderr)
             return EXIT_REFUSED
         if not args.yes and not confirmed(
                 lambda: confirm_restart(plan.cluster, plan.recipe),

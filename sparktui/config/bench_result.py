@@ -98,6 +98,9 @@ class BenchRun(Strict):
     image: str
     image_ids: dict[str, str | None] = Field(default_factory=dict)
     """node -> image ID (None: unknown)."""
+    image_digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+    """The repo digest of ``image`` on the head (None: unknown, or the image was never
+    pulled from a registry): a tag that moved between two runs shows here."""
     plan: list[Member] = Field(default_factory=list)
     tool: Tool
     levels: list[LevelResult] = Field(default_factory=list)

@@ -110,6 +110,13 @@ def save_form(path: Path, values: Mapping[str, str]) -> EditResult:
     return result
 
 
+def pin_image(path: Path, image: str) -> EditResult:
+    """The recipe's ``docker_image`` set to ``image`` (``repo@sha256:...``, from
+    ``sparktui pin``), everything else of the file as it was; written only when it checks
+    out, like the form."""
+    return save_form(path, {"docker_image": image})
+
+
 # -- parsing the form's texts -------------------------------------------------------------
 
 

@@ -99,7 +99,12 @@ from sparktui.engine.workloads.pick import (
     recipes_of,
     share_holders,
 )
-from sparktui.engine.workloads.restart import Restarted
+from sparktui.engine.workloads.restart import (
+    Restarted,
+    RestartSaid,
+    nothing_runs,
+    restart_refusal,
+)
 from sparktui.steps import Outcome, Step, StepState
 
 if TYPE_CHECKING:
@@ -110,8 +115,8 @@ if TYPE_CHECKING:
 
 def taken(health: ClusterHealth, plan: LaunchPlan) -> Said | None:
     """Why ``plan`` may not serve through its cluster's router: another recipe's ready
-    head lists a name it serves (None: it may). Serve's preflight asks the same; the CLI's
-    ``restart`` asks before its stop."""
+    head lists a name it serves (None: it may). Serve's preflight asks the same, and
+    ``restart_refusal`` before a restart's stop."""
     from sparktui.engine.router_names import taken as names_taken  # the router's plan: heavy
 
     return names_taken(health, plan)
@@ -135,15 +140,16 @@ __all__ = [
     "TELEMETRY_HEALTH_AGE", "WARN", "ActionResult", "Alert", "BenchFailed", "BenchHeard",
     "BenchProgress", "Benched", "Check", "Cleared", "ClusterControl", "ClusterHealth",
     "ClusterView", "DeepCheck", "Described", "Disarmed", "Ending", "EngineFigures",
-    "EngineStatus", "ExecResult", "Failure", "Group", "Happening", "Installed", "KeyOutcome",
-    "KeyResult", "Lease", "LogBatch", "LogLine", "Mark", "MetricsStatus", "NodeError",
-    "NodeFigures", "NodeHealth", "Outcome", "Progress", "ProgressSink", "ReadOnlyView",
-    "Record", "RestartEvent", "Restarted", "RouterStatus", "ServiceInstanceStatus",
-    "ServiceStatus", "Short", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
-    "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Workload",
-    "attachable", "bench_dir", "cleared_said", "clearing_said", "containers",
-    "failure_said", "find_tool",
+    "EngineStatus", "ExecResult", "Failure", "Group", "Happening", "Installed",
+    "KeyOutcome", "KeyResult", "Lease", "LogBatch", "LogLine", "Mark", "MetricsStatus",
+    "NodeError", "NodeFigures", "NodeHealth", "Outcome", "Progress", "ProgressSink",
+    "ReadOnlyView", "Record", "RestartEvent", "RestartSaid", "Restarted", "RouterStatus",
+    "ServiceInstanceStatus", "ServiceStatus", "Short", "Step", "StepState",
+    "SuperviseEvent", "SuperviseResult", "SuperviseSink", "SupervisionReason",
+    "SupervisionStatus", "TelemetryFrame", "Workload", "attachable", "bench_dir",
+    "cleared_said", "clearing_said", "containers", "failure_said", "find_tool",
     "foreign_line", "history_key", "in_source", "init_host_keys", "kept", "kept_runs",
-    "known_hosts_path", "load_engine", "log_source", "mark_said", "open_engine",
-    "reason_said", "recipes_of", "share_holders", "short_said", "taken", "within",
+    "known_hosts_path", "load_engine", "log_source", "mark_said", "nothing_runs",
+    "open_engine", "reason_said", "recipes_of", "restart_refusal", "share_holders",
+    "short_said", "taken", "within",
 ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from sparktui.config.models import Node
 from sparktui.config.scripts import script_text
+from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.reads import ClusterReads
 from sparktui.engine.remote.attach import docker_shell_argv, tmux_attach_argv
@@ -65,6 +66,8 @@ class ClusterEngine(ClusterReads):
                              model_free=lambda log: self._model_free(plan, log)).run()
         if not result.ok:
             return result
+        await image_pins.after_serve(plan, {n.name: transports[n.name] for n in plan.nodes},
+                                     progress, self.config.command_timeout_seconds)
         await history.after_serve(self.transport(self._nodes(plan.cluster)[0]), plan.cluster,
                                   plan.recipe, self.config.health_timeout_seconds, progress)
         return await self.refresh_router(plan.cluster, progress, result,

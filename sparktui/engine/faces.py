@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
+    from sparktui.plan.image_pin import DigestReport
     from sparktui.plan.model import LaunchPlan
     from sparktui.plan.power import PowerPlan
 
@@ -73,6 +74,10 @@ class ClusterView(Protocol):
 
     async def fit(self, plan: LaunchPlan) -> FitReport:
         """The model of ``plan`` against each of its nodes' memory."""
+        ...
+
+    async def image_digests(self, plan: LaunchPlan) -> DigestReport:
+        """The digest of the plan's image on each of its nodes (``sparktui pin``)."""
         ...
 
     async def doctor(self, cluster: str, images: Sequence[str] = ()) -> list[Check]:
@@ -196,6 +201,9 @@ class ReadOnlyView:
 
     async def fit(self, plan: LaunchPlan) -> FitReport:
         return await self._engine.fit(plan)
+
+    async def image_digests(self, plan: LaunchPlan) -> DigestReport:
+        return await self._engine.image_digests(plan)
 
     async def doctor(self, cluster: str, images: Sequence[str] = ()) -> list[Check]:
         return await self._engine.doctor(cluster, images)

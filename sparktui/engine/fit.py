@@ -2,7 +2,10 @@
 transports (``sparktui.plan.fit`` does the arithmetic).
 
 Every node at once, each with the timeout it is given; a node that does not answer is
-an error naming it, never a fit.
+an error naming it, never a fit. When no node has the model in its cache, the Hub is
+asked for its files' figures (``sparktui.engine.hub``, imported then: neither the plan
+path nor the dashboard's start loads ``huggingface_hub``), and every node that lacks it
+gets the same figures, or says why the Hub gave none.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.plan.fit.calc import ERROR, FitReport, NodeFit
+from sparktui.plan.fit.hub import not_cached, refit
 from sparktui.plan.fit.probe import ProbeSaid, Question, assess, probe_script, question_for
 from sparktui.plan.model import LaunchPlan
 from sparktui.said import said
@@ -45,7 +49,14 @@ async def fit_report(plan: LaunchPlan, transports: Mapping[str, Transport],
     if not plan.nodes:
         return FitReport(plan.recipe, plan.cluster, plan.model)
     question = question_for(plan)
-    fits = await asyncio.gather(*(
+    fits = list(await asyncio.gather(*(
         _one(n.name, transports[n.name], hf_cache_host, question, timeout)
-        for n in plan.nodes))
-    return FitReport(plan.recipe, plan.cluster, plan.model, list(fits))
+        for n in plan.nodes)))
+    # in no node's cache (of those that answered): the Hub's figures for all of them
+    if any(not_cached(f) for f in fits) and all(not_cached(f) or f.verdict == ERROR
+                                                for f in fits):
+        from sparktui.engine.hub import hub_figures
+
+        answer = await hub_figures(question, timeout)
+        fits = [refit(f, answer, question) if not_cached(f) else f for f in fits]
+    return FitReport(plan.recipe, plan.cluster, plan.model, fits)

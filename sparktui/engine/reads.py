@@ -16,6 +16,7 @@ from sparktui.engine.doctor import cluster_doctor
 from sparktui.engine.doctor_check import Check
 from sparktui.engine.fit import fit_report
 from sparktui.engine.health import node_health
+from sparktui.engine.image_pins import image_digests
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
@@ -41,6 +42,7 @@ from sparktui.engine.workloads.logs import merge, node_logs
 from sparktui.engine.workloads.pick import attachable
 from sparktui.i18n import _
 from sparktui.plan.fit.calc import FitReport
+from sparktui.plan.image_pin import DigestReport
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.router import RouterPlan, router_plan
 
@@ -206,6 +208,12 @@ class ClusterReads(Connections):
         transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
         return await fit_report(plan, transports, self.config.hf_cache_host,
                                 self.config.command_timeout_seconds)
+
+    async def image_digests(self, plan: LaunchPlan) -> DigestReport:
+        """The digest of the plan's image on each of its nodes (``engine/image_pins``)."""
+        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        return await image_digests(plan, transports, self.config.command_timeout_seconds)
 
     async def doctor(self, cluster: str, images: Sequence[str] = ()) -> list[Check]:
         """Every node's checks, the images' (``images``; none: those of what runs) and

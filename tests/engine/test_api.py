@@ -22,7 +22,7 @@ from sparktui.engine.telemetry.figures import DeepCheck, TelemetryFrame
 from sparktui.engine.workloads.inspect import Described
 
 READS = {"health", "logs", "log_batches", "telemetry", "deep_check", "inspect", "workloads",
-         "sessions", "fit", "doctor", "close"}
+         "sessions", "fit", "image_digests", "doctor", "close"}
 
 
 def members(protocol: type) -> set[str]:

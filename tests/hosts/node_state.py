@@ -77,6 +77,19 @@ class NodeState:
                 found[key] = float(rest.split()[0]) * 1024
         return found
 
+    def hold_docker_run(self) -> None:
+        """From now on each ``docker run`` on this node is recorded, then waits (in
+        standin/docker) until ``release_docker_run``: a launch under way, for as long as
+        a test needs it to be."""
+        (self.state_dir / "hold-run").touch()
+
+    def release_docker_run(self) -> None:
+        (self.state_dir / "hold-run").unlink(missing_ok=True)
+
+    def docker_runs_held(self) -> int:
+        """How many ``docker run`` calls have reached the hold."""
+        return len(list(self.state_dir.glob("held-run-*")))
+
     def _jsonl(self, name: str) -> list[list[str]]:
         try:
             lines = (self.state_dir / name).read_text().splitlines()

@@ -165,6 +165,19 @@ def test_a_run_through_the_router_says_so_and_an_older_file_was_the_head():
         BenchRun.model_validate({**a_run().model_dump(), "via": "elsewhere"})
 
 
+def test_compare_names_a_digest_change_and_older_runs_have_none():
+    digest_a, digest_b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    a = a_run().model_copy(update={"image_digest": digest_a})
+    b = a_run().model_copy(update={"image_digest": digest_b})
+    assert [c.as_dict() for c in changes(a, b)] == [
+        {"what": "image_digest", "before": digest_a, "after": digest_b}]
+    assert changes(a, a) == []
+    older = {k: v for k, v in a_run().model_dump().items() if k != "image_digest"}
+    assert BenchRun.model_validate(older).image_digest is None
+    with pytest.raises(ValueError, match="image_digest"):
+        BenchRun.model_validate({**a_run().model_dump(), "image_digest": "sha256:x;rm"})
+
+
 def test_list_golden():
     golden("list.txt", list_text([a_run(), a_run("128", 1.4, "20261201-130000-toy")]))
 

@@ -13,11 +13,12 @@ from sparktui.config.base import Secret
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.http import http_get
-from sparktui.engine.remote.transport import Transport
+from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.status import ClusterHealth, Workload
 from sparktui.errors import fail
 from sparktui.i18n import N_
+from sparktui.plan.image_pin import digest_of, read_repo_digests
 from sparktui.plan.router import router_plan
 from sparktui.said import Code, Said, Text, said
 
@@ -54,6 +55,7 @@ class BenchTarget:
     image: str
     engine_version: str | None = None
     image_ids: dict[str, str | None] = field(default_factory=dict)
+    image_digest: str | None = None
     via: str = "head"  # "head" or "router"
     note: Text | None = None  # why ``auto`` did not take the router that is configured
     api_key: Secret | None = field(default=None, repr=False, compare=False)
@@ -130,6 +132,21 @@ async def engine_version(transport: Transport, host: str, port: int, engine: str
     return None
 
 
+async def repo_digest(t: Transport, workload: Workload, image_id: str | None,
+                      timeout: float) -> str | None:
+    """The repo digest of the image the head runs (by its ID), checked like ``pin``'s
+    (``plan/image_pin``); None: unknown, never pulled from a registry, or not said."""
+    if not image_id:
+        return None
+    try:
+        answer = await driver_for(workload.runtime).repo_digests(t, image_id, timeout)
+        digests = read_repo_digests(answer.stdout.strip()) if answer and answer.ok else []
+    except (NodeError, ValueError):
+        return None
+    found = digest_of(workload.node, workload.image, digests)
+    return found if isinstance(found, str) else None
+
+
 async def image_id(transport: Transport, workload: Workload, timeout: float) -> str | None:
     """The ID of the image the workload runs (None: its runtime runs none, or it is not
     said)."""
@@ -172,8 +189,11 @@ async def describe(engine: ClusterEngine, health: ClusterHealth, recipe: str,
             break
     ids = {w.node: await image_id(engine.transport(nodes[w.node]), w, timeout)
            for w in members if w.node in nodes}
+    digest = (await repo_digest(transport, head_workload, ids.get(head), timeout)
+              if head_workload else None)
     return BenchTarget(
         recipe=name, cluster=health.cluster, nodes=sorted({w.node for w in members}),
         head=head, host=host, port=load_port, model=model,
         engine=kind or "", image=head_workload.image if head_workload else "",
-        engine_version=version, image_ids=ids, via=way, note=note, api_key=key)
+        engine_version=version, image_ids=ids, image_digest=digest, via=way, note=note,
+        api_key=key)

@@ -57,6 +57,12 @@ class Driver:
         command = self.runtime.image_id_command(image)
         return None if command is None else await t.run(command)
 
+    async def repo_digests(self, t: Transport, image: str, timeout: float | None = None
+                           ) -> Completed | None:
+        """The image's repo digests as the runtime's CLI prints them (JSON), or its error;
+        None: the runtime runs no images (nothing to pin)."""
+        return None
+
     async def image_run_labels(self, t: Transport, image_ids: Sequence[str],
                                timeout: float | None = None) -> dict[str, str | None]:
         """Each image's own ``RUN_LABEL`` value (None: it has none), by ID; an image that

@@ -9,12 +9,14 @@ stop, remove, logs, the GPU probe) is the CLI's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sparktui.engine.drivers.base import Driver
 from sparktui.engine.drivers.docker_api import (
     docker_image_id,
     docker_listing,
+    docker_repo_digests,
     docker_state,
     image_run_labels,
 )
@@ -30,6 +32,7 @@ from sparktui.plan.runtime.docker_node import (
     gpu_probe_command,
     gpus_given,
     gpus_value,
+    repo_digests_command,
 )
 from sparktui.said import Code, Said, Text, said
 
@@ -68,6 +71,13 @@ class DockerDriver(Driver):
     async def image_id(self, t: Transport, image: str) -> Completed | None:
         found = await docker_image_id(t, image)
         return Completed(0, found, "") if found is not None else await super().image_id(t, image)
+
+    async def repo_digests(self, t: Transport, image: str, timeout: float | None = None
+                           ) -> Completed | None:
+        found = await docker_repo_digests(t, image, timeout)
+        if found is not None:
+            return Completed(0, json.dumps(found), "")
+        return await t.run(repo_digests_command(image), timeout=timeout)
 
     async def image_run_labels(self, t: Transport, image_ids: Sequence[str],
                                timeout: float | None = None) -> dict[str, str | None]:

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from sparktui.engine.remote.http import DOCKER_BODY, HttpAnswer, unix_get
 from sparktui.engine.remote.transport import NodeError, Reason, Transport
+from sparktui.plan.image_pin import repo_digests_in_inspect
 from sparktui.plan.runtime.base import MISSING, Found, Listing, State
 from sparktui.plan.runtime.docker import (
     API_LIST,
@@ -87,6 +88,16 @@ async def docker_image_id(t: Transport, image: str, timeout: float | None = None
     also says in its own words why an image is not there."""
     async def read(socket: str, limit: float) -> str:
         return api_image_id(_ok(await _get(t, socket, api_image(image), limit)).body)
+
+    return await _read(t, timeout, read)
+
+
+async def docker_repo_digests(t: Transport, image: str, timeout: float | None = None
+                              ) -> list[str] | None:
+    """The image's RepoDigests on the node; None: ask the CLI (``repo_digests_command``),
+    which also says in its own words why an image is not there."""
+    async def read(socket: str, limit: float) -> list[str]:
+        return repo_digests_in_inspect(_ok(await _get(t, socket, api_image(image), limit)).body)
 
     return await _read(t, timeout, read)
 

@@ -81,6 +81,8 @@ class ServiceRunner:
         self.say = say
         self.poll = poll_seconds
         self.started: list[Started] = []
+        self.launching: list[Started] = []
+        """Launches sent and not answered yet: a Ctrl+C then asks the node (``in_flight``)."""
         self._gone: set[str] = set()  # non-critical instances already reported as stopped
 
     # -- preflight ------------------------------------------------------------------
@@ -138,11 +140,18 @@ class ServiceRunner:
     async def _launch(self, service: ServicePlan, inst: ServiceInstance) -> Started:
         self.say(STEP, inst.node, StepState.STARTED, said(ServiceSaid.LAUNCH, tag=tag(inst),
                                                           container=inst.container))
-        result = await self.t[inst.node].run(shlex.join(driver_for(service.runtime).stamp(
-            inst.launch)))
-        if not result.ok:
-            detail = said(ServiceSaid.LAUNCH_FAILED, tag=tag(inst),
-                          why=(result.stderr or result.stdout).strip()[:300])
+        pending = Started(service, inst, _target(service, inst))
+        self.launching.append(pending)
+        why: Text
+        try:
+            result = await self.t[inst.node].run(shlex.join(driver_for(service.runtime).stamp(
+                inst.launch)))
+            why = (result.stderr or result.stdout).strip()[:300]
+        except NodeError as exc:  # the node went away mid-launch: it may have the container
+            result, why = None, exc.said
+        self.launching.remove(pending)  # (a Ctrl+C leaves it listed, for in_flight)
+        if result is None or not result.ok:
+            detail = said(ServiceSaid.LAUNCH_FAILED, tag=tag(inst), why=why)
             self.say(STEP, inst.node, StepState.FAILED, detail)
             # Created, never run: removed (or named as left), not left to block the next.
             runtime = service.runtime
@@ -249,6 +258,17 @@ class ServiceRunner:
         return worst
 
     # -- rollback ---------------------------------------------------------------------
+    async def in_flight(self) -> list[tuple[str, str]]:
+        """After a Ctrl+C: each launch that was under way and is on its node now joins
+        what a rollback removes; those not there yet are returned as (node, container),
+        to be named: the node may still create them."""
+        pending, self.launching = self.launching, []
+        there = await asyncio.gather(*(created(self.t[s.instance.node], s.target.runtime,
+                                               s.instance.container) for s in pending))
+        self.started += [s for s, yes in zip(pending, there, strict=True) if yes]
+        return [(s.instance.node, s.instance.container)
+                for s, yes in zip(pending, there, strict=True) if not yes]
+
     async def rollback(self, grace_seconds: float = 30.0) -> None:
         """Remove what was started: the rest at once, then the critical services (what the
         rest leans on) at once; each gets its grace period, so a rollback costs about

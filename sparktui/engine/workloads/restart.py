@@ -1,7 +1,9 @@
 """Restart of a recipe's whole group: stop it, then serve the same plan again.
 
 A failed stop serves nothing (the group may be half there); a serve that fails after
-the stop leaves the recipe down, and the result says so (``down``)."""
+the stop leaves the recipe down, and the result says so (``down``). So a restart whose
+serve would be refused is refused before its stop (``restart_refusal``): the CLI and the
+dashboard ask the same function."""
 
 from __future__ import annotations
 
@@ -9,6 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sparktui.engine.results import ActionResult, ProgressSink
+from sparktui.engine.status import ClusterHealth
+from sparktui.i18n import N_
+from sparktui.said import Code, Said, said
+from sparktui.visible import visible
 
 if TYPE_CHECKING:
     from sparktui.engine.api import ClusterControl
@@ -45,3 +51,29 @@ async def restart(control: ClusterControl, plan: LaunchPlan, progress: ProgressS
     if not stopped.ok:
         return Restarted(stopped, None)
     return Restarted(stopped, await control.serve(plan, progress))
+
+
+class RestartSaid(Code):
+    NOTHING_RUNS = N_("nothing of {recipe} runs on {cluster}: nothing to restart (serve "
+                      "starts it)")
+    TAKEN = N_("refusing to restart {recipe}: {why}")
+
+
+def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:
+    """Every node said what it runs, and none runs anything (of ``recipe``): a node that
+    did not answer may run something, so that is never "nothing"."""
+    return health.all_known and not any(recipe in (None, w.recipe) for w in health.workloads)
+
+
+def restart_refusal(health: ClusterHealth, plan: LaunchPlan) -> Said | None:
+    """Why ``plan``'s restart may not go ahead on what ``health`` saw (None: it may).
+    ``RestartSaid.NOTHING_RUNS``: there is nothing to stop (serve starts it);
+    ``RestartSaid.TAKEN``: another recipe serves one of its names behind the router, so
+    the serve after the stop would be refused and leave the recipe down."""
+    from sparktui.engine.router_names import taken  # the router's plan: not at import
+
+    if nothing_runs(health, plan.recipe):
+        return said(RestartSaid.NOTHING_RUNS, recipe=visible(plan.recipe),
+                    cluster=visible(plan.cluster))
+    why = taken(health, plan)
+    return said(RestartSaid.TAKEN, recipe=visible(plan.recipe), why=why) if why else None

@@ -55,6 +55,8 @@ class ServeSaid(Code):
     ENDED = N_("{container} is {state}")
     NO_ANSWER = N_("no answer on /v1/models after {seconds:g} s")
     INTERRUPTED = N_("interrupted: removing what this serve started (Ctrl+C again leaves it)")
+    UNDER_WAY = N_("interrupted while its launch was under way: {container} was not there "
+                   "yet and may still appear")
 
 
 FIRST_POLL_SECONDS = 0.25
@@ -90,6 +92,7 @@ class Serve:
         self.fit_report: FitReport | None = None
         self.force, self.model_free = force, model_free  # model_free: engine/router_names.py
         self._launching: NodePlan | None = None  # its docker run is under way
+        self._unsure: list[tuple[str, str]] = []  # (node, workload): may appear after a Ctrl+C
         self._rolling_back = False
 
     async def run(self) -> ActionResult:
@@ -341,8 +344,12 @@ class Serve:
         what is left is named last."""
         try:
             launching, self._launching = self._launching, None
-            if launching is not None and await self._created(launching):
-                self.started.append(launching)
+            if launching is not None:
+                if await self._created(launching):
+                    self.started.append(launching)
+                else:  # the node may still carry out the command its client left
+                    self._unsure.append((launching.name, launching.container))
+            self._unsure += await self.services.in_flight()
             if self.keep or self._rolling_back or not (self.started or self.services.started):
                 return
             self._say(Step.ROLLBACK, None, StepState.STARTED, said(ServeSaid.INTERRUPTED))
@@ -361,6 +368,10 @@ class Serve:
         started = [(n.name, n.container) for n in self.started]
         started += [(s.instance.node, s.instance.container) for s in self.services.started]
         for node, container in left_behind(self._say.events, started):
+            self._say(Step.LEFT, node, StepState.WARN, container)
+        for node, container in self._unsure:  # named too: not there yet is not "not there"
+            self._say(Step.LAUNCH, node, StepState.WARN,
+                      said(ServeSaid.UNDER_WAY, container=container))
             self._say(Step.LEFT, node, StepState.WARN, container)
 
     async def _rollback(self) -> None:

@@ -46,6 +46,7 @@ def changes(a: BenchRun, b: BenchRun) -> list[Change]:
     same("nodes", ", ".join(a.nodes), ", ".join(b.nodes))
     for node in sorted(set(a.image_ids) | set(b.image_ids)):
         same(f"image_ids.{node}", a.image_ids.get(node), b.image_ids.get(node))
+    same("image_digest", a.image_digest, b.image_digest)
     plan_a, plan_b = {m.node: m for m in a.plan}, {m.node: m for m in b.plan}
     for node in sorted(set(plan_a) | set(plan_b)):
         ma, mb = plan_a.get(node), plan_b.get(node)

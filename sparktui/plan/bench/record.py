@@ -40,7 +40,8 @@ def build_run(*, run: str, when: float, target: Any, plan: LaunchPlan | None,
         recipe=target.recipe, cluster=target.cluster, nodes=list(target.nodes),
         head=target.head, url=target.url, via=target.via, model=target.model, engine=target.engine,
         engine_version=target.engine_version, image=target.image,
-        image_ids=dict(target.image_ids), plan=plan_members(plan),
+        image_ids=dict(target.image_ids), image_digest=target.image_digest,
+        plan=plan_members(plan),
         tool=Tool(name=tool, version=tool_version, argv=list(argv), settings=settings),
         levels=levels, interrupted=interrupted)
     return masked(whole)

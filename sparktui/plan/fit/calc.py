@@ -78,9 +78,11 @@ class NodeFit:
     needed: int = 0
     headroom: int = 0
     room_sequences: int = 0  # full-length sequences the budget has room for
+    hub: Text = ""  # the model in no node's cache: where the Hub's figures came from, or
+    # why it gave none (sparktui.plan.fit.hub)
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "reason": json_value(self.reason)}
+        return {**self.__dict__, "reason": json_value(self.reason), "hub": json_value(self.hub)}
 
 
 @dataclass(frozen=True)

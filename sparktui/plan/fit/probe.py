@@ -117,6 +117,7 @@ class Question:
     layout: Layout
     settings: Settings | None
     settings_error: Text = ""
+    revision: str | None = None  # the recipe's ``--revision`` of its own model (the Hub's)
 
 
 def _mem_total(text: str) -> int | None:
@@ -184,5 +185,8 @@ def question_for(plan: LaunchPlan) -> Question:
     except SettingError as exc:
         settings = None
         error = said(ProbeSaid.BAD_SETTING, recipe=plan.recipe, flag=exc.flag, value=exc.value)
-    return Question(plan.recipe, plan.cluster, model_ref(plan), plan.model, layout,
-                    settings, error)
+    ref = model_ref(plan)
+    own = ref is not None and PLACEHOLDER.fullmatch(plan.model) is None
+    revision = flag_values(plan.head.launch).get("--revision") if own else None
+    return Question(plan.recipe, plan.cluster, ref, plan.model, layout, settings, error,
+                    revision or None)

@@ -19,6 +19,7 @@ class Verdict(Code):
 class WeightsFrom(Code):
     INDEX = N_("safetensors index")
     HEADERS = N_("safetensors headers")
+    SIZES = N_("safetensors file sizes")
     CONFIG = N_("estimated from config.json")
 
 
@@ -39,7 +40,7 @@ class FitSaid(Code):
 VERDICTS = {FITS: Verdict.FITS, TIGHT: Verdict.TIGHT, NO_FIT: Verdict.NO_FIT,
             UNKNOWN: Verdict.UNKNOWN, ERROR: Verdict.ERROR}
 SOURCES = {"index": WeightsFrom.INDEX, "headers": WeightsFrom.HEADERS,
-           "config": WeightsFrom.CONFIG}
+           "sizes": WeightsFrom.SIZES, "config": WeightsFrom.CONFIG}
 
 
 def verdict_said(verdict: str) -> Text:
@@ -47,6 +48,12 @@ def verdict_said(verdict: str) -> Text:
 
 
 def node_line(fit: NodeFit) -> Said:
+    """The node's verdict and its numbers, then what the Hub said when it was asked."""
+    line = _figures_line(fit)
+    return joined(Layout.SEMICOLON, line, fit.hub) if fit.hub else line
+
+
+def _figures_line(fit: NodeFit) -> Said:
     verdict = verdict_said(fit.verdict)
     if fit.verdict in (UNKNOWN, ERROR):
         return said(FitSaid.WHY, node=fit.node, verdict=verdict, reason=fit.reason)

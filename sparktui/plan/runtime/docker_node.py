@@ -11,6 +11,13 @@ VERSION_COMMAND = shlex.join(["docker", "info", "--format", "{{.ServerVersion}}"
 """Prints the daemon's version; its error when it does not answer (``sparktui doctor``)."""
 
 
+def repo_digests_command(image: str) -> str:
+    """Prints the image's ``RepoDigests`` as JSON (``sparktui pin``, serve's record of the
+    digest a mutable tag resolved to); docker's error when it has no such image."""
+    return shlex.join(["docker", "image", "inspect", "--format", "{{json .RepoDigests}}",
+                       image])
+
+
 def gpu_probe_command(image: str, gpus: str) -> str:
     """Whether ``docker run --gpus <gpus>`` works on the node, asked of its dockerd: it
     selects the NVIDIA device driver (it has one only when it found

@@ -22,7 +22,14 @@ from typing import Any
 from textual.app import SuspendNotSupported
 
 from sparktui.config.loaded import LoadedConfig
-from sparktui.engine.api import ClusterControl, Progress, Step, StepState, attachable
+from sparktui.engine.api import (
+    ClusterControl,
+    Progress,
+    Step,
+    StepState,
+    attachable,
+    restart_refusal,
+)
 from sparktui.errors import SparkError
 from sparktui.i18n import _
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
@@ -41,7 +48,7 @@ from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCh
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
 from sparktui.tui.screens.serve_plan import ServePlanScreen
-from sparktui.tui.viewmodel.runs import ActionRun, running_recipe, shares_seen
+from sparktui.tui.viewmodel.runs import ActionRun, names_seen, running_recipe, shares_seen
 
 
 def bench_request(recipe: str, cluster: str, check: HealthCheck) -> ConfirmRequest:
@@ -56,6 +63,22 @@ def bench_request(recipe: str, cluster: str, check: HealthCheck) -> ConfirmReque
         check=check, affects=lambda w: False, typed=False,
         untouched=_("nothing is started or stopped"),
         stays=_("stays: a benchmark only sends requests"))
+
+
+def restart_request(plan: LaunchPlan, check: HealthCheck) -> ConfirmRequest:
+    """The confirmation of a restart: stop's fresh look, the recipe's workloads marked.
+    What the CLI's restart refuses (``restart_refusal``: nothing of it runs, or its serve
+    would be refused after the stop and leave it down) cannot be confirmed."""
+    recipe, cluster = plan.recipe, plan.cluster
+    return ConfirmRequest(
+        title=_("Restart {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
+        verb=_("Restart"), cluster=cluster,
+        what=_("Stops every container and tmux session of {recipe} on {cluster} "
+               "(after_stop hooks run), then serves the same plan again. Below is what "
+               "the nodes answer right now; ✖ marks what will be replaced.").format(
+            recipe=recipe, cluster=cluster),
+        check=check, affects=lambda w: w.cluster == cluster and w.recipe == recipe,
+        refuse=lambda health: restart_refusal(health, plan))
 
 
 class ActionFlows:
@@ -188,23 +211,15 @@ class ActionFlows:
 
     def restart(self) -> None:
         """``R``: stop the selected recipe's group and serve its plan again, after stop's
-        fresh look at the cluster."""
+        fresh look at the cluster (``restart_request``)."""
         self.ask(Action.RESTART, self._ask_restart)
 
     def _ask_restart(self) -> Ask | None:
         if (plan := self.selected_plan()) is None:
             return None
-        recipe, cluster = plan.recipe, plan.cluster
-        request = self._recipe_request(
-            cluster, recipe,
-            title=_("Restart {recipe} on {cluster}").format(recipe=recipe, cluster=cluster),
-            verb=_("Restart"),
-            what=_("Stops every container and tmux session of {recipe} on {cluster} "
-                   "(after_stop hooks run), then serves the same plan again. Below is what "
-                   "the nodes answer right now; ✖ marks what will be replaced.").format(
-                recipe=recipe, cluster=cluster))
+        request = restart_request(plan, partial(self.host.fresh_health, plan.cluster))
         return Ask(ConfirmScreen(request), _("cancelled; nothing was restarted"),
-                   Action.RESTART, cluster, recipe,
+                   Action.RESTART, plan.cluster, plan.recipe,
                    lambda control, sink, run_id: workers.run_restart(
                        control, plan, sink, self._hooks(sink), run_id), url=api_url(plan))
 
@@ -225,6 +240,7 @@ class ActionFlows:
         if crowded:  # preflight asks the nodes again; this is what the last check saw
             warning = "\n".join([*([warning] if warning else []), *crowded, _(
                 "The memory shares do not fit together: preflight will refuse.")])
+        warning = "\n".join([*([warning] if warning else []), *names_seen(health, plan)])
         screen = ServePlanScreen(plan.recipe, plan.cluster, preview.text, warning)
         return Ask(screen, "", Action.SERVE, plan.cluster, plan.recipe,
                    lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id),

@@ -5,6 +5,10 @@ health shown) and lists per node what answers and what runs, marking what the ac
 will touch. Until the check is back the action's button is disabled; Cancel has the
 focus. When the cluster serves (or a node did not answer) the operator also types the
 cluster's name. Escape and ``n`` cancel; cancelling changes nothing.
+
+An action the engine would refuse on what the check saw (a restart whose serve would be
+refused after its stop) asks ``refuse``: its reason is the verdict and the action's
+button stays disabled, whatever is typed; ``r`` checks again.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ from sparktui.engine.api import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
 from sparktui.present.supervision import status_line
+from sparktui.said import Said
 from sparktui.tui.markup import esc
 from sparktui.tui.viewmodel.runs import cluster_workloads, needs_typed_name
 from sparktui.tui.widgets.footer import FittingFooter
 from sparktui.visible import visible
 
 HealthCheck = Callable[[], Awaitable[ClusterHealth]]
+Refusal = Callable[[ClusterHealth], Said | None]
+"""Why the action may not go ahead on a fresh health (None: it may)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class ConfirmRequest:
     typed: bool = True  # False: nothing is stopped, so no typed name even when it serves
     untouched: str = ""  # the verdict when nothing is touched (default: nothing runs)
     stays: str = ""  # why a workload not touched stays (default: its cluster is another)
+    refuse: Refusal | None = None  # asked on the fresh health: a reason disables the action
 
 
 def _figure(value: float | None) -> str:
@@ -101,6 +109,15 @@ def health_text(health: ClusterHealth, affects: Callable[[Workload], bool],
     return text
 
 
+def refused(reason: Said, verb: str) -> Text:
+    """The verdict of a refused action: the engine's reason (its node text made visible
+    where it was said; a ``Text`` is never read as markup), then what the operator can do."""
+    text = Text(str(reason), style="bold red")
+    text.append("\n" + _("{verb} cannot be confirmed; r checks again, Esc cancels.").format(
+        verb=verb), style="yellow")
+    return text
+
+
 def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: str,
             cluster: str, *, typed: bool = True, untouched: str = "") -> Text:
     hit = [w for w in health.workloads if affects(w)]
@@ -148,6 +165,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.health: ClusterHealth | None = None
         self.error: str | None = None
         self.typed_required = False
+        self.refusal: Said | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="modal-box") as box:
@@ -176,7 +194,7 @@ class ConfirmScreen(ModalScreen[bool]):
     # -- the fresh check -----------------------------------------------------------------------
 
     def _check(self) -> None:
-        self.health, self.error = None, None
+        self.health, self.error, self.refusal = None, None, None
         self.confirm_button.disabled = True
         self.query_one("#confirm-health-text", Static).update(Text(
             _("Checking the health of {cluster} now…").format(cluster=self.request.cluster),
@@ -197,12 +215,16 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def show_health(self, health: ClusterHealth) -> None:
         self.health = health
+        refuse = self.request.refuse
+        self.refusal = refuse(health) if refuse is not None else None
         self.query_one("#confirm-health-text", Static).update(health_text(health, self.affects,
                                                                           self.request.stays))
         self.query_one("#confirm-verdict", Static).update(
+            refused(self.refusal, self.request.verb) if self.refusal is not None else
             verdict(health, self.affects, self.request.verb, self.request.cluster,
                     typed=self.request.typed, untouched=self.request.untouched))
-        self.typed_required = self.request.typed and needs_typed_name(health)
+        self.typed_required = (self.refusal is None and self.request.typed
+                               and needs_typed_name(health))
         name = self.query_one("#confirm-name", Input)
         name.display = self.typed_required
         self._update_button()
@@ -220,7 +242,8 @@ class ConfirmScreen(ModalScreen[bool]):
         return self.query_one("#confirm-name", Input).value.strip() == self.request.cluster
 
     def _update_button(self) -> None:
-        ready = self.health is not None and (not self.typed_required or self.name_matches())
+        ready = (self.health is not None and self.refusal is None
+                 and (not self.typed_required or self.name_matches()))
         self.confirm_button.disabled = not ready
 
     # -- the operator -------------------------------------------------------------------------
@@ -249,5 +272,5 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(False)
 
     def action_recheck(self) -> None:
-        if self.error is not None:
+        if self.error is not None or self.refusal is not None:
             self._check()

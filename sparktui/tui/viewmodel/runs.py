@@ -20,6 +20,7 @@ from sparktui.engine.api import (
     Step,
     Workload,
     share_holders,
+    taken,
 )
 from sparktui.i18n import N_, _, ngettext
 from sparktui.labels import failed_where
@@ -210,6 +211,14 @@ def shares_seen(health: ClusterHealth | None, plan: LaunchPlan) -> list[str]:
         if not shares.ok:
             lines.append(str(share_line(shares)))
     return lines
+
+
+def names_seen(health: ClusterHealth | None, plan: LaunchPlan) -> list[str]:
+    """Another recipe serves one of ``plan``'s model names behind the router, as the last
+    health saw it: serve's preflight refuses (it asks again before anything starts, so
+    this only warns; a restart, which stops first, is refused in its confirmation)."""
+    why = taken(health, plan) if health is not None else None
+    return [_("Preflight will refuse: {why}").format(why=why)] if why is not None else []
 
 
 # -- power ----------------------------------------------------------------------------------
