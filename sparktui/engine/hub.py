@@ -195,9 +195,12 @@ async def hub_figures(question: Question, timeout: float) -> HubFigures | HubErr
         return HubError(said(HubWhy.OFFLINE), asked=False)
     if not url.startswith(("http://", "https://")):
         return HubError(said(HubWhy.BAD_ENDPOINT, endpoint=visible_url(url)), asked=False)
-    import httpx2
-    from huggingface_hub.errors import OfflineModeIsEnabled
-    from huggingface_hub.utils import get_async_session
+    try:  # a dependency, but an image built by hand (the on-node supervisor's) may lack it
+        import httpx2
+        from huggingface_hub.errors import OfflineModeIsEnabled
+        from huggingface_hub.utils import get_async_session
+    except ImportError as exc:
+        return HubError(said(HubWhy.NO_CLIENT, detail=shown(str(exc))), asked=False)
 
     try:
         async with get_async_session() as client:

@@ -107,7 +107,11 @@ def ending_lines(ending: Ending) -> list[str]:
                                                           node=_clean(node))
               for node, container in ending.removed]
     lines += [str(clearing_said(c)) for c in d.cleared]
-    if not ending.did_something:
+    if d.unread:
+        lines.append(_("could not read the supervision on {nodes}: a supervisor there, if "
+                       "any, reads the mark before any restart").format(
+            nodes=", ".join(map(_clean, d.unread))))
+    if not (ending.did_something or d.unread or d.missed):  # unknown is never "nothing"
         lines.append(_("nothing supervised {recipe} on {cluster}: nothing was ended").format(
             recipe=_clean(ending.recipe), cluster=where) if ending.recipe else
             _("nothing supervised {cluster}: nothing was ended").format(cluster=where))

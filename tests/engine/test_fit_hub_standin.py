@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import socket
+import sys
 import tracemalloc
 
 from hub_standin import Flood, HubStandin, StandinRepo, hub_standin
@@ -170,3 +171,13 @@ def test_a_hub_that_never_answers_is_no_answer_within_the_timeout(monkeypatch):
         use_hub(monkeypatch, f"http://127.0.0.1:{listener.getsockname()[1]}")
         answer = ask("org/silent", timeout=0.5)
     assert isinstance(answer, HubError) and answer.said.code.code == "hub_why.no_answer"
+
+
+def test_a_machine_without_the_hub_client_says_so(monkeypatch):
+    """An image built by hand (the on-node supervisor's) may lack huggingface_hub: the fit
+    says the Hub could not be asked, never a traceback. (No server: nothing is sent.)"""
+    use_hub(monkeypatch, "http://127.0.0.1:9")
+    monkeypatch.setitem(sys.modules, "httpx2", None)  # import fails, as where it is absent
+    answer = ask("org/any")
+    assert isinstance(answer, HubError) and not answer.asked, answer
+    assert "the Hugging Face client is not installed here" in str(answer.said), answer

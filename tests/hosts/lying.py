@@ -103,8 +103,12 @@ sys.exit(code)
 '''
 
 RECORD = r'''#!/bin/bash
-# An honest node: the command is recorded, then run as sshd runs it.
-printf '%s' "${SSH_ORIGINAL_COMMAND-}" > "$SPARKTUI_NODE_STATE/asked/${EPOCHREALTIME/./}-$$"
+# An honest node: the command is recorded, then run as sshd runs it. The record appears
+# whole (written aside, then renamed): a test reading the folder meanwhile never sees a
+# record still empty.
+asked="$SPARKTUI_NODE_STATE/asked"
+printf '%s' "${SSH_ORIGINAL_COMMAND-}" > "$asked/.$$"
+mv -f "$asked/.$$" "$asked/${EPOCHREALTIME/./}-$$"
 if [ -n "${SSH_ORIGINAL_COMMAND+set}" ]; then exec /bin/bash -c "$SSH_ORIGINAL_COMMAND"; fi
 exec /bin/bash -l
 '''
@@ -142,7 +146,8 @@ class HonestNode:
 
     def asked(self) -> list[str]:
         """Every command the node was sent since the last ``forget``, in order."""
-        return [p.read_text(errors="replace") for p in sorted(self.folder.iterdir())]
+        return [p.read_text(errors="replace") for p in sorted(self.folder.iterdir())
+                if not p.name.startswith(".")]  # a record still being written
 
     def forget(self) -> None:
         for path in self.folder.iterdir():

@@ -25,6 +25,8 @@ from sparktui.said import Said, said
 from sparktui.steps import Step, StepState
 
 POLL_SECONDS = 0.5
+READ_TRIES = 3
+"""Looks at a head's supervision before it counts as unread (``Disarmed.unread``)."""
 
 
 async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], mark: Mark,
@@ -44,8 +46,10 @@ async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], ma
         if progress is not None:
             progress(Progress(Step.SUPERVISE, c.node, StepState.OK, clearing_said(c)))
     supervisors = [found for found, _status in waited if found is not None]
+    unread = [t.node.name for t, (_found, status) in zip(heads, waited, strict=True)
+              if status.error is not None]
     return Disarmed(missed, [lease for lease, ended in supervisors if ended],
-                    [lease for lease, ended in supervisors if not ended], cleared)
+                    [lease for lease, ended in supervisors if not ended], cleared, unread)
 
 
 async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeout: float
@@ -57,8 +61,14 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeou
             progress(Progress(Step.SUPERVISE, t.node.name, state, detail))
 
     status = await read_status(t, timeout)
+    for _again in range(READ_TRIES - 1):  # a loaded head may miss one look's time
+        if status.error is None:
+            break
+        status = await read_status(t, timeout)
     lease = status.lease
-    if not status.active or lease is None or not mark.disarms(lease.cluster, lease.recipe):
+    # A lease whose heartbeat is late still has a supervisor that may be alive (a loaded
+    # head): it is waited for like a fresh one; only its release or a new holder ends it.
+    if lease is None or not mark.disarms(lease.cluster, lease.recipe):
         return None, status
     holder = lease.holder
     say(StepState.WAITING, said(DisarmSaid.UNTIL_ENDS, holder=holder))
@@ -66,7 +76,8 @@ async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeou
     while time.monotonic() < deadline:
         await asyncio.sleep(POLL_SECONDS)
         status = await read_status(t, timeout)
-        if not status.active or status.lease is None or status.lease.token != lease.token:
+        if status.error is None and (status.lease is None
+                                     or status.lease.token != lease.token):
             say(StepState.OK, said(DisarmSaid.ENDED, holder=holder))
             return (lease, True), status
     say(StepState.WARN, said(DisarmSaid.STILL_RUNNING, holder=holder))

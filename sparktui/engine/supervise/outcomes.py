@@ -5,7 +5,7 @@ none of the SSH work that made them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sparktui.engine.supervise.record import Lease, Record
 from sparktui.said import Text
@@ -24,12 +24,14 @@ class Cleared:
 class Disarmed:
     """What a mark did: ``missed`` the nodes that could not take it; the supervisors that
     ``ended`` on it and those still ``running`` when the wait ran out; what it
-    ``cleared``."""
+    ``cleared``; ``unread`` the heads whose supervision could not be read (a supervisor
+    there is unknown, never "none")."""
 
     missed: list[str]
     ended: list[Lease]
     running: list[Lease]
     cleared: list[Cleared]
+    unread: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

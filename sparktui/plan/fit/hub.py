@@ -38,6 +38,7 @@ class HubWhy(Code):
     """Why the Hub gave no figures (the words after "could not ask the Hub: ")."""
 
     OFFLINE = N_("HF_HUB_OFFLINE is set")
+    NO_CLIENT = N_("the Hugging Face client is not installed here ({detail})")
     BAD_ENDPOINT = N_("HF_ENDPOINT {endpoint} is no http:// or https:// address")
     UNREACHABLE = N_("{endpoint} cannot be reached ({detail})")
     NO_ANSWER = N_("{endpoint} did not answer within {seconds:g} s")

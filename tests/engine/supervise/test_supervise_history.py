@@ -187,7 +187,13 @@ def test_end_says_what_it_did_and_what_runs_after():
                      "tbv does not run on tb2 (1 container left, none running)"]
     unknown = ClusterHealth("tb2", [NodeHealth("n1", False, error="timeout")], NOW)
     lines = ending_lines(ending("tb2", "tbv", SupervisionStatus("n1"),
-                                Disarmed(["n1"], [], [], []), [], unknown))
-    assert lines == ["nothing supervised tbv on tb2: nothing was ended",
+                                Disarmed(["n1"], [], [], [], ["n1"]), [], unknown))
+    assert lines == ["could not read the supervision on n1: a supervisor there, if any, "
+                     "reads the mark before any restart",
                      "the mark could not be written on n1",
                      "what runs on tb2 is unknown: n1: timeout"]
+    # a head that took the mark but whose supervision could not be read: not "nothing"
+    lines = ending_lines(ending("tb2", "tbv", SupervisionStatus("n1"),
+                                Disarmed([], [], [], [], ["n1"]), [],
+                                _health(SupervisionStatus("n1"), _workload("tbv"))))
+    assert not any(line.startswith("nothing supervised") for line in lines), lines
