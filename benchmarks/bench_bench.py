@@ -92,7 +92,10 @@ def start_engine(real: bool, work: Path, port: int) -> tuple[subprocess.Popen, s
         model = model_dir()
         argv = [str(VLLM_PYTHON), "-m", "vllm.entrypoints.openai.api_server", "--model",
                 str(model), "--served-model-name", "org/tiny", "--host", "127.0.0.1",
-                "--port", str(port), *REAL_ARGS]
+                "--port", str(port), *REAL_ARGS,
+                # each run sends the same prompts: cached prefixes would speed whichever
+                # side runs later, and the rounds would measure the cache
+                "--no-enable-prefix-caching"]
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"}
         engine = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
