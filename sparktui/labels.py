@@ -19,6 +19,7 @@ STEPS: dict[Step, str] = {
     Step.POWER_ON: N_("power on"), Step.BOOT: N_("boot"), Step.SUPERVISE: N_("supervise"),
     Step.ROUTER: N_("router"),
     Step.BENCH: N_("benchmark"),
+    Step.PULL_IMAGE: N_("pull image"), Step.PULL_MODEL: N_("pull model"),
 }
 STATES: dict[StepState, str] = {
     StepState.OK: "ok", StepState.FAILED: N_("failed"), StepState.WARN: N_("warn"),

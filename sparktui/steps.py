@@ -37,6 +37,8 @@ class Step(StrEnum):
     SUPERVISE = "supervise"  # the on-node supervisor: installed, removed
     ROUTER = "router"  # the cluster's router made again from what serves (engine/router.py)
     BENCH = "bench"  # a benchmark level: requests done (sparktui.engine.bench)
+    PULL_IMAGE = "pull_image"  # sparktui pull: the recipe's image onto the nodes lacking it
+    PULL_MODEL = "pull_model"  # sparktui pull: the model's snapshot into each node's HF cache
 
 
 class StepState(StrEnum):

@@ -166,6 +166,21 @@ class TestCluster:
         target.write_text("".join(line + "\n" for line in self.known_hosts_lines()))
         return target
 
+    def trust_nodes(self, nodes: list[Node] | None = None) -> None:
+        """Let ``nodes`` (default: all) reach every node of the cluster over SSH, as an
+        operator sets up once for node-to-node copies (docs/pull.md): each gets the
+        cluster's user key (already authorized everywhere) as its own ``~/.ssh`` identity
+        and every node's current host key in its known_hosts. ``reset`` removes both."""
+        lines = "".join(line + "\n" for line in self.known_hosts_lines())
+        key = self.key_path.read_bytes()
+        for node in nodes or self.nodes:
+            ssh_dir = node.home / ".ssh"
+            ssh_dir.mkdir(mode=0o700, exist_ok=True)
+            (ssh_dir / "known_hosts").write_text(lines)
+            identity = ssh_dir / "id_ed25519"
+            identity.write_bytes(key)
+            identity.chmod(0o600)
+
     def write_config(
         self,
         path: str | os.PathLike,
