@@ -31,6 +31,7 @@ from sparktui.engine.api import (
     SuperviseResult,
     SuperviseSink,
     TelemetryFrame,
+    TransferSink,
     Workload,
 )
 
@@ -153,6 +154,10 @@ class NullEngine:
                            plan_of: Callable[[str], LaunchPlan | None] | None = None
                            ) -> Benched:
         raise NotSupported("bench_recipe")
+
+    async def pull_image(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        raise NotSupported("pull_image")
 
     def attach_argv(self, cluster: str, workload: Workload) -> list[str]:
         raise NotSupported("attach_argv")

@@ -45,6 +45,7 @@ from sparktui.steps import Step, StepState
 
 if TYPE_CHECKING:
     from sparktui.engine.bench.kept import Benched, BenchHeard
+    from sparktui.engine.pull.transfer import TransferSink
 
 
 class ClusterEngine(ClusterReads):
@@ -209,6 +210,16 @@ class ClusterEngine(ClusterReads):
 
         return await bench_serving(self, cluster, recipe, settings, tool, heard, via=via,
                                    plan_of=plan_of)
+
+    # -- pull (sparktui.engine.pull) --------------------------------------------------------
+    async def pull_image(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        """The plan's nodes that lack its image get it (``sparktui.engine.pull.image``)."""
+        from sparktui.engine.pull.image import pull_image
+
+        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        return await pull_image(self.config, nodes, transports, plan, progress, transfers)
 
     # -- power (Home Assistant; see sparktui.engine.power.control) ---------------------------
     async def power(self, plan: PowerPlan, progress: ProgressSink) -> ActionResult:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.bench.kept import Benched, BenchHeard
     from sparktui.engine.doctor_check import Check
+    from sparktui.engine.pull.transfer import TransferSink
     from sparktui.engine.results import ActionResult, ExecResult, ProgressSink
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
     from sparktui.engine.supervise.ending import Ending
@@ -113,6 +114,13 @@ class ClusterControl(ClusterView, Protocol):
         ...
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
+
+    async def pull_image(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        """The plan's nodes that lack its image get it: from a node that has it, else
+        pulled once from the registry by the head, then copied node to node over the
+        fabric (docs/pull.md); the same image ID everywhere at the end."""
+        ...
 
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:

@@ -138,6 +138,12 @@ async def _read(t: Transport, timeout: float | None,
         return None
 
 
+async def docker_socket(t: Transport, timeout: float | None = None) -> str | None:
+    """The node's Docker API socket (None: a Unix socket the CLI's endpoint is not), for a
+    read or a stream of one's own (``sparktui pull``'s registry pull)."""
+    return await _socket(t, timeout or t.command_timeout)
+
+
 async def _socket(t: Transport, timeout: float) -> str | None:
     if t in _sockets:
         return _sockets[t]
