@@ -83,6 +83,12 @@ class NodeState:
         a test needs it to be."""
         (self.state_dir / "hold-run").touch()
 
+    def swap_after_load(self, source: str, ref: str) -> None:
+        """From now on each ``docker load`` on this node loads, then tags ``source`` (an
+        image of this node) as ``ref``: the node answers with another image than the one
+        it was sent."""
+        (self.state_dir / "swap-after-load").write_text(f"{source} {ref}\n")
+
     def release_docker_run(self) -> None:
         (self.state_dir / "hold-run").unlink(missing_ok=True)
 
