@@ -128,6 +128,14 @@ COMMAND_CODES: dict[str, tuple[tuple[int, str], ...]] = {
         BAD_INPUT,
         (ExitCode.REFUSED, N_("the nodes have different digests, or a node's answer is not "
                               "a digest of the recipe's repo: nothing was written"))),
+    "pull": (
+        (ExitCode.OK, N_("every node has the recipe's image (the same image ID), or had it")),
+        (ExitCode.FAILED, N_("a node did not answer, or a pull or copy failed (named)")),
+        BAD_INPUT,
+        (ExitCode.REFUSED, N_("not confirmed, or nodes that do not trust each other over "
+                              "SSH (named): nothing was moved")),
+        (ExitCode.INTERRUPTED, N_("Ctrl+C: the copies under way ended; no half-loaded image "
+                                  "is tagged"))),
     "power": (
         (ExitCode.OK, N_("every step done")),
         (ExitCode.FAILED, N_("a step was not done (listed)")),

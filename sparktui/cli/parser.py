@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from sparktui import __version__, exitcodes
-from sparktui.cli import bench_args, commands, pin_args, plan_cmd, schema_cmd
+from sparktui.cli import bench_args, commands, pin_args, plan_cmd, pull_args, schema_cmd
 from sparktui.errors import EXIT_BAD_INPUT, fail
 from sparktui.i18n import _, translate_argparse
 
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.register_power(sub)
     bench_args.register_bench(sub)
     pin_args.register_pin(sub)
+    pull_args.register_pull(sub)
     schema_cmd.register(sub)
     return parser
 

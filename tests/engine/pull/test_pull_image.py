@@ -95,6 +95,7 @@ def test_nodes_that_do_not_trust_each_other_are_refused_before_anything_moves(
     ref, _image = push(node2, registry, "org/pull-untrusted", "pull-untrusted")
     image_recipe(s, ref, 2)  # nowhere: node1 would pull, then copy to node2
     result, rec, transfers = pull(s)
+    assert [e.node for e in rec.events if e.state == StepState.FAILED] == ["node1"]
     assert not result.ok
     assert isinstance(result.detail, Said) and result.detail.code is PullSaid.UNTRUSTED
     assert result.detail.params["source"] == "node1"

@@ -1,0 +1,33 @@
+"""Arguments of ``sparktui pull``, and its runner (which imports the command's module only
+when it runs, as ``commands``' runners do)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sparktui.cli.commands import add_command, cluster_option
+from sparktui.i18n import _
+
+
+def register_pull(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "pull", _("put the recipe's image on every node of the cluster"), _(
+        "Shows a fresh health check, then, once confirmed, gives the nodes that lack the "
+        "recipe's docker_image (by image ID) a copy: from a node that has it, else pulled "
+        "once from the registry by the head, then copied node to node over the fabric "
+        "(docker save | ssh NODE docker load), ending with the same image ID everywhere. "
+        "The nodes must trust each other over SSH (sparktui doctor checks it; "
+        "docs/pull.md says how to set it up)."))
+    p.add_argument("recipe", help=_("the recipe's name (a folder in the recipes search path)"))
+    cluster_option(p, recipe=True)
+    p.add_argument("--image-only", action="store_true",
+                   help=_("the image only (today the only part pull does)"))
+    p.add_argument("--json", action="store_true",
+                   help=_("one JSON object per line (steps, transfers, the result)"))
+    p.add_argument("--yes", action="store_true", help=_("confirm without a prompt"))
+    p.set_defaults(run=_pull)
+
+
+def _pull(args: argparse.Namespace) -> int:
+    from sparktui.cli import pull_cmd
+
+    return pull_cmd.run_pull(args)
