@@ -18,6 +18,7 @@ from sparktui.config.models import Cluster, Config, Node
 from sparktui.config.rules import is_image
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.drivers.docker import DOCKER
+from sparktui.engine.pull.trust import trust_checks
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.telemetry.nodestats import DISK_ABSENT, disk_command, parse_df
@@ -279,7 +280,9 @@ async def doctor(config: Config, nodes: list[Node], transports: dict[str, Transp
 async def cluster_doctor(config: Config, cluster: Cluster, transports: dict[str, Transport],
                          images: Sequence[str] = ()) -> list[Check]:
     """``doctor`` of every node of ``cluster``, the images checked (``images``; none: the
-    images of what runs on the nodes), then the engine metrics of each serving head."""
+    images of what runs on the nodes), whether each node reaches the others over the
+    fabric with SSH (a pull's copies; two nodes or more), then the engine metrics of each
+    serving head."""
     checked = list(images)
     heads = []
     for n in cluster.nodes:
@@ -291,6 +294,9 @@ async def cluster_doctor(config: Config, cluster: Cluster, transports: dict[str,
         if not images:
             checked += [w.image for w in found if w.image and w.image not in checked]
     checks = await doctor(config, cluster.ranked, transports, cluster.name, checked)
+    answered = {c.node for c in checks if c.name in ("ssh", "local") and c.status == PASS}
+    checks += await trust_checks(config, [n for n in cluster.ranked if n.name in answered],
+                                 transports)
     timeout = config.health_timeout_seconds
     return checks + list(await asyncio.gather(*(
         metrics_check(transports[h.node], h, timeout) for h in heads if h.node in transports)))

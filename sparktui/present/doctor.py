@@ -20,8 +20,9 @@ CHECK_LABELS = {"ssh": N_("ssh"), "local": N_("local"), "docker": N_("docker"),
                 "gpu": N_("gpu"), "gpu runtime": N_("gpu runtime"), "memory": N_("memory"),
                 "disk": N_("disk"), "nic": N_("nic"),
                 "fabric ip": N_("fabric ip"), "clock": N_("clock"), "image": N_("image"),
-                "engine metrics": N_("engine metrics")}
-"""engine/doctor.py's check names; ``nic`` and ``image`` are followed by what they check."""
+                "engine metrics": N_("engine metrics"), "trust": N_("trust")}
+"""engine/doctor.py's check names; ``nic``, ``image`` and ``trust`` (engine/pull/trust.py)
+are followed by what they check."""
 
 
 def check_label(name: str) -> str:
