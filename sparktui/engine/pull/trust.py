@@ -25,6 +25,7 @@ CHECK = "trust"
 
 class TrustSaid(Code):
     REACHES = N_("reaches {target} over the fabric with ssh")
+    UNREACHED = N_("cannot reach {target} over the fabric with ssh: {why}")
     SET_UP = N_("give {source} a key that {target} accepts and {target}'s host key in "
                 "{source}'s known_hosts (docs/pull.md, \"Node-to-node trust\")")
 
@@ -62,6 +63,7 @@ async def trust_checks(config: Config, nodes: Sequence[Node],
     found = await asyncio.gather(*(unreached(config, transports[s.name], t) for s, t in pairs))
     return [Check(s.name, f"{CHECK} {t.name}", PASS, said(TrustSaid.REACHES, target=t.name))
             if why is None else
-            Check(s.name, f"{CHECK} {t.name}", FAIL, why,
+            Check(s.name, f"{CHECK} {t.name}", FAIL,
+                  said(TrustSaid.UNREACHED, target=t.name, why=why),
                   said(TrustSaid.SET_UP, source=s.name, target=t.name))
             for (s, t), why in zip(pairs, found, strict=True)]

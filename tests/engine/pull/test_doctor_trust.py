@@ -25,7 +25,8 @@ def test_doctor_names_each_pair_that_does_not_trust_each_other(site, capsys):
     assert set(trust) == {("node1", "trust node2"), ("node2", "trust node1")}
     check = trust[("node1", "trust node2")]
     assert check["status"] == "fail"
-    assert "Host key verification failed" in check["detail"], check
+    assert check["detail"]["code"] == "trust_said.unreached"
+    assert "Host key verification failed" in check["detail"]["params"]["why"], check
     assert check["hint"]["code"] == "trust_said.set_up"
     assert check["hint"]["params"] == {"source": "node1", "target": "node2"}
     main(s.cli("doctor"))
