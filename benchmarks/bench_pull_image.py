@@ -23,6 +23,7 @@ root, sshd, dockerd and docker-registry (the test bed's, tests/hosts).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -36,6 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # this checkout's sparktui, whatever the venv installed
 
 from hosts.cluster import TestCluster  # noqa: E402
 from registry_support import CONFIG, PROGRAM  # noqa: E402
@@ -97,19 +99,14 @@ class LimitedProxy:
 
     @staticmethod
     def _pipe(src: socket.socket, dst: socket.socket, bucket: Bucket | None) -> None:
-        try:
+        with contextlib.suppress(OSError):
             while data := src.recv(16384):
                 if bucket is not None:
                     bucket.take(len(data))
                 dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (src, dst):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+        for end in (src, dst):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         self.server.close()
@@ -198,10 +195,12 @@ def run(mb: int, rate: float, runs: int) -> None:
             each, ours = [], []
             for _ in range(runs):
                 each.append(pull_everywhere(nodes, limited))
+                print(f"every node docker pull: {each[-1]:.2f} s", file=sys.stderr)
                 ids = {n.image_id(limited) for n in nodes}
                 assert len(ids) == 1 and None not in ids, ids
                 drop(nodes, limited)
                 ours.append(sparktui_pull(cli))
+                print(f"sparktui pull: {ours[-1]:.2f} s", file=sys.stderr)
                 ids = {n.image_id(limited) for n in nodes}
                 assert len(ids) == 1 and None not in ids, ids
                 drop(nodes, limited)

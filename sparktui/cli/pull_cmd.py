@@ -33,6 +33,7 @@ from sparktui.plan.model import LaunchPlan
 from sparktui.plan.pull.image import PullSaid
 from sparktui.said import Said, text_json
 from sparktui.scrub import scrub
+from sparktui.visible import visible
 
 REFUSALS = frozenset({PullSaid.UNTRUSTED, PullSaid.NO_IMAGES})
 """A part's failure that moved nothing by design: exit 3, as a refusal."""
@@ -103,13 +104,13 @@ def ended(plan: LaunchPlan, results: list[ActionResult], view: PullView) -> int:
     view.result(pull_result(plan, failed))
     if failed is None:
         if not view.json:
-            print(_("{image} is on every node of {cluster}").format(image=plan.image,
-                                                                    cluster=plan.cluster))
+            print(visible(_("{image} is on every node of {cluster}").format(
+            image=plan.image, cluster=plan.cluster)))
         return EXIT_OK
     if not view.json:
-        print(scrub(_("pull failed {where}: {detail}").format(
+        print(visible(scrub(_("pull failed {where}: {detail}").format(
             where=failed_where(failed.failed_node, failed.failed_step),
-            detail=failed.detail)), file=sys.stderr)
+            detail=failed.detail))), file=sys.stderr)
     refused = isinstance(failed.detail, Said) and failed.detail.code in REFUSALS
     return EXIT_REFUSED if refused else EXIT_FAILED
 

@@ -9,7 +9,6 @@ how it looks, and the dashboard will show the same values its own way.
 
 from __future__ import annotations
 
-import io
 import sys
 from types import TracebackType
 from typing import Any
@@ -32,6 +31,7 @@ from sparktui.engine.api import Transfer
 from sparktui.i18n import _
 from sparktui.labels import step_label
 from sparktui.scrub import scrub
+from sparktui.visible import visible
 
 
 class PullView:
@@ -65,12 +65,10 @@ class PullView:
         if self.json:
             print_json_line(event.as_json())
         elif self.bars is not None:
-            buffer = io.StringIO()
             node = event.node or "-"
             detail = f"  {event.detail}" if event.detail else ""
-            buffer.write(f"{node:<12} {step_label(event.step):<13} "
-                         f"{state_word(event.state):<6}{detail}")
-            self.bars.console.print(escape(scrub(buffer.getvalue())), highlight=False)
+            line = f"{node:<12} {step_label(event.step):<13} {state_word(event.state):<6}{detail}"
+            self.bars.console.print(escape(visible(scrub(line))), highlight=False)
         else:
             print_progress(event)
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from polling import eventually
 from pull_support import clean_refs, image_recipe, moved_bytes, push  # noqa: F401
 from registry_support import registry  # noqa: F401  (the fixture)
+from site_support import interrupt, sparktui_process
 
 from sparktui.cli import main
 
@@ -65,3 +67,29 @@ def test_pull_between_untrusting_nodes_is_refused(site, clean_refs, capsys):  # 
     err = capsys.readouterr().err
     assert "node2" in err and "node1" in err and "docs/pull.md" in err, err
     assert moved_bytes([node1, node2]) == []
+
+
+def test_ctrl_c_ends_the_copy_and_leaves_nothing_tagged(site, clean_refs):  # noqa: F811
+    s = site(2)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    clean_refs += [node1, node2]
+    ref = "sparktest-pull/cli-interrupted:v1"
+    node2.add_image(ref, variant="cli-interrupted")
+    image_recipe(s, ref, 2)
+    s.hosts.trust_nodes()
+    node1.hold_docker_load()  # the copy is under way, and stays so until the test says
+    proc = sparktui_process(*s.cli("pull", "toy", "--json", "--yes"))
+    try:
+        eventually(lambda: node1.docker_loads_held() == 1, what="the copy reached node1")
+        assert node2.processes(r"docker save"), "the source's pipeline runs"
+        code, err = interrupt(proc)
+    finally:
+        node1.release_docker_load()
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, err
+    # the source's pipeline ended with its channel; the target's load got a cut archive
+    eventually(lambda: not node2.processes(r"docker save|dd bs=|ssh -T"),
+               what="the source's pipeline ended")
+    eventually(lambda: not node1.processes(r"docker load"), what="the target's load ended")
+    assert node1.image_id(ref) is None

@@ -83,6 +83,18 @@ class NodeState:
         a test needs it to be."""
         (self.state_dir / "hold-run").touch()
 
+    def hold_docker_load(self) -> None:
+        """From now on each ``docker load`` on this node is recorded, then waits until
+        ``release_docker_load``: a copy under way, for as long as a test needs it."""
+        (self.state_dir / "hold-load").touch()
+
+    def release_docker_load(self) -> None:
+        (self.state_dir / "hold-load").unlink(missing_ok=True)
+
+    def docker_loads_held(self) -> int:
+        """How many ``docker load`` calls have reached the hold."""
+        return len(list(self.state_dir.glob("held-load-*")))
+
     def swap_after_load(self, source: str, ref: str) -> None:
         """From now on each ``docker load`` on this node loads, then tags ``source`` (an
         image of this node) as ``ref``: the node answers with another image than the one
