@@ -8,14 +8,23 @@ from collections.abc import Iterator
 
 import pytest
 from registry_support import Registry
-from site_support import Recorder, Site, toy_recipe
+from site_support import Recorder, Site
 
 from sparktui.engine.api import ActionResult, Transfer
 
+RECIPE = """engine = "vllm"
+docker_image = "{image}"
+model = "org/toy"
+port = 30011
+required_nodes = {nodes}
+tensor_parallel_size = {nodes}
+entrypoint = ["vllm", "serve"]
+"""
+"""A recipe only pulled, never served: no engine runs under these tests."""
+
 
 def image_recipe(s: Site, image: str, nodes: int) -> None:
-    s.recipe("toy", toy_recipe(nodes=nodes).replace('docker_image = "vllm:test"',
-                                                    f'docker_image = "{image}"'))
+    s.recipe("toy", RECIPE.format(image=image, nodes=nodes))
 
 
 def push(node, reg: Registry, repo: str, variant: str) -> tuple[str, str]:

@@ -15,8 +15,10 @@ def register_pull(sub: argparse._SubParsersAction) -> None:
         "recipe's docker_image (by image ID) a copy: from a node that has it, else pulled "
         "once from the registry by the head, then copied node to node over the fabric "
         "(docker save | ssh NODE docker load), ending with the same image ID everywhere. "
-        "The nodes must trust each other over SSH (sparktui doctor checks it; "
-        "docs/pull.md says how to set it up)."))
+        "The nodes must trust each other over SSH, set up once on each node as the SSH "
+        "user: ssh-keygen -t ed25519; then for every other node ssh-copy-id "
+        "USER@ITS_FABRIC_IP and ssh-keyscan ITS_FABRIC_IP >> ~/.ssh/known_hosts (compare "
+        "the fingerprints). sparktui doctor checks it."))
     p.add_argument("recipe", help=_("the recipe's name (a folder in the recipes search path)"))
     cluster_option(p, recipe=True)
     p.add_argument("--image-only", action="store_true",

@@ -87,7 +87,7 @@ class PullView:
         done = sum(t.done for t in self.last.values())
         total = sum(t.total for t in self.last.values())
         if self.total is None:
-            self.total = self.bars.add_task(escape(_("total")), total=total or None)
+            self.total = self.bars.add_task(escape(_("all nodes")), total=total or None)
         self.bars.update(self.total, completed=done, total=total or None)
 
     def result(self, line: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ class TrustSaid(Code):
     REACHES = N_("reaches {target} over the fabric with ssh")
     UNREACHED = N_("cannot reach {target} over the fabric with ssh: {why}")
     SET_UP = N_("give {source} a key that {target} accepts and {target}'s host key in "
-                "{source}'s known_hosts (docs/pull.md, \"Node-to-node trust\")")
+                "{source}'s known_hosts (`sparktui pull --help` says how)")
 
 
 async def unreached(config: Config, source: Transport, target: Node) -> str | None:

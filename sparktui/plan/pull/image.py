@@ -34,8 +34,8 @@ class PullSaid(Code):
     OTHER_ID = N_("{node} has {image} as {got}, not {want} (as {source} has it): it gets "
                   "a copy")
     UNTRUSTED = N_("{source} cannot reach {target} over SSH ({why}); the nodes must trust "
-                   "each other before a pull moves anything: see docs/pull.md, "
-                   "\"Node-to-node trust\"")
+                   "each other before a pull moves anything: `sparktui pull --help` says "
+                   "how to set it up")
     BAD_ANSWER = N_("{node} answered \"{answer}\" for the image ID of {image}: not an image ID")
     NO_IMAGES = N_("recipe {recipe} runs no image: nothing to pull")
     NOTHING_TO_DO = N_("{image} is on every node ({id}): nothing moved")

@@ -31,7 +31,7 @@ def test_doctor_names_each_pair_that_does_not_trust_each_other(site, capsys):
     assert check["hint"]["params"] == {"source": "node1", "target": "node2"}
     main(s.cli("doctor"))
     text = capsys.readouterr().out
-    assert "docs/pull.md" in text and "trust node2" in text, text
+    assert "sparktui pull --help" in text and "trust node2" in text, text
 
 
 def test_doctor_passes_trusting_nodes(site, capsys):

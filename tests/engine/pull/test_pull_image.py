@@ -101,7 +101,7 @@ def test_nodes_that_do_not_trust_each_other_are_refused_before_anything_moves(
     assert result.detail.params["source"] == "node1"
     assert result.detail.params["target"] == "node2"
     text = str(result.detail)
-    assert "node1" in text and "node2" in text and "docs/pull.md" in text, text
+    assert "node1" in text and "node2" in text and "sparktui pull --help" in text, text
     assert "Host key verification failed" in text, text
     assert moved_bytes([node1, node2]) == [] and transfers == []
     assert node1.image_id(ref) is None and node2.image_id(ref) is None  # nothing pulled
