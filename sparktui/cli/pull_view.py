@@ -80,14 +80,14 @@ class PullView:
             return
         key = (moved.kind.value, moved.node)
         self.last[key] = moved
+        if self.total is None:  # the first row: the total, the nodes below it
+            self.total = self.bars.add_task(escape(_("all nodes")), total=None)
         if key not in self.tasks:
             label = _("{node} from {source}").format(node=moved.node, source=moved.source)
             self.tasks[key] = self.bars.add_task(escape(label), total=moved.total or None)
         self.bars.update(self.tasks[key], completed=moved.done, total=moved.total or None)
         done = sum(t.done for t in self.last.values())
         total = sum(t.total for t in self.last.values())
-        if self.total is None:
-            self.total = self.bars.add_task(escape(_("all nodes")), total=total or None)
         self.bars.update(self.total, completed=done, total=total or None)
 
     def result(self, line: dict[str, Any]) -> None:
