@@ -6,7 +6,7 @@ layer: bytes downloaded of its size), read here through the SSH connection's for
 the socket the node's CLI uses (``docker_socket``), bounded: at most ``LINE_LIMIT`` per
 line and ``STREAM_LIMIT`` in all. Closing the connection (Ctrl+C) cancels the daemon's
 pull; a half-pulled image is never tagged. Where the socket cannot be reached the CLI
-pulls (no byte counts until it ends).
+pulls (its byte count said once, at its end).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from sparktui.engine.drivers.docker_api import docker_socket
+from sparktui.engine.pull.copy import size_argv
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.plan.image_pin import parse_reference
-from sparktui.plan.pull.image import LayerProgress
+from sparktui.plan.pull.image import LayerProgress, image_size
 
 LINE_LIMIT = 1 << 16
 STREAM_LIMIT = 64 << 20
@@ -55,8 +56,12 @@ async def registry_pull(t: Transport, image: str, moved: Callable[[int, int], No
     if socket is None:
         done = await t.run(argv_command(["docker", "pull", "--quiet", image]),
                            timeout=PULL_SECONDS)
-        return None if done.ok else (done.stderr or done.stdout).strip()[:300] or \
-            f"exit status {done.exit_code}"
+        if not done.ok:
+            return (done.stderr or done.stdout).strip()[:300] or f"exit status {done.exit_code}"
+        size = await t.run(argv_command(size_argv(image)))  # its bytes, said at the end
+        if (count := image_size(size.stdout) if size.ok else None) is not None:
+            moved(count, count)
+        return None
     try:
         return await _api_pull(reader, writer, image, moved)
     finally:

@@ -139,3 +139,20 @@ def test_a_target_whose_loaded_image_is_another_is_named(site, clean_refs):  # n
     assert isinstance(result.detail, Said) and result.detail.code is PullSaid.ID_DIFFERS
     assert result.detail.params["got"] == other and result.detail.params["want"] == image
     assert (None, PullSaid.DONE) not in _codes(rec, StepState.OK)
+
+
+def test_without_the_docker_api_the_head_pulls_with_the_cli_once(fresh_site, registry):  # noqa: F811
+    s = fresh_site(2)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    node1.reconfigure("AllowStreamLocalForwarding no")  # no way to the docker socket
+    ref, image = push(node2, registry, "org/pull-cli", "pull-cli")
+    image_recipe(s, ref, 2)
+    s.hosts.trust_nodes()
+    result, _rec, transfers = pull(s)
+    assert result.ok, result
+    assert node1.image_id(ref) == node2.image_id(ref) == image
+    pulls = [argv for argv in node1.recorded_docker() if argv[1:2] == ["pull"]]
+    assert pulls == [["docker", "pull", "--quiet", ref]]  # one pull, by the head alone
+    assert moved_bytes([node2]) == ["node2:load"]
+    last = [t for t in transfers if t.node == "node1"][-1]  # said once, at the end
+    assert last.source == Source.REGISTRY and last.done == last.total > 0
