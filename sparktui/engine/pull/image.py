@@ -12,6 +12,7 @@ target's own ID must equal the source's; the target speaks only for itself.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping
 
 from sparktui.config.models import Config, Node
@@ -122,7 +123,11 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
         def pulled(done: int, total: int) -> None:
             transfers(Transfer(PullKind.IMAGE, puller, Source.REGISTRY, done, total))
 
-        why = await registry_pull(transports[puller], image, pulled)
+        why: Text | None
+        try:
+            why = await registry_pull(transports[puller], image, pulled)
+        except NodeError as exc:  # the node stopped answering: named, like any failure
+            why = exc.said
         if why is not None:
             return failed([(puller, said(PullSaid.PULL_FAILED, node=puller, image=image,
                                          why=why))])
@@ -143,8 +148,7 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
 
 
 def _one(plan: LaunchPlan, name: str) -> LaunchPlan:
-    import dataclasses
-
+    """The plan cut to one node, to ask that node alone for its image ID."""
     return dataclasses.replace(plan, nodes=[n for n in plan.nodes if n.name == name])
 
 

@@ -51,7 +51,7 @@ async def registry_pull(t: Transport, image: str, moved: Callable[[int, int], No
             reader, writer = await t.open_unix(socket)
         except NodeError:
             raise
-        except Exception:
+        except Exception:  # the forwarding refused: the CLI pulls
             socket = None
     if socket is None:
         done = await t.run(argv_command(["docker", "pull", "--quiet", image]),
