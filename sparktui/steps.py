@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sparktui.said import Text
 
 
 class Step(StrEnum):
@@ -58,5 +62,5 @@ class Outcome:
     action: str  # shutdown, power_off, power_on, boot
     target: str  # a node name, or an entity id for power_off/power_on
     done: bool
-    detail: str = ""
+    detail: Text = ""  # a sentence as data (sparktui.said), or a value
     node: str | None = None  # for an entity: the node it powers (None: an extra entity)

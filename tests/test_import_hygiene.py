@@ -119,14 +119,15 @@ FORBIDDEN = {
 """``present`` (the words of the engine's values) sits between the engine and the
 front-ends: it reads the engine through its API only, like them."""
 BASE = ("resources", "visible", "scrub", "untrusted_json", "i18n", "i18n_catalogs",
-        "exitcodes", "fmt", "errors", "steps", "said", "labels")
+        "exitcodes", "fmt", "errors", "said", "steps", "labels")
 """The root modules under every layer, in their own order: each imports no layer, and of
 the root modules only those before it. Read from the code: resources (the data folder),
 visible and scrub (what text may reach a terminal or a log), untrusted_json, then the
 language (i18n; i18n_catalogs is its maintainer's tool), exitcodes, fmt (numbers in the
-language), errors (problems as codes), steps (the codes of an action's steps, states and
-outcomes), said (a sentence as a code and its values, its words made when shown) and
-labels (the words of the step codes, which the engine and the front-ends use)."""
+language), errors (problems as codes), said (a sentence as a code and its values, its
+words made when shown), steps (the codes of an action's steps, states and outcomes, whose
+details may be sentences as data) and labels (the words of the step codes, which the
+engine and the front-ends use)."""
 ENTRY = ("__init__", "__main__")
 """The package itself (empty) and ``python -m sparktui``, which calls the CLI: above
 every layer, imported by none."""

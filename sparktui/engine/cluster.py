@@ -124,7 +124,8 @@ class ClusterEngine(ClusterReads):
             key = client_key(self.cluster(cluster))
         except (RouterKeyError, OSError) as exc:
             log(Step.ROUTER, router.node, StepState.WARN,
-                said(RouterSaid.NOT_UPDATED, error=str(exc)))
+                said(RouterSaid.NOT_UPDATED, error=exc.said if isinstance(
+                    exc, RouterKeyError) else exc.strerror or str(exc)))
             return dataclasses.replace(result, steps=[*result.steps, *log.events])
         nodes = {n.name: n for n in self._nodes(cluster)}
         try:

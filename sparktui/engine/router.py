@@ -19,7 +19,7 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.failure import failure
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import Transport, argv_command
-from sparktui.engine.router_key import control_key, place_keys
+from sparktui.engine.router_key import RouterKeyError, control_key, place_keys
 from sparktui.engine.router_names import say_shared
 from sparktui.engine.status import ClusterHealth, RouterStatus
 from sparktui.i18n import N_
@@ -97,8 +97,8 @@ async def refresh_router(plan: RouterPlan, health: ClusterHealth, nodes: dict[st
     try:
         await _refresh(plan, health, nodes, t, log, timeout, key)
     except Exception as exc:  # a router failure never fails the action
-        log(Step.ROUTER, plan.node, StepState.WARN, said(RouterSaid.NOT_UPDATED,
-                                                         error=failure(exc)))
+        why = exc.said if isinstance(exc, RouterKeyError) else failure(exc)
+        log(Step.ROUTER, plan.node, StepState.WARN, said(RouterSaid.NOT_UPDATED, error=why))
 
 
 async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Node],

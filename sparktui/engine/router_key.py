@@ -24,14 +24,28 @@ from sparktui.config import rules
 from sparktui.config.base import Secret
 from sparktui.config.models import Cluster
 from sparktui.engine.remote.transport import Transport
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.router import KEY_FILE, RouterPlan
+from sparktui.said import Code, Said, said
 from sparktui.scrub import register
+
+
+class KeySaid(Code):
+    UNREADABLE = N_("the router's key {path} cannot be read: {error}")
+    NOT_A_FILE = N_("the router's key {path} is not a file")
+    OPEN_TO_OTHERS = N_("the router's key {path} can be read by others: chmod 600 it, or "
+                        "remove it for a new one")
+    NO_KEY = N_("the router's key {path} holds no key: remove it for a new one")
+    NOT_PLACED = N_("the router's keys were not written on its node: {error}")
 
 
 class RouterKeyError(RuntimeError):
     """The kept key cannot be used (a link, readable by others, not a key): said, never
     replaced, since the router's clients may hold it."""
+
+    def __init__(self, what: Said):
+        self.said = what
+        super().__init__(str(what))
 
 
 def state_folder(env: dict[str, str] | None = None) -> Path:
@@ -64,20 +78,17 @@ def _read(path: Path) -> Secret | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise RouterKeyError(_("the router's key {path} cannot be read: {error}").format(
-            path=path, error=exc.strerror or exc)) from None
+        raise RouterKeyError(said(KeySaid.UNREADABLE, path=str(path),
+                                  error=exc.strerror or str(exc))) from None
     with os.fdopen(fd, "rb") as kept:
         info = os.fstat(kept.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise RouterKeyError(_("the router's key {path} is not a file").format(path=path))
+            raise RouterKeyError(said(KeySaid.NOT_A_FILE, path=str(path)))
         if info.st_mode & 0o077:
-            raise RouterKeyError(_(
-                "the router's key {path} can be read by others: chmod 600 it, or remove it "
-                "for a new one").format(path=path))
+            raise RouterKeyError(said(KeySaid.OPEN_TO_OTHERS, path=str(path)))
         text = kept.read(4096).decode("ascii", "replace").strip()
     if rules.TOKEN.fullmatch(text) is None or len(text) < rules.TOKEN_MIN_LENGTH:
-        raise RouterKeyError(_("the router's key {path} holds no key: remove it for a new "
-                               "one").format(path=path))
+        raise RouterKeyError(said(KeySaid.NO_KEY, path=str(path)))
     return Secret(text)
 
 
@@ -116,5 +127,5 @@ async def place_keys(t: Transport, plan: RouterPlan, client: Secret, control: st
     done = await t.run(script, stdin=f"{client.get_secret_value()}\n{control}\n",
                        timeout=timeout)
     if not done.ok:
-        raise RuntimeError(_("the router's keys were not written on its node: {error}").format(
-            error=(done.stderr or done.stdout).strip()[-300:] or f"exit {done.exit_code}"))
+        raise RouterKeyError(said(KeySaid.NOT_PLACED, error=(
+            done.stderr or done.stdout).strip()[-300:] or f"exit {done.exit_code}"))

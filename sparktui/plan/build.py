@@ -16,7 +16,12 @@ from sparktui.plan.cluster import (
     nodes_needed,
     resolve_cluster,
 )
-from sparktui.plan.container import HF_CACHE_CONTAINER, container_name, engine_command
+from sparktui.plan.container import (
+    COMPILE_CACHES,
+    HF_CACHE_CONTAINER,
+    container_name,
+    engine_command,
+)
 from sparktui.plan.engines import Engine, EngineContext, engine_for
 from sparktui.plan.env import container_env
 from sparktui.plan.fit.settings import launch_share
@@ -166,8 +171,12 @@ def _check_args(engine: Engine, rec: Recipe, source: SourceRef) -> None:
 
 def _mounts(cfg: Config, rec: Recipe, source: SourceRef) -> tuple[list[MountPlan],
                                                                  dict[str, str]]:
-    """HF cache first, then extra mounts: alias (site-wide) wins over the recipe's host."""
+    """HF cache first, then each compile cache the recipe does not mount itself, then extra
+    mounts: alias (site-wide) wins over the recipe's host."""
     mounts = [MountPlan(cfg.hf_cache_host, HF_CACHE_CONTAINER)]
+    own = {mount.container for mount in rec.extra_mounts if not mount.is_hf_ref}
+    mounts += [MountPlan(cfg.expand_home(host), container)
+               for host, container in COMPILE_CACHES if container not in own]
     injected: dict[str, str] = {}
     problems: list[Problem] = []
     for i, mount in enumerate(rec.extra_mounts):

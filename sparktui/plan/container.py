@@ -16,6 +16,15 @@ from sparktui.plan.runtime.base import Command
 
 HF_CACHE_CONTAINER = "/root/.cache/huggingface"
 
+COMPILE_CACHES = (("~/.cache/vllm", "/root/.cache/vllm"), ("~/.triton", "/root/.triton"),
+                  ("~/.cache/flashinfer", "/root/.cache/flashinfer"))
+"""What an engine compiles at its first start (torch.compile and CUDA graphs, Triton
+kernels, FlashInfer's JIT), kept on each node's own disk (``~`` is the node user's home)
+so the next start skips minutes of compiling. Per node, never shared: the artefacts are
+built for that node's GPU and driver, and engines starting at once on several nodes
+would race on one shared folder. ``sparktui pull`` never copies them. A recipe that
+mounts one of these container paths itself keeps its own (docs/pull.md)."""
+
 # Blocks the Ray head until every node has joined, so vLLM sees all GPUs. Double quotes
 # only: the snippet is single-quoted in the script, which is quoted again in argv.
 _RAY_WAIT = (

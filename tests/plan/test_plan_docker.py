@@ -45,7 +45,8 @@ def test_multi_node_head_argv(tmp_path: Path) -> None:
     assert pairs(head, "--shm-size") == ["64gb"]
     assert pairs(head, "--ipc") == []
     assert pairs(head, "-p") == []
-    assert pairs(head, "-v") == ["/home/ops/.cache/huggingface:/root/.cache/huggingface"]
+    assert pairs(head, "-v") == ["/home/ops/.cache/huggingface:/root/.cache/huggingface",
+                                 *compile_caches("/home/ops")]
     # every docker option comes before the image; the engine command after it
     options_end = image_at(plan)
     assert all(a not in head[options_end:] for a in ("--gpus", "-v", "-e", "--label"))
@@ -85,7 +86,8 @@ def test_shm_size_replaces_the_hosts_ipc(tmp_path: Path, line: str, shm: list[st
 def test_hf_cache_alias_wins(tmp_path: Path) -> None:
     config = DUO + '\n[mount_aliases]\nhf_cache = "/mnt/nas/hf"\n'
     plan = make_plan(tmp_path, config, VLLM_MIN)
-    assert pairs(plan.head.launch, "-v") == ["/mnt/nas/hf:/root/.cache/huggingface"]
+    assert pairs(plan.head.launch, "-v") == ["/mnt/nas/hf:/root/.cache/huggingface",
+                                             *compile_caches("/home/ops")]
     assert plan.head.mounts[0].as_dict() == {"host": "/mnt/nas/hf",
                                              "container": "/root/.cache/huggingface",
                                              "read_only": False}
@@ -122,6 +124,7 @@ def test_extra_mounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plan = make_plan(tmp_path, config, VLLM_MIN + MOUNTS)
     assert pairs(plan.head.launch, "-v") == [
         "/home/svc-llm/.cache/huggingface:/root/.cache/huggingface",
+        *compile_caches("/home/svc-llm"),
         "/mnt/nas/jit:/root/.cache/jit",          # alias from [mount_aliases] wins over host
         "/home/svc-llm/scratch:/scratch",          # alias not configured: host, ~ = ssh_user's
         "/opt/patches:/patches:ro",
@@ -137,7 +140,7 @@ def test_tilde_for_root_user(tmp_path: Path) -> None:
     plan = make_plan(tmp_path, config, VLLM_MIN + '[[extra_mounts]]\nhost = "~/w"\n'
                      'container = "/w"\n')
     assert pairs(plan.head.launch, "-v") == ["/root/.cache/huggingface:/root/.cache/huggingface",
-                                             "/root/w:/w"]
+                                             *compile_caches("/root"), "/root/w:/w"]
 
 
 def test_hf_repo_reference_is_not_a_bind_mount(tmp_path: Path) -> None:
@@ -145,7 +148,25 @@ def test_hf_repo_reference_is_not_a_bind_mount(tmp_path: Path) -> None:
                          'repo = "org/Draft"\ncontainer = "draft"\n')
     plan = make_plan(tmp_path, DUO, recipe)
     assert pairs(plan.head.launch, "-v") == [
-        "/home/ops/.cache/huggingface:/root/.cache/huggingface"]
+        "/home/ops/.cache/huggingface:/root/.cache/huggingface", *compile_caches("/home/ops")]
+
+
+def compile_caches(home: str) -> list[str]:
+    """The compile caches every engine container gets from its node's own disk."""
+    return [f"{home}/.cache/vllm:/root/.cache/vllm", f"{home}/.triton:/root/.triton",
+            f"{home}/.cache/flashinfer:/root/.cache/flashinfer"]
+
+
+def test_a_recipe_that_mounts_a_compile_cache_itself_keeps_its_own(tmp_path: Path) -> None:
+    recipe = VLLM_MIN + ('[[extra_mounts]]\nhost = "/scratch/triton"\n'
+                         'container = "/root/.triton"\n')
+    plan = make_plan(tmp_path, DUO, recipe)
+    volumes = pairs(plan.head.launch, "-v")
+    assert "/scratch/triton:/root/.triton" in volumes
+    assert [v for v in volumes if v.endswith(":/root/.triton")] == ["/scratch/triton:/root/.triton"]
+    # the other two still come from the node's own home, one each
+    assert "/home/ops/.cache/vllm:/root/.cache/vllm" in volumes
+    assert "/home/ops/.cache/flashinfer:/root/.cache/flashinfer" in volumes
 
 
 @pytest.mark.parametrize(("recipe", "name"), [("demo", "sparktui-demo"),

@@ -25,6 +25,7 @@ from typing import Protocol
 
 from sparktui.config.models import Config, Node
 from sparktui.engine.deadline import within
+from sparktui.engine.power.codes import PowerSaid as P
 from sparktui.engine.power.homeassistant import HomeAssistantClient, HomeAssistantError
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
@@ -32,8 +33,8 @@ from sparktui.engine.results import ActionResult, ProgressSink
 from sparktui.engine.supervise.disarm import disarm
 from sparktui.engine.supervise.remote import new_mark
 from sparktui.errors import fail
-from sparktui.i18n import _
 from sparktui.plan.power import PowerPlan
+from sparktui.said import Layout, Said, Text, joined, said
 from sparktui.scrub import scrub
 from sparktui.steps import Outcome, Step, StepState
 
@@ -88,12 +89,13 @@ class PowerRun:
         self.ha: HomeAssistantClient | None = None
 
     # -- bookkeeping -----------------------------------------------------------------
-    def record(self, action: Step, target: str, done: bool, detail: str = "",
+    def record(self, action: Step, target: str, done: bool, detail: Text = "",
                node: str | None = None) -> None:
-        self.outcomes.append(Outcome(action, target, done, scrub(detail), node))
+        detail = detail.redacted(scrub) if isinstance(detail, Said) else scrub(detail)
+        self.outcomes.append(Outcome(action, target, done, detail, node))
 
-    def _result(self, detail: str = "") -> ActionResult:
-        detail = scrub(detail)
+    def _result(self, detail: Text = "") -> ActionResult:
+        detail = detail.redacted(scrub) if isinstance(detail, Said) else scrub(detail)
         missed = [o for o in self.outcomes if not o.done]
         if not missed and not detail:
             return ActionResult(True, steps=self.say.events, outcomes=self.outcomes)
@@ -119,9 +121,9 @@ class PowerRun:
         try:
             client = make()
         except HomeAssistantError as exc:
-            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(exc))
-            self._nothing_done(str(exc))
-            return self._result(str(exc))
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, exc.said)
+            self._nothing_done(exc.said)
+            return self._result(exc.said)
         async with client as ha:
             self.ha = ha
             problem = await self._preflight()
@@ -134,31 +136,30 @@ class PowerRun:
                 await self._power_up()
         return self._result()
 
-    async def _preflight(self) -> str | None:
+    async def _preflight(self) -> Text | None:
         """Home Assistant answers, takes the token and knows every entity; else why not."""
         assert self.ha is not None
-        self.say(Step.PREFLIGHT, None, StepState.STARTED,
-                 _("Home Assistant at {url}").format(url=self.ha.url))
+        self.say(Step.PREFLIGHT, None, StepState.STARTED, said(P.HA_AT, url=self.ha.url))
         try:
             await self.ha.check()
             states = await asyncio.gather(*(self.ha.state(e) for e in self.plan.entities),
                                           return_exceptions=True)
         except HomeAssistantError as exc:
-            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(exc))
-            return str(exc)
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, exc.said)
+            return exc.said
         errors = [s for s in states if isinstance(s, BaseException)]
         for error in errors:
             if not isinstance(error, HomeAssistantError):
                 raise error
-            self.say(Step.PREFLIGHT, None, StepState.FAILED, str(error), entity=error.entity)
+            self.say(Step.PREFLIGHT, None, StepState.FAILED, error.said, entity=error.entity)
         if errors:
-            return "; ".join(str(e) for e in errors)
+            return _apart([e.said for e in errors if isinstance(e, HomeAssistantError)])
         shown = ", ".join(f"{e} {s}" for e, s in zip(self.plan.entities, states, strict=True))
-        self.say(Step.PREFLIGHT, None, StepState.OK, shown or _("no entities to switch"))
+        self.say(Step.PREFLIGHT, None, StepState.OK, shown or said(P.NO_ENTITIES))
         return None
 
-    def _nothing_done(self, reason: str) -> None:
-        why = _("not attempted: {reason}").format(reason=reason)
+    def _nothing_done(self, reason: Text) -> None:
+        why = said(P.NOT_ATTEMPTED, reason=reason)
         for n in self.plan.down:
             self.record(Step.SHUTDOWN, n.name, False, why, n.name)
         for e in [*self.plan.down_entities, *self.plan.down_extras]:
@@ -188,13 +189,13 @@ class PowerRun:
             users = [n for n in self.plan.down if n.entity == entity]
             up = [n.name for n in users if n.name not in down]
             if up:
-                self._kept(entity, owners[entity], f"{', '.join(up)} did not go down")
+                self._kept(entity, owners[entity], said(P.NOT_DOWN, nodes=up))
             else:
                 cuts.append((entity, self._cutter(entity, owners[entity])))
         extra_cuts = []
         for extra in self.plan.down_extras:
             if stuck:
-                self._kept(extra, None, f"{', '.join(stuck)} did not go down")
+                self._kept(extra, None, said(P.NOT_DOWN, nodes=stuck))
             else:
                 extra_cuts.append((extra, self._cutter(extra, None)))
         if not cuts and not extra_cuts:
@@ -202,24 +203,23 @@ class PowerRun:
         assert self.config.home_assistant is not None
         delay = self.config.home_assistant.shutdown_delay_seconds
         if delay:
-            self.say(Step.DELAY, None, StepState.WAITING,
-                     _("{seconds} s before cutting power").format(seconds=delay))
+            self.say(Step.DELAY, None, StepState.WAITING, said(P.DELAY, seconds=delay))
             await asyncio.sleep(delay)
             self.say(Step.DELAY, None, StepState.OK)
         await asyncio.gather(*(cut() for _, cut in cuts))
         await asyncio.gather(*(cut() for _, cut in extra_cuts))
 
-    def _kept(self, entity: str, node: str | None, reason: str) -> None:
-        detail = _("kept on: {reason}").format(reason=reason)
+    def _kept(self, entity: str, node: str | None, reason: Said) -> None:
+        detail = said(P.KEPT_ON, reason=reason)
         self.say(Step.POWER_OFF, node, StepState.FAILED, detail, entity=entity)
         self.record(Step.POWER_OFF, entity, False, detail, node)
 
     async def _shut_down(self, node: Node) -> bool:
         """Send the power-off command and wait until the node stops answering SSH."""
         if node.local:
-            detail = _("this machine (a local node) is never powered off by sparktui")
-            self.say(Step.SHUTDOWN, node.name, StepState.FAILED, detail)
-            self.record(Step.SHUTDOWN, node.name, False, detail, node.name)
+            never = said(P.LOCAL_NEVER_OFF)
+            self.say(Step.SHUTDOWN, node.name, StepState.FAILED, never)
+            self.record(Step.SHUTDOWN, node.name, False, never, node.name)
             return False
         command = self.config.power_off_command or []
         if await self._answers(node):
@@ -231,36 +231,33 @@ class PowerRun:
                 return False
             self.say(Step.SHUTDOWN, node.name, StepState.OK, detail)
         else:
-            self.say(Step.SHUTDOWN, node.name, StepState.OK, _("no SSH answer: already down?"))
+            self.say(Step.SHUTDOWN, node.name, StepState.OK, said(P.ALREADY_DOWN))
         limit = self.config.shutdown_timeout_seconds
-        self.say(Step.HALT, node.name, StepState.WAITING,
-                 _("until it stops answering SSH ({seconds:g} s)").format(seconds=limit))
+        self.say(Step.HALT, node.name, StepState.WAITING, said(P.UNTIL_DOWN, seconds=limit))
         took = await self._wait(node, up=False, limit=limit)
         await self.engine.forget(node)
         if took is None:
-            detail = _("still answers SSH after {seconds:g} s").format(seconds=limit)
+            detail = said(P.STILL_ANSWERS, seconds=limit)
             self.say(Step.HALT, node.name, StepState.FAILED, detail)
             self.record(Step.SHUTDOWN, node.name, False, detail, node.name)
             return False
-        detail = _("stopped answering SSH after {seconds:.1f} s").format(seconds=took)
+        detail = said(P.STOPPED_ANSWERING, seconds=took)
         self.say(Step.HALT, node.name, StepState.OK, detail)
         self.record(Step.SHUTDOWN, node.name, True, detail, node.name)
         return True
 
-    async def _send(self, node: Node, command: str) -> tuple[bool, str]:
+    async def _send(self, node: Node, command: str) -> tuple[bool, Text]:
         try:
             result = await self.engine.transport(node).run(
                 command, timeout=self.config.command_timeout_seconds)
         except NodeError as exc:
             if exc.reason in ("connection lost", "timeout"):
-                return True, _("sent; the connection dropped ({reason})").format(
-                    reason=_(exc.reason))
-            return False, exc.text
+                return True, said(P.SENT_DROPPED, reason=said(exc.reason))
+            return False, exc.said
         if result.exit_code in (0, 255):  # 255: the session ended without an exit status
-            return True, _("sent")
+            return True, said(P.SENT)
         why = (result.stderr.strip() or result.stdout.strip())[:200]
-        return False, _("power-off command failed (exit {code}): {why}").format(
-            code=result.exit_code, why=why)
+        return False, said(P.OFF_FAILED, code=result.exit_code, why=why)
 
     async def _wait(self, node: Node, *, up: bool, limit: float) -> float | None:
         """Seconds until the node answers SSH (up) or stopped answering; None: deadline."""
@@ -281,7 +278,7 @@ class PowerRun:
         async def cut() -> None:
             still = await self._still_up(entity, node)
             if still:
-                self._kept(entity, node, f"{', '.join(still)} answers SSH")
+                self._kept(entity, node, said(P.STILL_UP, nodes=still))
                 return
             await self._switch(entity, node, on=False)
         return cut
@@ -314,10 +311,10 @@ class PowerRun:
         try:
             await self.ha.set_and_confirm(entity, on)
         except HomeAssistantError as exc:
-            self.say(step, node, StepState.FAILED, str(exc), entity=entity)
-            self.record(step, entity, False, str(exc), node)
+            self.say(step, node, StepState.FAILED, exc.said, entity=entity)
+            self.record(step, entity, False, exc.said, node)
             return False
-        detail = f"{entity} is {'on' if on else 'off'}"
+        detail = said(P.ENTITY_ON if on else P.ENTITY_OFF, entity=entity)
         self.say(step, node, StepState.OK, detail, entity=entity)
         self.record(step, entity, True, detail, node)
         return True
@@ -340,31 +337,34 @@ class PowerRun:
     async def _boot(self, node: Node, powered: bool) -> None:
         """Wait until the node answers SSH; without power (or entity) only look once."""
         if node.local:
-            self.record(Step.BOOT, node.name, True, _("this machine"), node.name)
+            self.record(Step.BOOT, node.name, True, said(P.THIS_MACHINE), node.name)
             return
         await self.engine.forget(node)  # connections from before the power cut are dead
         if not powered or not node.entity:
             if await self._answers(node):
-                self.say(Step.BOOT, node.name, StepState.OK, _("answers SSH"))
-                self.record(Step.BOOT, node.name, True, _("answers SSH"), node.name)
+                self.say(Step.BOOT, node.name, StepState.OK, said(P.ANSWERS))
+                self.record(Step.BOOT, node.name, True, said(P.ANSWERS), node.name)
                 return
-            detail = (_("its entity did not turn on") if node.entity
-                      else _("no entity to power it on"))
+            detail = said(P.ENTITY_NOT_ON if node.entity else P.NO_ENTITY)
             self.say(Step.BOOT, node.name, StepState.FAILED, detail)
             self.record(Step.BOOT, node.name, False, detail, node.name)
             return
         limit = self.config.boot_timeout_seconds
-        self.say(Step.BOOT, node.name, StepState.WAITING,
-                 _("until it answers SSH ({seconds:g} s)").format(seconds=limit))
+        self.say(Step.BOOT, node.name, StepState.WAITING, said(P.UNTIL_UP, seconds=limit))
         took = await self._wait(node, up=True, limit=limit)
         if took is None:
-            detail = _("no SSH answer after {seconds:g} s").format(seconds=limit)
+            detail = said(P.NO_ANSWER_AFTER, seconds=limit)
             self.say(Step.BOOT, node.name, StepState.FAILED, detail)
             self.record(Step.BOOT, node.name, False, detail, node.name)
             return
-        detail = _("answers SSH after {seconds:.1f} s").format(seconds=took)
+        detail = said(P.ANSWERS_AFTER, seconds=took)
         self.say(Step.BOOT, node.name, StepState.OK, detail)
         self.record(Step.BOOT, node.name, True, detail, node.name)
+
+
+def _apart(items: list[Said]) -> Said:
+    """Several reasons in one, ``; `` between them."""
+    return items[0] if len(items) == 1 else joined(Layout.SEMICOLON, items[0], _apart(items[1:]))
 
 
 async def run_power(engine: PowerEngine, plan: PowerPlan,

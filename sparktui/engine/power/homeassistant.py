@@ -16,7 +16,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from sparktui.i18n import _
+from sparktui.engine.power.codes import HomeAssistantSaid as HA
+from sparktui.said import Layout, Said, joined, said
 from sparktui.scrub import redact_url, register, scrub, scrub_logging
 
 if TYPE_CHECKING:  # httpx is imported with the first client: the dashboard may never need it
@@ -34,17 +35,17 @@ class HomeAssistantError(Exception):
     """Something Home Assistant did not do; the text is safe to show: no token in any form,
     no URL userinfo (``admin:pw@``) and no secret-named query value (``?api_password=``)."""
 
-    def __init__(self, message: str, entity: str | None = None):
+    def __init__(self, what: Said, entity: str | None = None):
         self.entity = entity
-        super().__init__(scrub(redact_url(message)))
+        self.said = what.redacted(lambda text: scrub(redact_url(text)))
+        super().__init__(scrub(redact_url(str(self.said))))
 
 
 def domain_of(entity: str) -> str:
     """``switch.spark1`` -> ``switch``: a service lives in the entity's own domain."""
     match = _ENTITY.match(entity)
     if match is None:
-        raise HomeAssistantError(
-            _("'{entity}' is not an entity id (domain.name)").format(entity=entity), entity)
+        raise HomeAssistantError(said(HA.NOT_AN_ENTITY, entity=entity), entity)
     return match.group(1)
 
 
@@ -73,8 +74,8 @@ class HomeAssistantClient:
                                            transport=transport, trust_env=False,
                                            follow_redirects=False)
         except httpx.InvalidURL as exc:
-            raise HomeAssistantError(_("Home Assistant url {url} is not valid: {why}").format(
-                url=repr(self.url), why=self._scrub(str(exc)))) from None
+            raise HomeAssistantError(said(HA.BAD_URL, url=repr(self.url),
+                                          why=self._scrub(str(exc)))) from None
 
     def __repr__(self) -> str:
         return f"HomeAssistantClient(url={self.url!r}, token=**********)"
@@ -103,31 +104,27 @@ class HomeAssistantClient:
         try:
             answer = await self._http.request(method, path, json=body, headers=headers)
         except httpx.TimeoutException:
-            raise HomeAssistantError(
-                _("Home Assistant unreachable at {url}: no answer within {seconds:g} s").format(
-                    url=self.url, seconds=self.timeout), entity) from None
+            raise HomeAssistantError(said(HA.NO_ANSWER_WITHIN, url=self.url,
+                                          seconds=self.timeout), entity) from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             reason = self._scrub(str(exc)) or type(exc).__name__
-            raise HomeAssistantError(_("Home Assistant unreachable at {url}: {why}").format(
-                url=self.url, why=reason), entity) from None
+            raise HomeAssistantError(said(HA.UNREACHABLE, url=self.url, why=reason),
+                                     entity) from None
         except UnicodeError:  # the config refuses such a token; a caller may not have
-            raise HomeAssistantError(_("the Home Assistant token is not a valid HTTP header "
-                                       "value (printable ASCII, no spaces)"), entity) from None
+            raise HomeAssistantError(said(HA.BAD_TOKEN_VALUE), entity) from None
         if answer.status_code in (401, 403):
-            raise HomeAssistantError(_("Home Assistant refused the token"), entity)
+            raise HomeAssistantError(said(HA.TOKEN_REFUSED), entity)
         if answer.status_code == 404 and entity is not None:
-            raise HomeAssistantError(_("unknown entity {entity}").format(entity=entity), entity)
+            raise HomeAssistantError(said(HA.UNKNOWN_ENTITY, entity=entity), entity)
         if answer.status_code >= 400:
             text = self._scrub(answer.text.strip())[:200]
-            raise HomeAssistantError(
-                _("Home Assistant answered {status} to {request}").format(
-                    status=answer.status_code, request=f"{method} {path}")
-                + (f": {text}" if text else ""), entity)
+            answered = said(HA.ANSWERED, status=answer.status_code, request=f"{method} {path}")
+            raise HomeAssistantError(joined(Layout.COLON, answered, text) if text else answered,
+                                     entity)
         try:
             return answer.json()
         except ValueError:
-            raise HomeAssistantError(_("Home Assistant sent a non-JSON answer to {path}").format(
-                path=path), entity) from None
+            raise HomeAssistantError(said(HA.NOT_JSON, path=path), entity) from None
 
     async def check(self) -> None:
         """The API answers and accepts the token (``GET /api/``)."""
@@ -137,8 +134,7 @@ class HomeAssistantClient:
         domain_of(entity)
         data = await self._request("GET", f"/api/states/{entity}", entity=entity)
         if not isinstance(data, dict) or "state" not in data:
-            raise HomeAssistantError(_("no state in Home Assistant's answer for {entity}").format(
-                entity=entity), entity)
+            raise HomeAssistantError(said(HA.NO_STATE, entity=entity), entity)
         return str(data["state"])
 
     async def _service(self, entity: str, service: str) -> None:
@@ -164,10 +160,8 @@ class HomeAssistantClient:
             if state == target:
                 return state
             if time.monotonic() >= deadline:
-                raise HomeAssistantError(
-                    _("{entity} still reads '{state}' {seconds:g} s after {action}").format(
-                        entity=entity, state=state, seconds=limit, action=f"turn_{target}"),
-                    entity)
+                raise HomeAssistantError(said(HA.STILL_READS, entity=entity, state=state,
+                                              seconds=limit, action=f"turn_{target}"), entity)
             await asyncio.sleep(CONFIRM_POLL_SECONDS)
 
 

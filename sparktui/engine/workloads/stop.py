@@ -26,12 +26,23 @@ from sparktui.engine.services.labels import teardown_groups
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.discover import discover
 from sparktui.engine.workloads.hooks import ScriptText, StepFailed, run_hook
-from sparktui.i18n import _
+from sparktui.i18n import N_
 from sparktui.plan.after_stop import LABEL as AFTER_STOP_LABEL
 from sparktui.plan.after_stop import HooksFor, from_label
 from sparktui.plan.model import HookStep
-from sparktui.said import Text
+from sparktui.said import Code, Said, Text, said
 from sparktui.steps import Step, StepState
+
+
+class StopSaid(Code):
+    LEFT_ALONE = N_("{name} left alone, not sparktui's: {why}")
+    NOT_EVERY_NODE = N_("not every node could be stopped: {nodes}")
+    LABEL_UNPARSED = N_("the after_stop label of {recipe} on {node} does not parse ({why}): "
+                        "not restored, restore {node} by hand")
+    HOOKS_UNKNOWN = N_("the after_stop hooks of {recipe} are unknown (the run carries no "
+                       "label and the recipe is not found): restore {node} by hand")
+    NOT_STEPS = N_("not a list of steps")
+    UNKNOWN_SCRIPT = N_("unknown built-in script {name}")
 
 
 class Stop:
@@ -65,9 +76,8 @@ class Stop:
         listed = [w for ws in await asyncio.gather(*map(self._found_on, self.t)) for w in ws]
         for workload in listed:
             if not workload.ours:
-                self._say(Step.STOP, workload.node, StepState.WARN, _(
-                    "{name} left alone, not sparktui's: {why}").format(
-                    name=workload.name, why=workload.foreign))
+                self._say(Step.STOP, workload.node, StepState.WARN, said(
+                    StopSaid.LEFT_ALONE, name=workload.name, why=workload.foreign))
         found = self._found = [w for w in listed if w.ours]
         engine = [w for w in found if not w.is_service]
         # Heads get SIGTERM first, so serving stops before the workers go; then every
@@ -85,9 +95,8 @@ class Stop:
     def _result(self, found: bool) -> ActionResult:
         log = self._say.events
         if self.failed:
-            return ActionResult(False, self.failed[0], Step.STOP, _(
-                "not every node could be stopped: {nodes}").format(
-                nodes=", ".join(self.failed)), log)
+            return ActionResult(False, self.failed[0], Step.STOP,
+                                said(StopSaid.NOT_EVERY_NODE, nodes=list(self.failed)), log)
         if self.unrestored:
             node, why = self.unrestored[0]
             return ActionResult(False, node, Step.AFTER_STOP, why, log)
@@ -128,17 +137,14 @@ class Stop:
     async def _restore(self, workload: Workload) -> None:
         """The run's after_stop hooks on its node; the first that aborts ends them."""
         steps = after_stop_steps(workload, self.hooks_for)
-        if isinstance(steps, str):
-            why = _("the after_stop label of {recipe} on {node} does not parse ({why}): "
-                    "not restored, restore {node} by hand").format(
-                recipe=workload.recipe, node=workload.node, why=steps)
+        if isinstance(steps, Said):
+            why = said(StopSaid.LABEL_UNPARSED, recipe=workload.recipe, node=workload.node,
+                       why=steps)
             self._say(Step.AFTER_STOP, workload.node, StepState.FAILED, why)
             self.unrestored.append((workload.node, why))
             return
         if steps is None:
-            why = _("the after_stop hooks of {recipe} are unknown (the run carries no "
-                    "label and the recipe is not found): restore {node} by hand").format(
-                recipe=workload.recipe, node=workload.node)
+            why = said(StopSaid.HOOKS_UNKNOWN, recipe=workload.recipe, node=workload.node)
             self._say(Step.AFTER_STOP, workload.node, StepState.FAILED, why)
             self.unrestored.append((workload.node, why))
             return
@@ -153,18 +159,18 @@ class Stop:
 
 
 def after_stop_steps(workload: Workload, hooks_for: HooksFor | None
-                     ) -> list[HookStep] | str | None:
+                     ) -> list[HookStep] | Said | None:
     """What to run once ``workload`` is gone: its label (the plan put it there), else its
-    recipe's (a run from before the label); None when neither can be known; a string,
-    why not, when the label is there and does not parse (a step of an unknown kind, a
-    built-in script that does not exist): then no step of it runs."""
+    recipe's (a run from before the label); None when neither can be known; why not, when
+    the label is there and does not parse (a step of an unknown kind, a built-in script
+    that does not exist): then no step of it runs."""
     label = workload.labels.get(AFTER_STOP_LABEL) or None  # "": a container's blank
     if label is None:
         return hooks_for(workload.recipe) if hooks_for is not None else None
     steps = from_label(label)
     if steps is None:
-        return _("not a list of steps")
+        return said(StopSaid.NOT_STEPS)
     unknown = [s.run for s in steps if s.kind == "script" and s.run not in BUILTIN_SCRIPTS]
     if unknown:
-        return _("unknown built-in script {name}").format(name=repr(unknown[0][:60]))
+        return said(StopSaid.UNKNOWN_SCRIPT, name=repr(unknown[0][:60]))
     return steps

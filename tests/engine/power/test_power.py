@@ -15,6 +15,8 @@ from power_support import TOKEN, fast_polls, ha, headless, make_site
 from site_support import Recorder
 
 from sparktui.cli import main
+from sparktui.engine.power.codes import PowerSaid
+from sparktui.said import said
 
 __all__ = ["fast_polls", "ha", "headless"]  # fixtures used by name
 
@@ -126,10 +128,10 @@ def test_a_node_that_never_goes_down_keeps_its_power(fresh_cluster, tmp_path, ha
     assert not site.node("node1").running and site.node("node2").running
     offs = [e for s, e in ha.service_calls() if s == "turn_off"]
     assert offs == ["switch.node1"]  # neither node2's entity nor the rack switch
-    missed = {(o.action, o.target): o.detail for o in result.not_done}
+    missed = {(o.action, o.target): str(o.detail) for o in result.not_done}
     assert "still answers SSH" in missed[("shutdown", "node2")]
-    assert "node2 did not go down" in missed[("power_off", "switch.node2")]
-    assert "node2 did not go down" in missed[("power_off", "switch.rack")]
+    assert "did not go down: node2" in missed[("power_off", "switch.node2")]
+    assert "did not go down: node2" in missed[("power_off", "switch.rack")]
     assert ha.hard_cuts == []
 
 
@@ -138,7 +140,7 @@ def test_a_refused_power_off_command_is_reported_and_the_node_keeps_power(
     site = make_site(fresh_cluster, tmp_path, ha)
     site.node("node1").set_power(fail="sudo: a password is required")
     result = _run(_power(site, "off", "test"))
-    missed = {(o.action, o.target): o.detail for o in result.not_done}
+    missed = {(o.action, o.target): str(o.detail) for o in result.not_done}
     assert "a password is required" in missed[("shutdown", "node1")]
     assert ("power_off", "switch.node1") in missed and site.node("node1").running
     assert ha.states["switch.node2"] == "off" and ha.states["switch.node1"] == "on"
@@ -151,7 +153,10 @@ def test_an_extra_shared_with_a_running_cluster_stays_on(fresh_cluster, tmp_path
     result = _run(_power(site, "off", "a"))
     assert ha.states["switch.qsfp"] == "on" and site.node("node3").running
     (missed,) = result.not_done
-    assert (missed.target, missed.detail) == ("switch.qsfp", "kept on: node3 answers SSH")
+    assert (missed.target, str(missed.detail)) == ("switch.qsfp",
+                                              "kept on: still answering SSH: node3")
+    assert missed.detail == said(PowerSaid.KEPT_ON,
+                                 reason=said(PowerSaid.STILL_UP, nodes=["node3"]))
     assert ha.states["switch.node1"] == ha.states["switch.node2"] == "off"
 
 
@@ -246,8 +251,8 @@ def test_power_goes_off_only_after_the_delay_and_a_last_look(fresh_cluster, tmp_
     assert times["power_off node1 started"] - times["halt node1 ok"] >= 1.0
     assert times["power_off node1 started"] - times["halt node2 ok"] >= 1.0
     assert ha.states["switch.node1"] == "off" and ha.states["switch.node2"] == "on"
-    missed = {(o.action, o.target): o.detail for o in result.not_done}
-    assert missed[("power_off", "switch.node2")] == "kept on: node2 answers SSH"
+    missed = {(o.action, o.target): str(o.detail) for o in result.not_done}
+    assert missed[("power_off", "switch.node2")] == "kept on: still answering SSH: node2"
     assert ha.states["switch.rack"] == "on"  # node2 needs it
-    assert missed[("power_off", "switch.rack")] == "kept on: node2 answers SSH"
+    assert missed[("power_off", "switch.rack")] == "kept on: still answering SSH: node2"
     assert ha.hard_cuts == []

@@ -142,6 +142,7 @@ def test_the_token_never_shows_in_any_output(fresh_cluster, tmp_path, ha, capsys
     result = asyncio.run(engine_run())
     assert not result.ok
     shown += _everything_shown(capsys, caplog, recorder) + repr(result)
+    shown += "\n".join(str(o.detail) for o in result.outcomes)  # the words, as shown
     shown += repr(site.loaded) + site.loaded.config.model_dump_json()
     assert "still reads 'on'" in shown
     assert TOKEN not in shown
