@@ -31,6 +31,7 @@ from sparktui.engine.bench.kept import (
 from sparktui.engine.deadline import within
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.faces import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.engine.pull.transfer import PullKind, Source, Transfer, TransferSink
 from sparktui.engine.remote.hostkeys import (
     KeyOutcome,
     KeyResult,
@@ -143,10 +144,11 @@ __all__ = [
     "EngineStatus", "ExecResult", "Failure", "Group", "Happening", "Installed",
     "KeyOutcome", "KeyResult", "Lease", "LogBatch", "LogLine", "Mark", "MetricsStatus",
     "NodeError", "NodeFigures", "NodeHealth", "Outcome", "Progress", "ProgressSink",
-    "ReadOnlyView", "Record", "RestartEvent", "RestartSaid", "Restarted", "RouterStatus",
-    "ServiceInstanceStatus", "ServiceStatus", "Short", "Step", "StepState",
+    "PullKind",    "ReadOnlyView", "Record", "RestartEvent", "RestartSaid", "Restarted", "RouterStatus",
+    "ServiceInstanceStatus", "ServiceStatus", "Short", "Source", "Step", "StepState",
     "SuperviseEvent", "SuperviseResult", "SuperviseSink", "SupervisionReason",
-    "SupervisionStatus", "TelemetryFrame", "Workload", "attachable", "bench_dir",
+    "SupervisionStatus", "TelemetryFrame", "Transfer",
+    "TransferSink", "Workload", "attachable", "bench_dir",
     "cleared_said", "clearing_said", "containers", "failure_said", "find_tool",
     "foreign_line", "history_key", "in_source", "init_host_keys", "kept", "kept_runs",
     "known_hosts_path", "load_engine", "log_source", "mark_said", "nothing_runs",

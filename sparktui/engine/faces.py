@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.bench.kept import Benched, BenchHeard
     from sparktui.engine.doctor_check import Check
+    from sparktui.engine.pull.transfer import TransferSink
     from sparktui.engine.results import ActionResult, ExecResult, ProgressSink
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
     from sparktui.engine.supervise.ending import Ending
@@ -113,6 +114,12 @@ class ClusterControl(ClusterView, Protocol):
         ...
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult: ...
+
+    async def pull_model(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        """``plan``'s model into every engine node's HF cache: downloaded once from the
+        Hub, copied node to node over the fabric, each copy hashed (docs/pull.md)."""
+        ...
 
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:
