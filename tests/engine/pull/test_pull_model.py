@@ -1,0 +1,165 @@
+"""The model pull on real sshd test hosts, each with its own dockerd: the snapshot is
+asked of a real Hub server (olah on loopback, tests/hub_support.py), downloaded once on
+one node by the real huggingface_hub client in the recipe's image (the real vLLM's test
+image: its python3 sees the vLLM venv, which ships huggingface_hub as vLLM's images do),
+and copied to the other nodes by real rsync over the nodes' own ssh."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+from pull.model_support import (
+    TOKEN,
+    cache_of,
+    docker_runs,
+    files_of,
+    model_repo,
+    pull_async,
+    recipe,
+    repo_folder,
+    run_pull,
+)
+from hosts.testimage import real_vllm
+from hub_support import Lfs, olah, use_hub
+from polling import eventually_async
+from pull_proxy import HubProxy
+
+pytestmark = pytest.mark.hosts
+__all__ = ["olah"]  # the fixture, used by name
+
+
+def _site(site, n: int, olah, monkeypatch, repo: str, files, *, trust: bool = True,
+          token: str | None = TOKEN, endpoint: str | None = None):
+    real_vllm.required()
+    s = site(n)
+    real_vllm.install(s.hosts.node("node1"))  # the download node has the recipe's image
+    commit = olah.add(repo, files)
+    use_hub(monkeypatch, endpoint or olah.url, token)
+    s.recipe("m", recipe(repo, n))
+    if trust:
+        s.hosts.trust_nodes()
+    return s, commit
+
+
+def _recognised(node, repo: str, commit: str, files) -> None:
+    """huggingface_hub itself, pointed at the node's cache, finds every file."""
+    from huggingface_hub import scan_cache_dir, try_to_load_from_cache
+
+    hub = cache_of(node) / "hub"
+    info = {r.repo_id: r for r in scan_cache_dir(hub).repos}[repo]
+    revision = next(r for r in info.revisions if r.commit_hash == commit)
+    assert {str(f.file_name) for f in revision.files} >= {p.rsplit("/", 1)[-1] for p in files}
+    assert "main" in revision.refs
+    for path, content in files.items():
+        found = try_to_load_from_cache(repo, path, cache_dir=hub, revision="main")
+        data = content.encode() if isinstance(content, str) else content
+        assert isinstance(found, str) and open(found, "rb").read() == data, (node, path)
+
+
+def test_downloaded_once_and_copied_to_the_others(site, olah, monkeypatch):
+    repo, files = "pull/once", model_repo()
+    s, commit = _site(site, 3, olah, monkeypatch, repo, files)
+    pulled = run_pull(s, "m")
+    assert pulled.result.ok, pulled.text()
+    nodes = [s.hosts.node(f"node{i}") for i in (1, 2, 3)]
+    for node in nodes:
+        _recognised(node, repo, commit, files)
+    # one download, on the head, in the recipe's image; the others copied over the fabric
+    runs = docker_runs(s.hosts, nodes[0])
+    assert len(runs) == 1 and real_vllm.REF in runs[0] and "python3" in runs[0]
+    assert not docker_runs(s.hosts, nodes[1]) and not docker_runs(s.hosts, nodes[2])
+    sources = {(t.node, t.source) for t in pulled.transfers}
+    assert ("node1", "hub") in sources
+    assert {t.node for t in pulled.transfers if t.source.startswith("node")} == {"node2", "node3"}
+    # the token went to the Hub, never into an argv, a step or a transfer
+    assert TOKEN not in pulled.text()
+    assert all(TOKEN not in word for run in runs for word in run)
+
+    again = run_pull(s, "m")  # everything verified in place: nothing moves
+    assert again.result.ok and not docker_runs(s.hosts, nodes[1])
+    assert len(docker_runs(s.hosts, nodes[0])) == 1
+    assert "already" in again.text()
+
+
+def test_disk_short_is_refused_naming_node_need_and_free(site, olah, monkeypatch):
+    repo = "pull/huge"
+    files = {"config.json": "{}", "model.safetensors": Lfs(900 << 30, "ab" * 32)}
+    s, _ = _site(site, 2, olah, monkeypatch, repo, files)
+    pulled = run_pull(s, "m")
+    assert not pulled.result.ok
+    words = str(pulled.result.detail)
+    assert pulled.result.failed_node == "node1" and "node1 needs" in words and "free" in words
+    assert not any(docker_runs(s.hosts, n) for n in s.hosts.nodes)
+    assert all(not repo_folder(n, repo).exists() for n in s.hosts.nodes)
+    assert not pulled.transfers
+
+
+def test_nodes_that_do_not_trust_each_other_are_refused_before_anything_moves(
+        site, olah, monkeypatch):
+    repo, files = "pull/untrusted", model_repo(1 << 20)
+    s, _ = _site(site, 2, olah, monkeypatch, repo, files, trust=False)
+    pulled = run_pull(s, "m")
+    assert not pulled.result.ok and pulled.result.failed_node == "node2"
+    assert "node1 cannot reach node2" in str(pulled.result.detail)
+    assert not any(docker_runs(s.hosts, n) for n in s.hosts.nodes)
+    assert all(not repo_folder(n, repo).exists() for n in s.hosts.nodes)
+
+
+def test_a_corrupted_copy_is_a_failure_naming_the_file_and_is_removed(
+        site, olah, monkeypatch):
+    repo, files = "pull/corrupt", model_repo(1 << 20)
+    s, _ = _site(site, 2, olah, monkeypatch, repo, files)
+    assert run_pull(s, "m").result.ok
+    # node2's blob replaced by other bytes of the same size and time: rsync's quick
+    # check takes it for the same file, only the hash on the target tells
+    blobs = repo_folder(s.hosts.node("node2"), repo) / "blobs"
+    blob = max(blobs.iterdir(), key=lambda p: p.stat().st_size)
+    stamp = blob.stat()
+    blob.write_bytes(os.urandom(stamp.st_size))
+    os.utime(blob, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    pulled = run_pull(s, "m")
+    assert not pulled.result.ok and pulled.result.failed_node == "node2"
+    assert "model.safetensors" in str(pulled.result.detail)
+    assert not blob.exists()  # not left looking complete
+
+
+def test_an_interrupted_download_resumes_fetching_again_under_5_percent(
+        site, olah, monkeypatch):
+    size = 8 << 20
+    repo, files = "pull/resume", model_repo(size)
+    host, port = olah.url.removeprefix("http://").split(":")
+    proxy = HubProxy((host, int(port)))
+    s, _ = _site(site, 1, olah, monkeypatch, repo, files, endpoint=proxy.url)
+    node = s.hosts.node("node1")
+    proxy.hold(size // 2)  # the Hub's bytes stop at half the model: a point the test sets
+
+    async def interrupted() -> None:
+        task = asyncio.ensure_future(pull_async(s, "m"))
+        await eventually_async(proxy.held.is_set, what="the download reached the hold")
+        incomplete = repo_folder(node, repo) / "blobs"
+        await eventually_async(lambda: any(p.name.endswith(".incomplete")
+                                           and p.stat().st_size > 0
+                                           for p in incomplete.glob("*")),
+                               what="a partial blob on the node")
+        task.cancel()  # Ctrl+C
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(interrupted())
+        first = proxy.down
+        listing = files_of(repo_folder(node, repo))
+        assert not any(name.startswith("snapshots/") and name.endswith("model.safetensors")
+                       for name in listing), listing  # nothing half-written looks complete
+        assert not [c for c in node.daemon.api.containers()
+                    if any(n.startswith("/sparktui-pull") for n in c.get("Names") or [])]
+        proxy.release()
+        proxy.reset()
+        pulled = run_pull(s, "m")
+        assert pulled.result.ok, pulled.text()
+        again = proxy.down + first - size
+        assert again < size * 0.05, (first, proxy.down)
+    finally:
+        proxy.close()
