@@ -1,7 +1,8 @@
-"""A TCP proxy in front of the Hub (olah) for the model pull's tests and benchmark: it
-counts the bytes the Hub sends, can hold them at a byte count the test chooses (a pull
-stopped at a known point, no timing), and can limit them to a rate (a token bucket:
-the benchmark's stand-in for the internet link between a Spark and the Hub).
+"""A TCP proxy for the model pull's tests and benchmark: in front of the Hub (olah) or of
+a node's sshd (a node-to-node copy). It counts the bytes each way, can hold one way at a
+byte count the test chooses (a pull stopped at a known point, no timing), and can limit
+the Hub's bytes to a rate (a token bucket: the benchmark's stand-in for the internet
+link between a Spark and the Hub).
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ CHUNK = 16 << 10
 
 
 class HubProxy:
-    def __init__(self, upstream: tuple[str, int], rate: float | None = None):
-        self.upstream, self.rate = upstream, rate
-        self.down = 0
+    def __init__(self, upstream: tuple[str, int], rate: float | None = None,
+                 listen: tuple[str, int] = ("127.0.0.1", 0), hold_up: bool = False):
+        self.upstream, self.rate, self.hold_up = upstream, rate, hold_up
+        self.down = self.up = 0
         self.hold_at: int | None = None
         self.held = threading.Event()
         self._release = threading.Event()
         self._lock = threading.Lock()
         self._tokens, self._stamp = 0.0, time.monotonic()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.sock = socket.create_server(listen)
+        self.url = f"http://{listen[0]}:{self.sock.getsockname()[1]}"
         self._closed = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -38,7 +40,7 @@ class HubProxy:
 
     def reset(self) -> None:
         with self._lock:
-            self.down = 0
+            self.down = self.up = 0
 
     def close(self) -> None:
         self._closed = True
@@ -75,26 +77,32 @@ class HubProxy:
                 wait = (n - self._tokens) / self.rate
             time.sleep(wait)
 
+    def _count(self, down: bool, n: int) -> None:
+        with self._lock:
+            if down:
+                self.down += n
+            else:
+                self.up += n
+
     def _pump(self, source: socket.socket, sink: socket.socket, down: bool) -> None:
+        held = down != self.hold_up  # the way a hold stops
         try:
             while data := source.recv(CHUNK):
+                while held and self.hold_at is not None and \
+                        (self.up if self.hold_up else self.down) + len(data) > self.hold_at:
+                    room = max(0, self.hold_at - (self.up if self.hold_up else self.down))
+                    if room:
+                        sink.sendall(data[:room])
+                        self._count(down, room)
+                        data = data[room:]
+                    self.held.set()
+                    self._release.wait()
+                    if self._closed:
+                        return
                 if down:
-                    while self.hold_at is not None and self.down + len(data) > self.hold_at:
-                        room = max(0, self.hold_at - self.down)
-                        if room:
-                            sink.sendall(data[:room])
-                            with self._lock:
-                                self.down += room
-                            data = data[room:]
-                        self.held.set()
-                        self._release.wait()
-                        if self._closed:
-                            return
                     self._take(len(data))
                 sink.sendall(data)
-                if down:
-                    with self._lock:
-                        self.down += len(data)
+                self._count(down, len(data))
         except OSError:
             pass
         finally:

@@ -23,8 +23,11 @@ from pull.model_support import (
 )
 from hosts.testimage import real_vllm
 from hub_support import Lfs, olah, use_hub
-from polling import eventually_async
+from polling import eventually, eventually_async
 from pull_proxy import HubProxy
+
+from sparktui.config.loader import load_config
+from sparktui.engine.pull.model_node import PARTIAL
 
 pytestmark = pytest.mark.hosts
 __all__ = ["olah"]  # the fixture, used by name
@@ -168,3 +171,59 @@ def test_an_interrupted_download_ends_its_container_and_leaves_nothing_complete(
         assert pulled.result.ok, pulled.text()
     finally:
         proxy.close()
+
+
+def test_an_interrupted_copy_resumes_sending_again_under_5_percent(site, olah, monkeypatch):
+    """Ctrl+C while node1 copies the weights to node2: the copy's bytes stop at half the
+    file, at a proxy between node1 and node2's sshd (node2's fabric address in the
+    config; its host key under that address in node1's known_hosts). The half-copied
+    blob is kept aside without its name; the next pull sends under 5% of it again."""
+    size = 24 << 20
+    repo, files = "pull/copy-resume", model_repo(size)
+    s, _ = _site(site, 2, olah, monkeypatch, repo, files)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    fabric = node2.addr.rsplit(".", 1)[0] + ".250"
+    proxy = HubProxy((node2.addr, node2.port), listen=(fabric, node2.port), hold_up=True)
+    text = s.config_path.read_text().replace(
+        f'ib_ip = "{node2.addr}"', f'ib_ip = "{fabric}"')
+    s.config_path.write_text(text)
+    s.loaded = load_config(s.config_path)
+    kind, key = node2.host_key_pub.split()[:2]
+    with (node1.home / ".ssh" / "known_hosts").open("a") as known:
+        known.write(f"[{fabric}]:{node2.port} {kind} {key}\n")
+    proxy.hold(size // 2)
+    blobs = repo_folder(node2, repo) / "blobs"
+
+    async def interrupted() -> None:
+        task = asyncio.ensure_future(pull_async(s, "m"))
+        await eventually_async(proxy.held.is_set, what="the copy reached the hold")
+        task.cancel()  # Ctrl+C
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(interrupted())
+        first = proxy.up
+        proxy.release()  # the connection ends: node2's rsync keeps what it has aside
+        eventually(lambda: any(p.stat().st_size > size // 4
+                               for p in (blobs / PARTIAL).glob("*")),
+                   what="the partial blob kept aside on node2",
+                   explain=lambda: repr(files_of(blobs)))
+        listing = files_of(repo_folder(node2, repo))
+        assert not any(n.startswith("blobs/") and "/" not in n[6:] and listing[n] >= size // 4
+                       for n in listing), listing  # never under the blob's own name
+        assert not any(n.startswith("snapshots/") for n in listing), listing
+        proxy.reset()
+        pulled = run_pull(s, "m")
+        assert pulled.result.ok, pulled.text()
+        _recognised(node2, repo, _commit(s, repo), files)
+        again = first + proxy.up - size
+        assert again < size * 0.05, (first, proxy.up)
+        assert len(docker_runs(s.hosts, node1)) == 1  # the Hub was not asked for it again
+    finally:
+        proxy.close()
+
+
+def _commit(s, repo: str) -> str:
+    root = repo_folder(s.hosts.node("node1"), repo)
+    return (root / "refs" / "main").read_text()
