@@ -7,6 +7,7 @@ link between a Spark and the Hub).
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -106,9 +107,7 @@ class HubProxy:
         except OSError:
             pass
         finally:
-            for s in (source, sink):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+                end.close()

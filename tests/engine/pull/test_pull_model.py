@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import pytest
+from hosts.testimage import real_vllm
+from hub_support import Lfs, olah, use_hub
+from polling import eventually, eventually_async
+from pull_proxy import HubProxy
+
 from pull.model_support import (
     TOKEN,
     cache_of,
@@ -21,11 +27,6 @@ from pull.model_support import (
     repo_folder,
     run_pull,
 )
-from hosts.testimage import real_vllm
-from hub_support import Lfs, olah, use_hub
-from polling import eventually, eventually_async
-from pull_proxy import HubProxy
-
 from sparktui.config.loader import load_config
 from sparktui.engine.pull.model_node import PARTIAL
 
@@ -58,7 +59,7 @@ def _recognised(node, repo: str, commit: str, files) -> None:
     for path, content in files.items():
         found = try_to_load_from_cache(repo, path, cache_dir=hub, revision="main")
         data = content.encode() if isinstance(content, str) else content
-        assert isinstance(found, str) and open(found, "rb").read() == data, (node, path)
+        assert isinstance(found, str) and Path(found).read_bytes() == data, (node, path)
 
 
 def test_downloaded_once_and_copied_to_the_others(site, olah, monkeypatch):
