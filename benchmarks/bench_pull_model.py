@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import random
 import sys
 import tempfile
@@ -144,7 +146,6 @@ def run(mb: int, rate_mb: float) -> None:
             eventually(olah.ready, what="olah answers")
             commit = olah.add(REPO, files)
             hub = HubProxy(("127.0.0.1", olah.port), rate=rate_mb * 1e6)
-            import os
             os.environ["HF_ENDPOINT"] = hub.url
             os.environ.pop("HF_HUB_OFFLINE", None)
             real_vllm.install(hosts.nodes[0])
@@ -174,7 +175,9 @@ def run(mb: int, rate_mb: float) -> None:
 
                 def on_transfer(t: Transfer) -> None:
                     seen[t.node] = t
-                    if sum(x.done for x in seen.values()) >= need / 2:
+                    # half the bytes there, and a copy under way (not between two rounds)
+                    if sum(x.done for x in seen.values()) >= need / 2 and any(
+                            0 < x.done < x.total for x in seen.values()):
                         half.set()
                 task = asyncio.ensure_future(bench.pull(caches, on_transfer))
                 waiter = asyncio.ensure_future(half.wait())
@@ -182,10 +185,8 @@ def run(mb: int, rate_mb: float) -> None:
                 at = sum(x.done for x in seen.values()) / need
                 task.cancel()
                 waiter.cancel()
-                try:
+                with contextlib.suppress(asyncio.CancelledError):
                     await task
-                except asyncio.CancelledError:
-                    pass
                 return at
 
             at = asyncio.run(interrupted())

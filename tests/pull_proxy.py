@@ -63,14 +63,16 @@ class HubProxy:
             threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
 
     def _take(self, n: int) -> None:
-        """Wait for ``n`` tokens of the bucket (``rate`` bytes a second, a burst of one
-        chunk)."""
+        """Wait for ``n`` tokens of the bucket (``rate`` bytes a second, a burst of 50 ms
+        of them: a finer bucket sleeps so often that the sleeps' own cost, not the rate,
+        would limit one connection more than several)."""
         if self.rate is None:
             return
         while True:
             with self._lock:
                 now = time.monotonic()
-                self._tokens = min(CHUNK, self._tokens + (now - self._stamp) * self.rate)
+                burst = max(CHUNK, self.rate * 0.05)
+                self._tokens = min(burst, self._tokens + (now - self._stamp) * self.rate)
                 self._stamp = now
                 if self._tokens >= n:
                     self._tokens -= n
