@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 from sparktui.engine.deadline import within
 from sparktui.engine.hub import endpoint, offline, visible_url
-from sparktui.plan.fit.hub import HubWhy
+from sparktui.plan.fit.hub import HubPart, HubWhy
 from sparktui.plan.pull.model import PullRefused, Snapshot, parse_files, parse_listing
-from sparktui.said import Seconds, said
+from sparktui.said import Said, Seconds, Size, said
 from sparktui.scrub import redact_url, register, scrub, scrub_logging
 
 LIMIT = 8 << 20
@@ -34,7 +34,7 @@ def hub_token() -> str | None:
 
 
 async def _read(client: Any, method: str, url: str, headers: dict[str, str],
-                timeout: float, what: str, **options: Any) -> bytes:
+                timeout: float, what: Said, **options: Any) -> bytes:
     async with client.stream(method, url, headers=headers, timeout=timeout,
                              **options) as response:
         if response.status_code >= 400:
@@ -44,7 +44,7 @@ async def _read(client: Any, method: str, url: str, headers: dict[str, str],
         async for chunk in response.aiter_raw():
             body += chunk
             if len(body) > LIMIT:
-                raise PullRefused(said(HubWhy.TOO_LARGE, what=what, limit=LIMIT))
+                raise PullRefused(said(HubWhy.TOO_LARGE, what=what, limit=Size(LIMIT)))
         return bytes(body)
 
 
@@ -66,10 +66,10 @@ async def hub_snapshot(repo: str, revision: str, timeout: float) -> Snapshot:
     async def ask() -> Snapshot:
         async with get_async_session() as client:
             body = await _read(client, "GET", f"{api}/revision/{quote(revision, safe='')}",
-                               headers, timeout, "model info")
+                               headers, timeout, said(HubPart.MODEL_INFO))
             commit, names = parse_listing(body, repo, revision)
             body = await _read(client, "POST", f"{api}/paths-info/{commit}", headers,
-                               timeout, "paths-info",
+                               timeout, said(HubPart.SIZES),
                                data={"paths": names, "expand": "false"})
             return parse_files(body, repo, revision, commit, names)
 

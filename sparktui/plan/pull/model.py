@@ -43,7 +43,7 @@ class ModelSaid(Code):
     BAD_PATH = N_("the Hub lists a file {file} whose name is no plain relative path: refused")
     BAD_SIZE = N_("the Hub gives {file} no size within bounds ({value})")
     BAD_HASH = N_("the Hub gives {file} no valid hash")
-    TOO_MANY = N_("the Hub lists more than {n} files for {repo}: refused")
+    TOO_MANY = N_("the Hub lists too many files for {repo} (at most {limit}): refused")
     DISK_SHORT = N_("{node} needs {need} for {repo} in {folder} but has {free} free")
     DISK_UNREAD = N_("{node}: the free space of {folder} could not be read")
     NO_IMAGE = N_("{image} is not on {node}, which would download {repo}: pull the image "
@@ -133,7 +133,7 @@ def parse_listing(body: bytes, repo: str, revision: str) -> tuple[str, list[str]
     if not isinstance(siblings, list):
         raise PullRefused(said(ModelSaid.BAD_LISTING, repo=repo))
     if len(siblings) > MAX_FILES:
-        raise PullRefused(said(ModelSaid.TOO_MANY, n=MAX_FILES, repo=repo))
+        raise PullRefused(said(ModelSaid.TOO_MANY, limit=MAX_FILES, repo=repo))
     names = [check_path(s.get("rfilename") if isinstance(s, dict) else s) for s in siblings]
     sha = data.get("sha") if isinstance(data, dict) else None
     if not isinstance(sha, str) or not _COMMIT.fullmatch(sha):
