@@ -52,7 +52,9 @@ if [ -n "$ref" ]; then
 fi
 """
 
-_RSYNC = r"""echo $$ > "$1"; shift; exec "$@" """
+_RSYNC = r"""f=$1; shift; exec 3<&0
+"$@" <&3 3<&- & p=$!; echo "$p" > "$f"; wait "$p"; rc=$?; rm -f -- "$f"; exit "$rc"
+"""
 
 _KILL = r"""[ -f "$1" ] && kill -TERM "$(cat -- "$1")" 2>/dev/null; rm -f -- "$1"; true"""
 

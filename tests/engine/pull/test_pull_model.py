@@ -77,6 +77,9 @@ def test_downloaded_once_and_copied_to_the_others(site, olah, monkeypatch):
     sources = {(t.node, t.source) for t in pulled.transfers}
     assert ("node1", "hub") in sources
     assert {t.node for t in pulled.transfers if t.source.startswith("node")} == {"node2", "node3"}
+    left = [name for n in nodes for name in files_of(repo_folder(n, repo))
+            if ".sparktui" in name or name.endswith(".incomplete")]
+    assert not left, left  # no pid file, partial copy or partial download left behind
     # the token went to the Hub, never into an argv, a step or a transfer
     assert TOKEN not in pulled.text()
     assert all(TOKEN not in word for run in runs for word in run)
@@ -228,3 +231,32 @@ def test_an_interrupted_copy_resumes_sending_again_under_5_percent(site, olah, m
 def _commit(s, repo: str) -> str:
     root = repo_folder(s.hosts.node("node1"), repo)
     return (root / "refs" / "main").read_text()
+
+
+def test_the_engine_pulls_into_the_configured_hf_cache(site, olah, monkeypatch, tmp_path):
+    """``ClusterControl.pull_model``: the config's ``hf_cache`` is each node's cache."""
+    real_vllm.required()
+    cache = tmp_path / "hf"
+    s = site(1, extra_toml=f'[mount_aliases]\nhf_cache = "{cache}"\n')
+    real_vllm.install(s.hosts.node("node1"))
+    repo, files = "pull/engine", model_repo(1 << 20)
+    commit = olah.add(repo, files)
+    use_hub(monkeypatch, olah.url)
+    s.recipe("m", recipe(repo, 1))
+    events, transfers = [], []
+
+    async def go():
+        engine = s.engine()
+        try:
+            return await engine.pull_model(s.plan("m"), events.append, transfers.append)
+        finally:
+            await engine.close()
+
+    result = asyncio.run(go())
+    assert result.ok, [str(e.detail) for e in events]
+    # imported once the Hub is named: huggingface_hub freezes HF_HUB_OFFLINE at import
+    from huggingface_hub import scan_cache_dir
+
+    info = {r.repo_id: r for r in scan_cache_dir(cache / "hub").repos}[repo]
+    assert {r.commit_hash for r in info.revisions} == {commit}
+    assert transfers and transfers[-1].done == transfers[-1].total
