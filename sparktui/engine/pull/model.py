@@ -141,13 +141,17 @@ class ModelPull:
 
     async def _trusted(self, pairs: list[tuple[str, str]]) -> None:
         """Every source reaches its targets over the fabric, before anything moves."""
-        done = await self._each(lambda i: on_node.trusts(
-            self.config, self.transports[pairs[int(i)][0]], self.nodes[pairs[int(i)][1]]),
-            [str(i) for i in range(len(pairs))])
-        for (s, t), answer in zip(pairs, done, strict=True):
+        async def one(source: str, target: str) -> None:
+            try:
+                answer = await on_node.trusts(self.config, self.transports[source],
+                                              self.nodes[target])
+            except NodeError as exc:
+                raise PullRefused(said(ModelSaid.UNREACHABLE, node=source, detail=exc.said),
+                                  source) from None
             if not answer.ok:
-                raise PullRefused(said(ModelSaid.NO_TRUST, source=s, target=t,
-                                       detail=_tail(answer.stderr)), t)
+                raise PullRefused(said(ModelSaid.NO_TRUST, source=source, target=target,
+                                       detail=_tail(answer.stderr)), target)
+        await asyncio.gather(*(one(s, t) for s, t in pairs))
 
     async def _watch(self, node: str, source: str, files: list[HubFile]) -> None:
         """A Transfer of ``node``'s bytes of ``files``, every ``POLL`` s until cancelled."""
