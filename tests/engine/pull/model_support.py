@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,6 +94,3 @@ def files_of(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.lstat().st_size for p in folder.rglob("*")
             if not p.is_dir()} if folder.exists() else {}
 
-
-def env_without_token() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
