@@ -36,6 +36,7 @@ from sparktui.engine.api import (
 )
 
 if TYPE_CHECKING:
+    from sparktui.engine.pull.transfer import TransferSink
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
@@ -124,6 +125,10 @@ class NullEngine:
 
     async def power_off(self, cluster: str, progress: ProgressSink) -> ActionResult:
         raise NotSupported("power_off")
+
+    async def pull_model(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        raise NotSupported("pull_model")
 
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:

@@ -17,6 +17,7 @@ from sparktui.config.models import Node
 from sparktui.config.scripts import script_text
 from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
+from sparktui.engine.pull.transfer import TransferSink
 from sparktui.engine.reads import ClusterReads
 from sparktui.engine.remote.attach import docker_shell_argv, tmux_attach_argv
 from sparktui.engine.remote.transport import NodeError
@@ -99,6 +100,18 @@ class ClusterEngine(ClusterReads):
                       hooks_for: HooksFor | None = None) -> Restarted:
         """Stop ``plan``'s recipe, then serve ``plan`` (nothing after a failed stop)."""
         return await restart(self, plan, progress, hooks_for=hooks_for)
+
+    async def pull_model(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        """The model pull (``sparktui.engine.pull.model``), each node's HF cache the
+        config's ``hf_cache``."""
+        from sparktui.engine.pull.model import pull_model  # huggingface_hub: on first use
+
+        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
+        caches = {n.name: self.config.hf_cache_host for n in plan.nodes}
+        return await pull_model(self.config, plan, transports, caches, ProgressLog(progress),
+                                transfers)
 
     # -- the router (sparktui.engine.router) ----------------------------------------------
     async def _model_free(self, plan: LaunchPlan, log: ProgressLog) -> Said | None:

@@ -122,6 +122,12 @@ class ClusterControl(ClusterView, Protocol):
         fabric (docs/pull.md); the same image ID everywhere at the end."""
         ...
 
+    async def pull_model(self, plan: LaunchPlan, progress: ProgressSink,
+                         transfers: TransferSink) -> ActionResult:
+        """``plan``'s model into every engine node's HF cache: downloaded once from the
+        Hub, copied node to node over the fabric, each copy hashed (docs/pull.md)."""
+        ...
+
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:
         """Benchmark the serving head of ``plan``'s recipe; the run kept (docs/bench.md)."""
