@@ -31,6 +31,8 @@ from sparktui.engine.bench.kept import (
 from sparktui.engine.deadline import within
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.faces import ClusterControl, ClusterView, ReadOnlyView
+from sparktui.engine.pull.offer import pull_would_fix
+from sparktui.engine.pull.transfer import PullKind, PullParts, Transfer, TransferSink
 from sparktui.engine.remote.hostkeys import (
     KeyOutcome,
     KeyResult,
@@ -136,20 +138,19 @@ def load_engine() -> None:
 
 
 __all__ = [
-    "ALERTS", "FAIL", "KV_SHARE", "MEMORY_PCT", "PASS", "SOURCE_SEP",
-    "TELEMETRY_HEALTH_AGE", "WARN", "ActionResult", "Alert", "BenchFailed", "BenchHeard",
-    "BenchProgress", "Benched", "Check", "Cleared", "ClusterControl", "ClusterHealth",
-    "ClusterView", "DeepCheck", "Described", "Disarmed", "Ending", "EngineFigures",
-    "EngineStatus", "ExecResult", "Failure", "Group", "Happening", "Installed",
-    "KeyOutcome", "KeyResult", "Lease", "LogBatch", "LogLine", "Mark", "MetricsStatus",
-    "NodeError", "NodeFigures", "NodeHealth", "Outcome", "Progress", "ProgressSink",
-    "ReadOnlyView", "Record", "RestartEvent", "RestartSaid", "Restarted", "RouterStatus",
-    "ServiceInstanceStatus", "ServiceStatus", "Short", "Step", "StepState",
-    "SuperviseEvent", "SuperviseResult", "SuperviseSink", "SupervisionReason",
-    "SupervisionStatus", "TelemetryFrame", "Workload", "attachable", "bench_dir",
-    "cleared_said", "clearing_said", "containers", "failure_said", "find_tool",
-    "foreign_line", "history_key", "in_source", "init_host_keys", "kept", "kept_runs",
-    "known_hosts_path", "load_engine", "log_source", "mark_said", "nothing_runs",
-    "open_engine", "reason_said", "recipes_of", "restart_refusal", "share_holders",
-    "short_said", "taken", "within",
+    "ALERTS", "FAIL", "KV_SHARE", "MEMORY_PCT", "PASS", "SOURCE_SEP", "TELEMETRY_HEALTH_AGE",
+    "WARN", "ActionResult", "Alert", "BenchFailed", "BenchHeard", "BenchProgress", "Benched",
+    "Check", "Cleared", "ClusterControl", "ClusterHealth", "ClusterView", "DeepCheck",
+    "Described", "Disarmed", "Ending", "EngineFigures", "EngineStatus", "ExecResult", "Failure",
+    "Group", "Happening", "Installed", "KeyOutcome", "KeyResult", "Lease", "LogBatch",
+    "LogLine", "Mark", "MetricsStatus", "NodeError", "NodeFigures", "NodeHealth", "Outcome",
+    "Progress", "ProgressSink", "PullKind", "PullParts", "ReadOnlyView", "Record",
+    "RestartEvent", "RestartSaid", "Restarted", "RouterStatus", "ServiceInstanceStatus",
+    "ServiceStatus", "Short", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
+    "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Transfer",
+    "TransferSink", "Workload", "attachable", "bench_dir", "cleared_said", "clearing_said",
+    "containers", "failure_said", "find_tool", "foreign_line", "history_key", "in_source",
+    "init_host_keys", "kept", "kept_runs", "known_hosts_path", "load_engine", "log_source",
+    "mark_said", "nothing_runs", "open_engine", "pull_would_fix", "reason_said", "recipes_of",
+    "restart_refusal", "share_holders", "short_said", "taken", "within",
 ]
