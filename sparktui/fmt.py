@@ -46,6 +46,15 @@ def format_size(num_bytes: float, digits: int = 1) -> str:
     return format_number(num_bytes, 0) + _NBSP + "B"
 
 
+def format_size_of(done: float, total: float, digits: int = 1) -> str:
+    """Progress in the total's unit, said once: "6.0/20.0 GiB" / "6,0/20,0 GiB"."""
+    for unit, scale in _SIZE_UNITS:
+        if abs(total) >= scale:
+            return (format_number(done / scale, digits, fixed=True) + "/"
+                    + format_number(total / scale, digits, fixed=True) + _NBSP + unit)
+    return format_number(done, 0) + "/" + format_number(total, 0) + _NBSP + "B"
+
+
 def format_gib(gib: float, digits: int = 1) -> str:
     """A size already in GiB, kept in GiB: 243.2 -> "243.2 GiB" / "243,2 GiB"."""
     return format_number(gib, digits, fixed=True) + _NBSP + "GiB"

@@ -36,7 +36,7 @@ from sparktui.engine.api import (
 )
 
 if TYPE_CHECKING:
-    from sparktui.engine.pull.transfer import TransferSink
+    from sparktui.engine.pull.transfer import PullParts, TransferSink
     from sparktui.plan.after_stop import HooksFor
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
@@ -133,6 +133,10 @@ class NullEngine:
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:
         raise NotSupported("bench")
+
+    async def pull(self, plan: LaunchPlan, parts: PullParts, progress: ProgressSink,
+                   transfers: TransferSink) -> ActionResult:
+        raise NotSupported("pull")
 
     async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult:
         raise NotSupported("power_on")

@@ -109,17 +109,19 @@ COMMON = {"/health", "KV", "Tmux", "tmux", "exec", "ssh", "swap", "env:", "TTFT 
           "{rate} tok/s", "after_stop", "shell",
           # sparktui bench: units and figures' names, the same in every language
           "E2E s p50/p90/p99", "ITL ms p50/p90/p99", "TTFT ms p50/p90/p99", "req/s", "tok/s",
-          "ok", "TTFT p50 ms", "Benchmark", "docker"}
+          "ok", "TTFT p50 ms", "Benchmark", "docker",
+          "{size}/s"}  # sparktui pull: a transfer rate
 SAME_AS_ENGLISH = {
     "ru": set(),
-    "es": {"4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",
+    "es": {"total", "4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",
            "terminal", "{node}: kernel: {line}", "hooks", "%(prog)s: error: %(message)s\n",
            "{prog}: error: {message}", "supervisor: {line}", "router", "conc", "benchmark"},
     "it": {"  frontend: {frontend}", "Cluster: {name}", "cluster", "cluster {cluster}: {state}",
            "container", "fabric", "file", "kernel", "no", "script", "server {version}",
            "{node}: kernel: {line}", "rollback", "router", "conc", "benchmark",
            "Screenshot"},
-    "fr": {"  image {image}", "1 Clusters", "4 Plan", "6 Services", "Actions", "Plan", "cluster",
+    "fr": {"total", "  image {image}", "1 Clusters", "4 Plan", "6 Services", "Actions", "Plan",
+           "cluster",
            "clusters", "fabric", "image", "local", "plan", "port", "script", "service",
            "services", "terminal", "hooks", "options", "supervision", "conc", "benchmark"},
     "de": {"4 Plan", "5 Logs", "Cluster: {name}", "Details", "Filter", "Logs", "Plan"},

@@ -31,7 +31,8 @@ from sparktui.engine.bench.kept import (
 from sparktui.engine.deadline import within
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.faces import ClusterControl, ClusterView, ReadOnlyView
-from sparktui.engine.pull.transfer import PullKind, Source, Transfer, TransferSink
+from sparktui.engine.pull.offer import pull_would_fix
+from sparktui.engine.pull.transfer import PullKind, PullParts, Source, Transfer, TransferSink
 from sparktui.engine.remote.hostkeys import (
     KeyOutcome,
     KeyResult,
@@ -143,13 +144,13 @@ __all__ = [
     "Described", "Disarmed", "Ending", "EngineFigures", "EngineStatus", "ExecResult", "Failure",
     "Group", "Happening", "Installed", "KeyOutcome", "KeyResult", "Lease", "LogBatch",
     "LogLine", "Mark", "MetricsStatus", "NodeError", "NodeFigures", "NodeHealth", "Outcome",
-    "Progress", "ProgressSink", "PullKind", "ReadOnlyView", "Record", "RestartEvent",
-    "RestartSaid", "Restarted", "RouterStatus", "ServiceInstanceStatus", "ServiceStatus",
-    "Short", "Source", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
+    "Progress", "ProgressSink", "PullKind", "PullParts", "ReadOnlyView", "Record",
+    "RestartEvent", "RestartSaid", "Restarted", "RouterStatus", "ServiceInstanceStatus",
+    "ServiceStatus", "Short", "Source", "Step", "StepState", "SuperviseEvent", "SuperviseResult",
     "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Transfer",
     "TransferSink", "Workload", "attachable", "bench_dir", "cleared_said", "clearing_said",
     "containers", "failure_said", "find_tool", "foreign_line", "history_key", "in_source",
     "init_host_keys", "kept", "kept_runs", "known_hosts_path", "load_engine", "log_source",
-    "mark_said", "nothing_runs", "open_engine", "reason_said", "recipes_of", "restart_refusal",
-    "share_holders", "short_said", "taken", "within",
+    "mark_said", "nothing_runs", "open_engine", "pull_would_fix", "reason_said", "recipes_of",
+    "restart_refusal", "share_holders", "short_said", "taken", "within",
 ]

@@ -17,7 +17,8 @@ from sparktui.config.models import Node
 from sparktui.config.scripts import script_text
 from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
-from sparktui.engine.pull.transfer import TransferSink
+from sparktui.engine.pull.run import pull as run_pull
+from sparktui.engine.pull.transfer import PullParts, TransferSink
 from sparktui.engine.reads import ClusterReads
 from sparktui.engine.remote.attach import docker_shell_argv, tmux_attach_argv
 from sparktui.engine.remote.transport import NodeError
@@ -46,7 +47,6 @@ from sparktui.steps import Step, StepState
 
 if TYPE_CHECKING:
     from sparktui.engine.bench.kept import Benched, BenchHeard
-    from sparktui.engine.pull.transfer import TransferSink
 
 
 class ClusterEngine(ClusterReads):
@@ -234,6 +234,12 @@ class ClusterEngine(ClusterReads):
         nodes = {n.name: n for n in self._nodes(plan.cluster)}
         transports = {n.name: self.transport(nodes[n.name]) for n in plan.nodes}
         return await pull_image(self.config, nodes, transports, plan, progress, transfers)
+
+    async def pull(self, plan: LaunchPlan, parts: PullParts, progress: ProgressSink,
+                   transfers: TransferSink) -> ActionResult:
+        """The image, then the model (``sparktui.engine.pull.run``)."""
+        return await run_pull(plan, parts, progress, transfers, image=self.pull_image,
+                              model=self.pull_model)
 
     # -- power (Home Assistant; see sparktui.engine.power.control) ---------------------------
     async def power(self, plan: PowerPlan, progress: ProgressSink) -> ActionResult:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this before its first frame
     from sparktui.engine.bench.kept import Benched, BenchHeard
     from sparktui.engine.doctor_check import Check
-    from sparktui.engine.pull.transfer import TransferSink
+    from sparktui.engine.pull.transfer import PullParts, TransferSink
     from sparktui.engine.results import ActionResult, ExecResult, ProgressSink
     from sparktui.engine.status import ClusterHealth, LogBatch, LogLine, Workload
     from sparktui.engine.supervise.ending import Ending
@@ -131,6 +131,12 @@ class ClusterControl(ClusterView, Protocol):
     async def bench(self, plan: LaunchPlan, settings: BenchSettings,
                     progress: ProgressSink) -> ActionResult:
         """Benchmark the serving head of ``plan``'s recipe; the run kept (docs/bench.md)."""
+        ...
+
+    async def pull(self, plan: LaunchPlan, parts: PullParts, progress: ProgressSink,
+                   transfers: TransferSink) -> ActionResult:
+        """The recipe's image, then its model, onto every node lacking them: fetched once,
+        copied node to node (docs/pull.md)."""
         ...
 
     async def power_on(self, cluster: str, progress: ProgressSink) -> ActionResult: ...

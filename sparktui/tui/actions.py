@@ -51,6 +51,7 @@ class Action(StrEnum):
     END_SUPERVISION = "end_supervision"
     BENCH = "bench"
     BENCH_RESULTS = "bench_results"
+    PULL = "pull"
     PROGRESS = "progress"
     DEEP_CHECK = "deep_check"
     # the dashboard screen
@@ -219,6 +220,10 @@ SPECS: tuple[Spec, ...] = (
          N_("keep the selected recipe's group alive from a supervisor on the head"),
          show=False, changes_cluster=True,
          when=_plan_fits),
+    Spec(A, Action.PULL, "P", N_("Pull image and model"), N_("Pull image and model"),
+         N_("fetch the selected recipe's image and model once, copy them node to node "
+            "(health check first)"), show=False, changes_cluster=True,
+         when=_plan_fits),
     Spec(A, Action.END_SUPERVISION, "X", N_("End supervision"), N_("End supervision"),
          N_("end the supervision of the cluster in focus; nothing is stopped"), show=False,
          changes_cluster=True),
@@ -360,6 +365,7 @@ RUN_NOUNS: dict[Action, str] = {
     Action.POWER: N_("power"), Action.EXEC: N_("exec"), Action.TMUX: N_("tmux"),
     Action.SUPERVISE: N_("supervise"), Action.END_SUPERVISION: N_("end of supervision"),
     Action.RESTART: N_("restart"), Action.SHELL: N_("shell"), Action.BENCH: N_("benchmark"),
+    Action.PULL: N_("pull"),
     Action.POWER_ON: N_("power"), Action.POWER_OFF: N_("power"), Action.POWER_SWITCH: N_("power"),
 }
 """A cluster-changing command as a noun ("a serve of ..."), in progress and refusals."""

@@ -45,7 +45,13 @@ from sparktui.tui.actions import (
 )
 from sparktui.tui.commands import SparkCommands, system_commands
 from sparktui.tui.markup import SafeText
-from sparktui.tui.messages import ActionFinished, ActionProgress, ClusterFocused
+from sparktui.tui.messages import (
+    ActionFinished,
+    ActionProgress,
+    ActionTransfer,
+    ClusterFocused,
+    PullOffered,
+)
 from sparktui.tui.options import TuiOptions
 from sparktui.tui.readers import ReadWorkers
 from sparktui.tui.screenflow import ScreenFlow
@@ -311,6 +317,9 @@ class SparkApp(SafeText, App[int]):
     def action_bench(self) -> None:
         self.flows.bench()
 
+    def action_pull(self) -> None:
+        self.flows.pulls.pull()
+
     def action_bench_results(self) -> None:
         """The benchmark runs kept (read-only: a file read, nothing on a cluster)."""
         from sparktui.engine.api import bench_dir, kept_runs
@@ -332,6 +341,16 @@ class SparkApp(SafeText, App[int]):
     @on(ActionProgress)
     def _on_action_progress(self, message: ActionProgress) -> None:
         self.flows.progress(message)
+
+    @on(ActionTransfer)
+    def _on_action_transfer(self, message: ActionTransfer) -> None:
+        self.flows.transfer(message)
+
+    @on(PullOffered)
+    def _on_pull_offered(self, message: PullOffered) -> None:
+        run = self.flows.run
+        if run is not None and run.id == message.run_id and run.plan is not None:
+            self.flows.pulls.offer(run.plan)
 
     @on(ActionFinished)
     def _on_action_finished(self, message: ActionFinished) -> None:

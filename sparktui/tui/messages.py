@@ -16,7 +16,13 @@ the worker sends exact tuples, which CPython's cyclic collector stops tracking (
 every NamedTuple tracked, and ~50,000 a second of those made full collections long)."""
 
 if TYPE_CHECKING:  # field types only: the app imports this before its first frame
-    from sparktui.engine.api import ActionResult, ClusterHealth, Progress, TelemetryFrame
+    from sparktui.engine.api import (
+        ActionResult,
+        ClusterHealth,
+        Progress,
+        TelemetryFrame,
+        Transfer,
+    )
 
 # -- from workers (engine results) ------------------------------------------------------
 
@@ -57,6 +63,21 @@ class ActionProgress(Message):
 
     run_id: int
     progress: Progress
+
+
+@dataclass
+class ActionTransfer(Message):
+    """A pull's bytes on one node, as the engine measured them."""
+
+    run_id: int
+    transfer: Transfer
+
+
+@dataclass
+class PullOffered(Message):
+    """The operator took the pull a refused serve offered (``P`` on its progress view)."""
+
+    run_id: int
 
 
 @dataclass

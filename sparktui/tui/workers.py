@@ -20,6 +20,8 @@ from sparktui.engine.api import (
     ClusterView,
     ExecResult,
     ProgressSink,
+    PullParts,
+    TransferSink,
     within,
 )
 from sparktui.i18n import _
@@ -250,6 +252,12 @@ async def run_bench(control: ClusterControl, plan: LaunchPlan, settings: BenchSe
                     sink: ProgressSink, run_id: int) -> ActionFinished:
     """``bench`` of the recipe ``plan`` serves: load on its head, the run kept."""
     return await _finished(run_id, "bench", control.bench(plan, settings, sink))
+
+
+async def run_pull(control: ClusterControl, plan: LaunchPlan, parts: PullParts,
+                   sink: ProgressSink, transfers: TransferSink, run_id: int) -> ActionFinished:
+    """``pull``: the recipe's image and model onto the nodes lacking them."""
+    return await _finished(run_id, "pull", control.pull(plan, parts, sink, transfers))
 
 
 async def run_power(control: ClusterControl, action: str, source: str | None,

@@ -42,3 +42,12 @@ class Transfer:
 
 
 TransferSink = Callable[[Transfer], None]
+
+
+@dataclass(frozen=True)
+class PullParts:
+    """What a pull fetches: the image, the model, or both (image first: the model is
+    downloaded by the image's own Hugging Face client)."""
+
+    image: bool = True
+    model: bool = True

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from textual.screen import ModalScreen
 
-from sparktui.engine.api import ClusterControl, Progress
+from sparktui.engine.api import ClusterControl, Progress, TransferSink
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
 from sparktui.tui.actions import Action
@@ -37,6 +37,8 @@ class Ask:
     work: Callable[[ClusterControl, Sink, int], Coroutine[Any, Any, ActionFinished]]
     url: str = ""
     power: PowerPlan | None = None
+    plan: LaunchPlan | None = None
+    """serve: the plan it ran, for the pull its refusal may offer."""
 
 
 def api_url(plan: LaunchPlan) -> str:
@@ -56,3 +58,5 @@ class Runs(Protocol):
     def refuse_while_busy(self) -> bool: ...
 
     def selected_plan(self) -> LaunchPlan | None: ...
+
+    def transfers(self, run_id: int) -> TransferSink: ...

@@ -27,6 +27,8 @@ from sparktui.engine.api import (
     Progress,
     Step,
     StepState,
+    Transfer,
+    TransferSink,
     attachable,
     restart_refusal,
 )
@@ -42,8 +44,9 @@ from sparktui.tui.controllers.ask import Ask, api_url
 from sparktui.tui.controllers.containers import ContainerFlows
 from sparktui.tui.controllers.host import Host
 from sparktui.tui.controllers.power import PowerFlows
+from sparktui.tui.controllers.pull import PullFlows
 from sparktui.tui.controllers.supervise import SuperviseFlows
-from sparktui.tui.messages import ActionFinished, ActionProgress
+from sparktui.tui.messages import ActionFinished, ActionProgress, ActionTransfer
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, HealthCheck
 from sparktui.tui.screens.exec import ExecScreen
 from sparktui.tui.screens.progress import ProgressScreen
@@ -93,6 +96,7 @@ class ActionFlows:
         self.power = PowerFlows(host, self)
         self.supervision = SuperviseFlows(host, self)
         self.containers = ContainerFlows(host, self)
+        self.pulls = PullFlows(host, self)
         self._ids = itertools.count(1)
 
     @property
@@ -140,7 +144,7 @@ class ActionFlows:
                 self.host.notify(asked.cancelled, timeout=3)
             return
         run = self.start(asked.run, asked.cluster, asked.recipe, url=asked.url,
-                         power=asked.power)
+                         power=asked.power, plan=asked.plan)
         self.launch(asked.work(control, self.sink(run), run.id))
 
     def selected_plan(self) -> LaunchPlan | None:
@@ -244,7 +248,7 @@ class ActionFlows:
         screen = ServePlanScreen(plan.recipe, plan.cluster, preview.text, warning)
         return Ask(screen, "", Action.SERVE, plan.cluster, plan.recipe,
                    lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id),
-                   url=api_url(plan))
+                   url=api_url(plan), plan=plan)
 
     def bench(self) -> None:
         """``B``: load the selected recipe's head (it must serve on the cluster in focus),
@@ -264,10 +268,11 @@ class ActionFlows:
     # -- the run and its view -------------------------------------------------------------
 
     def start(self, action: Action, cluster: str, recipe: str | None, url: str = "",
-              power: PowerPlan | None = None) -> ActionRun:
+              power: PowerPlan | None = None, plan: LaunchPlan | None = None) -> ActionRun:
         """A new run: the one the progress view and ``o`` follow from now on."""
         self.run = ActionRun(next(self._ids), action, cluster, recipe,
-                             self.host.session.options.clock(), url=url, power=power)
+                             self.host.session.options.clock(), url=url, power=power,
+                             plan=plan)
         self.host.refresh_bindings()
         self.show_progress()
         return self.run
@@ -298,6 +303,18 @@ class ActionFlows:
         if self.run is None or message.run_id != self.run.id:
             return
         self.run.events.append(message.progress)
+        self._repaint()
+
+    def transfers(self, run_id: int) -> TransferSink:
+        """A pull's byte reports, called by the engine on the app's loop: a message each."""
+        def sink(transfer: Transfer) -> None:
+            self.host.post_message(ActionTransfer(run_id, transfer))
+        return sink
+
+    def transfer(self, message: ActionTransfer) -> None:
+        if self.run is None or message.run_id != self.run.id:
+            return
+        self.run.transfers.add(message.transfer, self.host.session.options.clock())
         self._repaint()
 
     def finished(self, message: ActionFinished) -> None:

@@ -23,6 +23,8 @@ from sparktui.labels import outcome_line, state_label, step_label
 from sparktui.scrub import scrub
 from sparktui.tui.actions import Action
 from sparktui.tui.markup import esc
+from sparktui.tui.messages import PullOffered
+from sparktui.tui.screens.transfers import transfers_table
 from sparktui.tui.viewmodel.runs import ActionRun, ProgressRow, short_detail
 from sparktui.tui.widgets.footer import FittingFooter
 
@@ -88,6 +90,10 @@ def failure_text(run: ActionRun) -> Text:
         note = serve_failure_note(run)
         if note:
             text.append("\n\n" + note, style="dim")
+    if run.offers_pull:
+        text.append("\n" + _("P pulls {recipe}'s image and model onto {cluster} (the same as "
+                             "sparktui pull {recipe} --cluster {cluster})").format(
+            recipe=run.recipe, cluster=run.cluster), style="bold")
     return text
 
 
@@ -126,6 +132,7 @@ class ProgressScreen(ModalScreen[None]):
         Binding("escape", "dismiss", _("Close"), id="progress.close"),
         Binding("q", "dismiss", _("Close"), show=False, id="progress.close_q"),
         Binding("o", "dismiss", _("Close"), show=False, id="progress.close_o"),
+        Binding("P", "offer_pull", _("Pull image and model"), id="progress.pull"),
     ]
 
     def __init__(self, run: ActionRun, clock: Callable[[], float]) -> None:
@@ -137,11 +144,24 @@ class ProgressScreen(ModalScreen[None]):
         with Vertical(id="progress-box", classes="modal-box") as box:
             box.border_title = esc(self.run.title())
             yield Static(id="progress-status")
+            yield Static(id="progress-transfers")
             with VerticalScroll(id="progress-steps"):
                 yield Static(id="progress-table")
             with VerticalScroll(id="progress-failure"):
                 yield Static(id="progress-failure-text")
         yield FittingFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "offer_pull":
+            return self.run.offers_pull
+        return True
+
+    def action_offer_pull(self) -> None:
+        """A serve refused for a missing image or model: its pull, behind its own
+        confirmation (the app's flows show it once this view is closed)."""
+        if self.run.offers_pull:
+            self.post_message(PullOffered(self.run.id))
+            self.dismiss()
 
     def on_mount(self) -> None:
         self.refresh_run()
@@ -164,9 +184,14 @@ class ProgressScreen(ModalScreen[None]):
         table = steps_table(rows) if rows else Text(_("Waiting for the first step…"),
                                                     style="dim")
         self.query_one("#progress-table", Static).update(table)
+        transfers = self.query_one("#progress-transfers", Static)
+        transfers.display = bool(run.transfers.rows())
+        if transfers.display:
+            transfers.update(transfers_table(run.transfers, self.clock()))
         failed = run.result is not None and not run.result.ok
         failure = self.query_one("#progress-failure")
         failure.display = failed
         if failed:
             self.query_one("#progress-failure-text", Static).update(failure_text(run))
+        self.refresh_bindings()
         self.query_one("#progress-steps", VerticalScroll).scroll_end(animate=False)

@@ -19,6 +19,7 @@ from sparktui.engine.api import (
     Progress,
     Step,
     Workload,
+    pull_would_fix,
     share_holders,
     taken,
 )
@@ -29,6 +30,7 @@ from sparktui.plan.fit.shares import node_shares, share_line
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan
 from sparktui.tui.actions import Action, run_noun
+from sparktui.tui.viewmodel.transfers import TransferBoard
 
 if TYPE_CHECKING:
     from sparktui.tui.screens.power_menu import PowerChoice
@@ -38,6 +40,7 @@ TITLES = {Action.SERVE: N_("Serve {recipe} on {cluster}"),
           Action.END_SUPERVISION: N_("End supervision of {cluster}"),
           Action.RESTART: N_("Restart {recipe} on {cluster}"),
           Action.BENCH: N_("Benchmark {recipe} on {cluster}"),
+          Action.PULL: N_("Pull {recipe} onto {cluster}"),
           Action.STOP: N_("Stop {cluster}")}
 """A run's progress view title (power has its own: the plan it set out to do)."""
 
@@ -68,6 +71,14 @@ class ActionRun:
     result: ActionResult | None = None
     finished_at: float | None = None
     power: PowerPlan | None = None  # power: what it set out to do
+    transfers: TransferBoard = field(default_factory=TransferBoard)  # pull: bytes per node
+    plan: LaunchPlan | None = None  # serve: the plan it ran (its refusal may offer a pull)
+
+    @property
+    def offers_pull(self) -> bool:
+        """A serve refused because its image or model is missing on a node: ``P`` pulls."""
+        return (self.action is Action.SERVE and self.plan is not None
+                and self.result is not None and pull_would_fix(self.result))
 
     @property
     def running(self) -> bool:
@@ -113,6 +124,9 @@ class ActionRun:
         if result.ok and self.action is Action.BENCH:
             return _("benchmark of {recipe} on {cluster} kept as {path}").format(
                 recipe=self.recipe, cluster=self.cluster, path=result.detail)
+        if result.ok and self.action is Action.PULL:
+            return _("{recipe}'s image and model are on every node of {cluster}").format(
+                recipe=self.recipe, cluster=self.cluster)
         restores = [e.node or "-" for e in result.warnings if e.step == Step.AFTER_STOP]
         if result.ok and restores:  # a restore that did not finish is never "stopped" alone
             return _("stopped what {cluster} ran, but after_stop did not finish on {nodes}: "
