@@ -26,7 +26,7 @@ def test_pull_json_is_ndjson_with_transfers_done_at_the_end(site, registry, clea
     image_recipe(s, ref, 2)
     s.hosts.trust_nodes()
     capsys.readouterr()
-    assert main(s.cli("pull", "toy", "--json", "--yes")) == 0
+    assert main(s.cli("pull", "toy", "--image-only", "--json", "--yes")) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     transfers = [line for line in lines if "kind" in line]
     steps = [line for line in lines if "step" in line]
@@ -63,7 +63,7 @@ def test_pull_between_untrusting_nodes_is_refused(site, clean_refs, capsys):  # 
     ref = "sparktest-pull/cli-untrusted:v1"
     node2.add_image(ref, variant="cli-untrusted")
     image_recipe(s, ref, 2)
-    assert main(s.cli("pull", "toy", "--yes")) == 3
+    assert main(s.cli("pull", "toy", "--image-only", "--yes")) == 3
     err = capsys.readouterr().err
     assert "node2" in err and "node1" in err and "sparktui pull --help" in err, err
     assert moved_bytes([node1, node2]) == []
@@ -78,7 +78,7 @@ def test_ctrl_c_ends_the_copy_and_leaves_nothing_tagged(site, clean_refs):  # no
     image_recipe(s, ref, 2)
     s.hosts.trust_nodes()
     node1.hold_docker_load()  # the copy is under way, and stays so until the test says
-    proc = sparktui_process(*s.cli("pull", "toy", "--json", "--yes"))
+    proc = sparktui_process(*s.cli("pull", "toy", "--image-only", "--json", "--yes"))
     try:
         eventually(lambda: node1.docker_loads_held() == 1, what="the copy reached node1")
         assert node2.processes(r"docker save"), "the source's pipeline runs"
