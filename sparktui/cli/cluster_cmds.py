@@ -25,6 +25,7 @@ from sparktui.engine.api import (
     TelemetryFrame,
     Workload,
     nothing_runs,
+    pull_would_fix,
 )
 from sparktui.errors import (
     EXIT_BAD_INPUT,
@@ -80,6 +81,11 @@ def run_serve(args: argparse.Namespace) -> int:
         print(_("serve failed {where}: {detail}").format(
             where=failed_where(result.failed_node, result.failed_step), detail=result.detail),
             file=sys.stderr)
+        if pull_would_fix(result):
+            print(_("sparktui pull {recipe} --cluster {cluster} puts the image and the model on "
+                    "every node that lacks them").format(recipe=shlex.quote(plan.recipe),
+                                                         cluster=shlex.quote(plan.cluster)),
+                  file=sys.stderr)
         if result.failed_step == Step.ROUTER:  # a model name served already: nothing started
             return EXIT_REFUSED
         return EXIT_DOES_NOT_FIT if result.failed_step in (Step.FIT, Step.SHARES) else EXIT_FAILED

@@ -74,6 +74,16 @@ def test_an_image_missing_on_one_node_of_two_names_it_and_how_to_get_it_there(si
     assert main(s.cli("serve", "toy")) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and copy in err and pull in err
+    assert "sparktui pull toy --cluster test puts the image and the model" in err
+
+
+def test_a_docker_that_does_not_answer_offers_no_pull(fresh_site, capsys):
+    """A pull would not fix it (nothing is known missing): no pull is offered."""
+    s = fresh_site(2)
+    s.recipe("toy", toy_recipe())
+    s.hosts.node("node2").docker_down()
+    assert main(s.cli("serve", "toy")) == 1
+    assert "sparktui pull" not in capsys.readouterr().err
 
 
 def test_an_image_missing_everywhere_is_only_pulled(site):
