@@ -48,11 +48,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compute(loaded, recipe, cluster: str | None, fmt: str) -> str:
+    from sparktui.config.image_record import last_digest
     from sparktui.config.scripts import known_scripts, script_text
     from sparktui.plan.build import build_plan
+    from sparktui.plan.image_pin import remembered
     from sparktui.plan.render import render
 
-    plan = build_plan(loaded, recipe, cluster)
+    plan = remembered(build_plan(loaded, recipe, cluster), last_digest)
     scripts = {alias: script_text(alias) for alias in known_scripts()} if fmt == "sh" else None
     cfg = loaded.config
     return render(plan, fmt, scripts=scripts, ssh_key_path=cfg.ssh_key_path,

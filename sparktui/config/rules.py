@@ -91,3 +91,7 @@ def path_problem(path: str, *, container: bool = False) -> str | None:
     if not (path.startswith("/") or path == "~" or path.startswith("~/")):
         return "mount_host_relative"
     return None
+
+
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+"""A content digest as docker and registries write it: an image's repo digest."""

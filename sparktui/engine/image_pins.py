@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
-from sparktui.engine import digest_record
+from sparktui.config import image_record
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.results import Progress, ProgressSink
@@ -76,7 +76,7 @@ async def after_serve(plan: LaunchPlan, transports: Mapping[str, Transport],
     now = report.result
     if not isinstance(now, str):
         return
-    before = digest_record.last_digest(plan.cluster, plan.recipe, plan.image)
+    before = image_record.last_digest(plan.cluster, plan.recipe, plan.image)
     progress(Progress(Step.PREFLIGHT, plan.head.name, StepState.OK, said(
         PinSaid.RESOLVED, image=plan.image, digest=now)))
     if moved(before, now):
@@ -84,8 +84,8 @@ async def after_serve(plan: LaunchPlan, transports: Mapping[str, Transport],
             PinSaid.MOVED, image=plan.image, now=now, before=before or "",
             cluster=plan.cluster, recipe=plan.recipe)))
     try:
-        digest_record.remember(plan.cluster, plan.recipe, plan.image, now)
+        image_record.remember(plan.cluster, plan.recipe, plan.image, now)
     except OSError as exc:
         progress(Progress(Step.PREFLIGHT, plan.head.name, StepState.WARN, said(
-            PinSaid.NOT_KEPT, path=str(digest_record.record_path(plan.cluster)),
+            PinSaid.NOT_KEPT, path=str(image_record.record_path(plan.cluster)),
             why=exc.strerror or str(exc))))

@@ -10,15 +10,20 @@ and must be of the recipe's own repo, else it is refused, never written into a f
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sparktui import untrusted_json
+from sparktui.config.rules import DIGEST
 from sparktui.i18n import N_
 from sparktui.said import Code, Said, said
 
-DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+if TYPE_CHECKING:
+    from sparktui.plan.model import LaunchPlan
+
 MAX_ANSWER = 64 << 10
 """A node's RepoDigests answer past this is not read (a list of a few references)."""
 
@@ -170,3 +175,13 @@ class DigestReport:
                 "digest": result if isinstance(result, str) else None,
                 "pinned": self.pinned_image,
                 "refusals": [] if isinstance(result, str) else [r.as_json() for r in result]}
+
+
+def remembered(plan: LaunchPlan, last: Callable[[str, str, str], str | None]) -> LaunchPlan:
+    """``plan`` with the digest its mutable tag resolved to at its last serve on its
+    cluster (``last``: the record's lookup, ``config.image_record.last_digest``), so the
+    plan says what the tag meant then; a pinned image names its digest already."""
+    if not plan.nodes or not parse_reference(plan.image).mutable:
+        return plan
+    digest = last(plan.cluster, plan.recipe, plan.image)
+    return dataclasses.replace(plan, image_digest=digest) if digest else plan

@@ -114,6 +114,9 @@ class LaunchPlan:
     services: list[ServicePlan] = field(default_factory=list)
     frontend: str = "engine"  # "engine" | "dynamo" | "none" (services only: no engine nodes)
     router: RouterPlan | None = None  # the cluster's [clusters.router], which serve updates
+    image_digest: str = ""
+    """The digest the image's tag resolved to on the nodes at the recipe's last serve or
+    pull on this cluster, as this machine kept it ("": none kept, or a pinned image)."""
 
     @property
     def head(self) -> NodePlan:
@@ -131,6 +134,7 @@ class LaunchPlan:
             "port": self.port,
             "model": self.model,
             "image": self.image,
+            "image_digest": self.image_digest or None,
             "ssh_user": self.ssh_user,
             "nodes": [n.as_dict() for n in self.nodes],
             "start_order": list(self.start_order),

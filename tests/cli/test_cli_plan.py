@@ -226,3 +226,32 @@ def test_main_module_uses_sys_argv(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert "plan" in proc.stdout
     assert os.fspath(tmp_path) not in proc.stdout
+
+
+DIGEST_A = "sha256:" + "a" * 64
+
+
+def test_plan_says_what_the_tag_resolved_to_at_the_last_serve(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """From this machine's record (serve and pull keep it), offline: no node is asked.
+    Another image of the recipe, or another cluster, has no digest said."""
+    from sparktui.config import image_record
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    code, out, _ = run(capsys, *BASE, "plan", "qwen3-235b-2node")
+    assert code == 0 and "resolved to" not in out
+    image_record.remember("2nodes", "qwen3-235b-2node", "nvcr.io/nvidia/vllm:25.10-py3",
+                          DIGEST_A)
+    code, out, _ = run(capsys, *BASE, "plan", "qwen3-235b-2node")
+    assert code == 0
+    assert f"  image nvcr.io/nvidia/vllm:25.10-py3\n    resolved to {DIGEST_A} at its last " \
+           "serve on 2nodes\n" in out
+    code, out, _ = run(capsys, *BASE, "plan", "qwen3-235b-2node", "-f", "json")
+    assert json.loads(out)["image_digest"] == DIGEST_A
+    code, out, _ = run(capsys, *BASE, "plan", "qwen3-235b-2node", "-f", "json",
+                       "--cluster", "4nodes-switch")
+    assert json.loads(out)["image_digest"] is None
+    image_record.remember("2nodes", "qwen3-235b-2node", "vllm/vllm-openai:latest", DIGEST_A)
+    code, out, _ = run(capsys, *BASE, "plan", "qwen3-235b-2node")
+    assert "resolved to" not in out  # the record is of another image now

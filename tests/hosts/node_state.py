@@ -39,6 +39,11 @@ class NodeState:
         data.update(values)
         self._write_json("gpu.json", data)
 
+    def set_free_disk(self, free: int) -> None:
+        """The available bytes the node's ``df`` reports for every file system
+        (standin/df); the reset removes it."""
+        (self.state_dir / "disk-free").write_text(f"{int(free)}\n")
+
     def set_power(self, **values: Any) -> None:
         """Merge into power.json, read by the shutdown/poweroff stand-in: ignore=True
         (accepts, never goes down), fail="text" (exit 1), delay=seconds."""

@@ -5,7 +5,7 @@
 - no container on any node's dockerd, no process of a node or of its containers, no
   tmux server; the images the next test asks for (default: DEFAULT_IMAGES);
 - each node's state folder holds only what the node made: knobs (engine.json, gpu.json,
-  power.json, meminfo), records (docker-argv/, sudo-, power-argv.jsonl), kernel.log /
+  power.json, meminfo, disk-free), records (docker-argv/, sudo-, power-argv.jsonl), kernel.log /
   kernel.deny and anything else a test wrote are gone; its home holds its three shell
   files, as written;
 - the cluster's folder: no known_hosts file, the stand-ins and authorized_keys as

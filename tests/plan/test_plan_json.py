@@ -16,8 +16,8 @@ from plan_support import DUO, REPO, VLLM_MIN, make_plan
 from sparktui.plan.render import render_json
 
 TOP = {"recipe": str, "cluster": str, "engine": str, "runtime": str, "port": int,
-       "model": str, "image": str, "ssh_user": str, "nodes": list, "start_order": list,
-       "hf_refs": list, "services": list, "frontend": str}
+       "model": str, "image": str, "image_digest": type(None), "ssh_user": str,
+       "nodes": list, "start_order": list, "hf_refs": list, "services": list, "frontend": str}
 NODE = {"name": str, "ssh_ip": str, "ssh_port": int, "ib_ip": str, "rank": int, "role": str,
         "local": bool, "container": str, "env": dict, "mounts": list, "before_serve": list,
         "launch": list, "after_stop": list}

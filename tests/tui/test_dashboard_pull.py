@@ -91,7 +91,7 @@ def test_a_serve_refused_for_a_missing_image_offers_the_pull_that_fixes_it(
 
 def test_watch_mode_has_no_pull(site):
     s = site(2)
-    s.recipe("m", 'engine = "vllm"\ndocker_image = "vllm:test"\nmodel = "org/toy"\n'
+    s.recipe("m", f'engine = "vllm"\ndocker_image = "{real_vllm.REF}"\nmodel = "org/toy"\n'
                   'required_nodes = 2\ntensor_parallel_size = 2\n')
     app = dashboard_app(s, watch=True)
 

@@ -15,8 +15,9 @@ import asyncio
 import dataclasses
 from collections.abc import Mapping
 
+from sparktui.config import image_record
 from sparktui.config.models import Config, Node
-from sparktui.engine import digest_record, image_pins
+from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.pull.copy import copy_image, size_argv
 from sparktui.engine.pull.registry import registry_pull
@@ -28,7 +29,14 @@ from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.preflight import image_on
 from sparktui.plan.image_pin import PinSaid, parse_reference
 from sparktui.plan.model import LaunchPlan
-from sparktui.plan.pull.image import PullSaid, image_id, image_size, reference, schedule
+from sparktui.plan.pull.image import (
+    PullSaid,
+    disk_refusal,
+    image_id,
+    image_size,
+    reference,
+    schedule,
+)
 from sparktui.plan.runtime import runtime_for
 from sparktui.said import Said, Text, said
 from sparktui.steps import Step, StepState
@@ -67,6 +75,26 @@ async def _ids(plan: LaunchPlan, transports: Mapping[str, Transport]) -> dict[st
 
 def _is_id(answer: object) -> bool:
     return isinstance(answer, str) and image_id(answer) is not None
+
+
+_FREE = r"""d=$(docker info --format '{{.DockerRootDir}}') || exit 3
+printf '%s\n' "$d"; df -PB1 -- "$d" | tail -n 1"""
+"""docker's data root on the node and its free bytes: where a ``docker load`` unpacks."""
+
+
+async def _short_of_disk(transports: Mapping[str, Transport], targets: list[str], image: str,
+                         need: int) -> list[tuple[str, Text]]:
+    """The copy targets without ``need`` bytes free in docker's folder, each named with
+    its figures (a node that cannot say is named too: never taken as room enough)."""
+    async def one(name: str) -> Text | None:
+        try:
+            done = await transports[name].run(argv_command(["sh", "-c", _FREE, "sh"]))
+        except NodeError as exc:
+            return exc.said
+        return disk_refusal(name, image, need, done.stdout if done.ok else done.stderr)
+
+    found = await asyncio.gather(*(one(n) for n in targets))
+    return [(n, why) for n, why in zip(targets, found, strict=True) if why is not None]
 
 
 async def _size(t: Transport, image: str) -> int:
@@ -112,6 +140,12 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
     if not plan_of.moves:
         return await _done(log, plan, transports, ref[1] if ref else "",
                            PullSaid.NOTHING_TO_DO)
+    targets = [t for pairs in plan_of.rounds for _, t in pairs]
+    if ref is not None:  # the size is known before anything moves: every target has room
+        short = await _short_of_disk(transports, targets, image,
+                                     await _size(transports[ref[0]], image))
+        if short:
+            return failed(short)
     refusals = await untrusted_pairs(config, nodes, transports, plan_of.pairs)
     if refusals:
         return failed([(str(r.params["source"]), r) for r in refusals])
@@ -138,6 +172,10 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
         want = after[puller] or ""
         log(STEP, puller, StepState.OK, said(PullSaid.PULLED, node=puller, image=image,
                                              id=want))
+        short = await _short_of_disk(transports, targets, image,
+                                     await _size(transports[puller], image))
+        if short:  # before the first copy: the puller keeps what it pulled, said
+            return failed(short)
     for pairs in plan_of.rounds:
         results = await asyncio.gather(*(_copy(config, nodes, transports, plan, s, t, want,
                                                log, transfers) for s, t in pairs))
@@ -192,10 +230,10 @@ async def _done(log: ProgressLog, plan: LaunchPlan, transports: Mapping[str, Tra
                                                  digest=digest))
         if parse_reference(plan.image).mutable:
             try:
-                digest_record.remember(plan.cluster, plan.recipe, plan.image, digest)
+                image_record.remember(plan.cluster, plan.recipe, plan.image, digest)
             except OSError as exc:
                 log(STEP, head, StepState.WARN, said(
-                    PinSaid.NOT_KEPT, path=str(digest_record.record_path(plan.cluster)),
+                    PinSaid.NOT_KEPT, path=str(image_record.record_path(plan.cluster)),
                     why=exc.strerror or str(exc)))
     detail: Said = said(code, image=plan.image, id=want)
     log(STEP, None, StepState.OK, detail)

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sparktui.i18n import N_
-from sparktui.said import Code
+from sparktui.plan.pull.model import parse_free
+from sparktui.said import Code, Said, Size, said
 
 IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
 MAX_IMAGE_BYTES = 1 << 44
@@ -41,6 +42,8 @@ class PullSaid(Code):
     NOTHING_TO_DO = N_("{image} is on every node ({id}): nothing moved")
     DONE = N_("{image} is on every node ({id})")
     DIGEST = N_("the repo digest of {image} on {node} is {digest}")
+    DISK_SHORT = N_("{node} needs {need} for {image} in docker's {folder} but has {free} free")
+    DISK_UNREAD = N_("{node}: the free space of docker's folder could not be read ({answer})")
 
 
 def image_id(answer: str) -> str | None:
@@ -153,3 +156,22 @@ class LayerProgress:
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) \
         and 0 <= value <= MAX_IMAGE_BYTES
+
+
+DOCKER_FOLDER = re.compile(r"/[A-Za-z0-9._/+@=-]{0,4000}")
+"""docker's data root as a node names it (``docker info``): an absolute plain path."""
+
+
+def disk_refusal(node: str, image: str, need: int, answer: str) -> Said | None:
+    """None when the node's docker folder holds ``need`` bytes more; else the refusal
+    with the figures. ``answer``: the folder on its first line, ``df -PB1``'s last line
+    on its second (untrusted; a node that says anything else is named, not believed)."""
+    lines = answer.strip().splitlines()
+    folder = lines[0].strip() if lines else ""
+    free = parse_free(lines[-1]) if len(lines) >= 2 else None
+    if DOCKER_FOLDER.fullmatch(folder) is None or free is None:
+        return said(PullSaid.DISK_UNREAD, node=node, answer=answer.strip()[:120])
+    if free < need:
+        return said(PullSaid.DISK_SHORT, node=node, need=Size(need), image=image,
+                    folder=folder, free=Size(free))
+    return None

@@ -25,6 +25,9 @@ def render_text(plan: LaunchPlan) -> str:
         out.append(_("  model {model}").format(model=plan.model))
         if runtime_for(plan.runtime).runs_image:
             out.append(_("  image {image}").format(image=plan.image))
+            if plan.image_digest:
+                out.append(_("    resolved to {digest} at its last serve on {cluster}").format(
+                    digest=plan.image_digest, cluster=plan.cluster))
     else:
         out.append(_("  services only: no engine"))
     if plan.nodes:

@@ -10,6 +10,7 @@ from functools import cached_property
 from pathlib import Path
 
 from sparktui.config.discovery import list_recipes
+from sparktui.config.image_record import last_digest
 from sparktui.config.loaded import LoadedConfig, LoadedRecipe
 from sparktui.config.loader import load_recipe
 from sparktui.config.models import Cluster, Node
@@ -17,6 +18,7 @@ from sparktui.errors import Problem, SparkError
 from sparktui.i18n import N_, _, ngettext
 from sparktui.plan.build import build_plan, declared_api_port
 from sparktui.plan.cluster import total_nodes_needed
+from sparktui.plan.image_pin import remembered
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render
 
@@ -159,7 +161,7 @@ def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) 
         return PlanPreview(None, _("{recipe} does not load:").format(recipe=entry.name) + "\n"
                            + render_problems(entry.problems))
     try:
-        plan = build_plan(config, entry.loaded, cluster)
+        plan = remembered(build_plan(config, entry.loaded, cluster), last_digest)
     except SparkError as exc:
         return PlanPreview(None, _("No plan for {recipe} on {cluster}:").format(
             recipe=entry.name, cluster=cluster) + "\n" + render_problems(exc.problems))

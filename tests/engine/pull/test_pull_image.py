@@ -74,6 +74,27 @@ def test_an_image_on_one_node_is_copied_without_the_registry(site, clean_refs): 
     assert transfers[-1].done == transfers[-1].total > 0
 
 
+def test_a_node_without_room_for_the_image_is_refused_before_anything_moves(
+        site, clean_refs):  # noqa: F811
+    """node1's ``df`` says 1 MiB free (the test bed's df stand-in: the nodes share this
+    machine's disk): the copy is refused with the figures, and nothing moves."""
+    s = site(2)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    clean_refs += [node1, node2]
+    ref = "sparktest-pull/no-room:v1"
+    node2.add_image(ref, variant="pull-no-room")
+    image_recipe(s, ref, 2)
+    s.hosts.trust_nodes()
+    node1.set_free_disk(1 << 20)
+    result, _rec, transfers = pull(s)
+    assert not result.ok and result.failed_node == "node1", result
+    assert isinstance(result.detail, Said) and result.detail.code is PullSaid.DISK_SHORT
+    text = str(result.detail)
+    assert "node1 needs" in text and "1.0\xa0MiB free" in text and ref in text, text
+    assert moved_bytes([node1, node2]) == [] and transfers == []
+    assert node1.image_id(ref) is None
+
+
 def test_an_image_everywhere_moves_nothing(site, clean_refs):  # noqa: F811
     s = site(2)
     node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")

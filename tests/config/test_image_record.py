@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from sparktui.engine import digest_record
+from sparktui.config import image_record
 
 A = "sha256:" + "a" * 64
 B = "sha256:" + "b" * 64
@@ -20,17 +20,17 @@ def _state(tmp_path, monkeypatch):
 
 
 def test_the_last_digest_is_per_recipe_and_image():
-    assert digest_record.last_digest("c1", "toy", "img:latest") is None
-    path = digest_record.remember("c1", "toy", "img:latest", A)
-    digest_record.remember("c1", "other", "img:latest", B)
+    assert image_record.last_digest("c1", "toy", "img:latest") is None
+    path = image_record.remember("c1", "toy", "img:latest", A)
+    image_record.remember("c1", "other", "img:latest", B)
     assert path.name == "c1.json" and path.parent.name == "images"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert digest_record.last_digest("c1", "toy", "img:latest") == A
-    assert digest_record.last_digest("c1", "other", "img:latest") == B
-    assert digest_record.last_digest("c1", "toy", "img:v2") is None  # another image
-    assert digest_record.last_digest("c2", "toy", "img:latest") is None  # another cluster
-    digest_record.remember("c1", "toy", "img:latest", B)
-    assert digest_record.last_digest("c1", "toy", "img:latest") == B
+    assert image_record.last_digest("c1", "toy", "img:latest") == A
+    assert image_record.last_digest("c1", "other", "img:latest") == B
+    assert image_record.last_digest("c1", "toy", "img:v2") is None  # another image
+    assert image_record.last_digest("c2", "toy", "img:latest") is None  # another cluster
+    image_record.remember("c1", "toy", "img:latest", B)
+    assert image_record.last_digest("c1", "toy", "img:latest") == B
     assert [p.name for p in path.parent.iterdir()] == ["c1.json"]  # no temp file left
 
 
@@ -38,9 +38,9 @@ def test_the_last_digest_is_per_recipe_and_image():
                                   json.dumps({"recipes": {"toy": {"image": "img:latest",
                                                                   "digest": "sha256:x"}}})])
 def test_a_broken_or_hostile_record_is_no_memory(text):
-    path = digest_record.record_path("c1")
+    path = image_record.record_path("c1")
     path.parent.mkdir(parents=True)
     path.write_text(text)
-    assert digest_record.last_digest("c1", "toy", "img:latest") is None
-    digest_record.remember("c1", "toy", "img:latest", A)  # and is written again
-    assert digest_record.last_digest("c1", "toy", "img:latest") == A
+    assert image_record.last_digest("c1", "toy", "img:latest") is None
+    image_record.remember("c1", "toy", "img:latest", A)  # and is written again
+    assert image_record.last_digest("c1", "toy", "img:latest") == A

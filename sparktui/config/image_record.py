@@ -16,9 +16,9 @@ from pathlib import Path
 
 from sparktui import untrusted_json
 from sparktui.config.files import atomic_write_text
+from sparktui.config.rules import DIGEST
 from sparktui.config.toml_source import read_text
 from sparktui.errors import SparkError
-from sparktui.plan.image_pin import DIGEST
 
 MAX_BYTES = 1 << 20
 
