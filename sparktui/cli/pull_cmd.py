@@ -30,7 +30,7 @@ from sparktui.visible import visible
 REFUSALS = frozenset({PullSaid.UNTRUSTED, PullSaid.NO_IMAGES, ModelSaid.BAD_LISTING,
                       ModelSaid.BAD_COMMIT, ModelSaid.BAD_REVISION, ModelSaid.BAD_PATH,
                       ModelSaid.BAD_SIZE, ModelSaid.BAD_HASH, ModelSaid.TOO_MANY,
-                      ModelSaid.DISK_SHORT, ModelSaid.NO_IMAGE, ModelSaid.NO_TRUST,
+                      ModelSaid.DISK_SHORT, ModelSaid.NO_IMAGE,
                       ModelSaid.NO_REPO})
 """A failure that moved nothing by design (a check before the first byte): exit 3."""
 

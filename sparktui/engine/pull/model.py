@@ -29,6 +29,7 @@ from sparktui.engine.progress import ProgressLog
 from sparktui.engine.pull import model_node as on_node
 from sparktui.engine.pull.model_hub import hub_snapshot, hub_token
 from sparktui.engine.pull.transfer import PullKind, Source, Transfer, TransferSink
+from sparktui.engine.pull.trust import untrusted_pairs
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.results import ActionResult
 from sparktui.plan.fit.probe import question_for
@@ -140,18 +141,11 @@ class ModelPull:
         return ActionResult(ok=True, steps=self.log.events)
 
     async def _trusted(self, pairs: list[tuple[str, str]]) -> None:
-        """Every source reaches its targets over the fabric, before anything moves."""
-        async def one(source: str, target: str) -> None:
-            try:
-                answer = await on_node.trusts(self.config, self.transports[source],
-                                              self.nodes[target])
-            except NodeError as exc:
-                raise PullRefused(said(ModelSaid.UNREACHABLE, node=source, detail=exc.said),
-                                  source) from None
-            if not answer.ok:
-                raise PullRefused(said(ModelSaid.NO_TRUST, source=source, target=target,
-                                       detail=_tail(answer.stderr)), target)
-        await asyncio.gather(*(one(s, t) for s, t in pairs))
+        """Every source reaches its targets over the fabric, before anything moves: the
+        image's check (``engine.pull.trust``), one refusal for both halves."""
+        refusals = await untrusted_pairs(self.config, self.nodes, self.transports, pairs)
+        if refusals:
+            raise PullRefused(refusals[0], str(refusals[0].params["source"]))
 
     async def _watch(self, node: str, source: str, files: list[HubFile]) -> None:
         """A Transfer of ``node``'s bytes of ``files``, every ``POLL`` s until cancelled."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sparktui.config.models import Config, Node
-from sparktui.engine.pull.fabric import destination, node_to_node_argv, ssh_options
+from sparktui.engine.pull.fabric import destination, ssh_options
 from sparktui.engine.remote.transport import Completed, Transport, argv_command
 from sparktui.plan.pull.model import HubFile, Snapshot, link_target, parse_free
 
@@ -164,12 +164,6 @@ async def download(transport: Transport, argv: list[str], endpoint: str,
 
 async def remove_container(transport: Transport, name: str) -> None:
     await transport.run(argv_command(["docker", "rm", "-f", name]))
-
-
-async def trusts(config: Config, transport: Transport, target: Node) -> Completed:
-    """Whether the node ``transport`` reaches runs a command on ``target`` over the
-    fabric with its own ssh (strict host keys, no prompt)."""
-    return await transport.run(argv_command(node_to_node_argv(config, target, ["true"])))
 
 
 def pid_file(root: str) -> str:

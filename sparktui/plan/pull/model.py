@@ -48,9 +48,6 @@ class ModelSaid(Code):
     DISK_UNREAD = N_("{node}: the free space of {folder} could not be read")
     NO_IMAGE = N_("{image} is not on {node}, which would download {repo}: pull the image "
                   "first (sparktui pull --image-only)")
-    NO_TRUST = N_("{source} cannot reach {target} over the fabric with its own ssh ({detail}): "
-                  "give each node a key the others authorize and every node's host key in "
-                  "its known_hosts")
     DOWNLOAD_FAILED = N_("the download of {repo} on {node} failed ({detail})")
     COPY_FAILED = N_("the copy of {repo} from {source} to {node} failed ({detail})")
     BAD_FILE = N_("{file} of {repo} on {node} does not match the Hub's hash: removed")

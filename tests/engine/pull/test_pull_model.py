@@ -108,8 +108,9 @@ def test_nodes_that_do_not_trust_each_other_are_refused_before_anything_moves(
     repo, files = "pull/untrusted", model_repo(1 << 20)
     s, _ = _site(site, 2, olah, monkeypatch, repo, files, trust=False)
     pulled = run_pull(s, "m")
-    assert not pulled.result.ok and pulled.result.failed_node == "node2"
-    assert "node1 cannot reach node2" in str(pulled.result.detail)
+    assert not pulled.result.ok and pulled.result.failed_node == "node1"  # the one to fix
+    assert "node1 cannot reach node2 over SSH" in str(pulled.result.detail)
+    assert "Host key verification failed" in str(pulled.result.detail)
     assert not any(docker_runs(s.hosts, n) for n in s.hosts.nodes)
     assert all(not repo_folder(n, repo).exists() for n in s.hosts.nodes)
 
