@@ -11,7 +11,7 @@ compression helps either side), ``docker import``ed on a test node and pushed to
 registry past the proxy, then removed from every node. Each run times
 
 - every node's ``docker pull`` at once, all through the limited link, and
-- ``sparktui pull RECIPE --yes``: the head pulls it through the link once, then copies
+- ``sparktui pull RECIPE --image-only --yes``: the head pulls it through the link once, then copies
   go node to node (``docker save | ssh NODE docker load``) in doubling rounds,
 
 and prints both walls and their ratio (goal: at most 0.6x). The nodes' fabric here is
@@ -169,7 +169,7 @@ def pull_everywhere(nodes, ref: str) -> float:
 
 def sparktui_pull(cli: list[str]) -> float:
     started = time.perf_counter()
-    code = main([*cli, "pull", "bench", "--yes"])
+    code = main([*cli, "pull", "bench", "--image-only", "--yes"])
     assert code == 0, f"sparktui pull exited {code}"
     return time.perf_counter() - started
 

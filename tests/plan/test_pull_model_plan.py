@@ -113,7 +113,7 @@ def test_the_snapshot_link_is_relative_as_huggingface_hub_writes_it():
 
 def test_what_a_node_says_is_bounded():
     blobs = _snap().blobs
-    lines = [f"{'1' * 40} 10", f"{'2' * 64}.incomplete 40", "evil 5", f"{'2' * 64} 1e9",
+    lines = [f"{'1' * 40} 10", f"{'2' * 64}.sparktui-download 40", "evil 5", f"{'2' * 64} 1e9",
              f".{'2' * 64}.Ab12Cd 50"]
     assert parse_present(lines, blobs) == {"1" * 40: 10, "2" * 64: 50}
     assert complete(lines, blobs) == {"1" * 40}

@@ -10,7 +10,8 @@ The order, and why:
    free, before anything moves; so is a pair of nodes that cannot reach each other over
    the fabric, or a download node without the recipe's image;
 4. one node (the one holding the most, else the head) runs huggingface_hub in the
-   recipe's own image: it resumes its ``.incomplete`` files itself;
+   recipe's own image, each blob under a partial name resumed from its size (a Range
+   request) by the next pull after an interruption;
 5. copies fan out in doubling rounds, rsync over each source node's own ssh, a partial
    blob kept aside under no final name; each copy is hashed on its target against the
    Hub's hash; only then are the snapshot's links and ref written.
@@ -175,12 +176,12 @@ class ModelPull:
     async def _download(self, snap: Snapshot, node: str, files: list[HubFile]) -> None:
         transport = self.transports[node]
         name = on_node.container_name()
-        argv = on_node.download_argv(name, self.plan.image, self.hub[node], snap,
-                                     await on_node.user_ids(transport))
+        argv = on_node.download_argv(name, self.plan.image, self.hub[node], self.roots[node],
+                                     snap, await on_node.user_ids(transport))
         self.log(Step.PULL_MODEL, node, StepState.STARTED, shown(Source.HUB.value))
         done = await self._watched(
             node, Source.HUB, files,
-            on_node.download(transport, argv, endpoint(), hub_token(), TRANSFER_TIMEOUT),
+            on_node.download(transport, argv, endpoint(), hub_token(), files, TRANSFER_TIMEOUT),
             lambda: on_node.remove_container(transport, name))
         if not getattr(done, "ok", False):
             raise PullRefused(said(ModelSaid.DOWNLOAD_FAILED, repo=snap.repo, node=node,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sparktui.config.models import Config, Node
 from sparktui.engine.pull.fabric import destination, ssh_options
 from sparktui.engine.remote.transport import Completed, Transport, argv_command
-from sparktui.plan.pull.model import HubFile, Snapshot, link_target, parse_free
+from sparktui.plan.pull.model import DOWNLOAD, HubFile, Snapshot, link_target, parse_free
 
 PARTIAL = ".sparktui-partial"
 """rsync's folder (in ``blobs/``) for a blob whose copy was interrupted: it never has
@@ -61,16 +61,39 @@ _KILL = r"""[ -f "$1" ] && kill -TERM "$(cat -- "$1")" 2>/dev/null; rm -f -- "$1
 DOWNLOAD_PROGRAM = r"""
 import os, sys
 endpoint = sys.stdin.readline().strip()
-token = sys.stdin.readline().strip() or False
+token = sys.stdin.readline().strip() or None
+wanted = [line.rstrip("\n").split("\t", 2) for line in sys.stdin if line.strip()]
 for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_TOKEN"):
     os.environ.pop(name, None)
-os.environ["HF_ENDPOINT"] = endpoint
-os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
-from huggingface_hub import snapshot_download
-cache, repo, commit = sys.argv[1:4]
-snapshot_download(repo, revision=commit, cache_dir=cache, token=token, endpoint=endpoint)
+os.environ.update(HF_ENDPOINT=endpoint, HF_HUB_DISABLE_TELEMETRY="1",
+                  HF_HUB_DISABLE_PROGRESS_BARS="1")
+from huggingface_hub import hf_hub_url
+from huggingface_hub.file_download import http_get
+from huggingface_hub.utils import build_hf_headers
+root, repo, commit, suffix = sys.argv[1:5]
+blobs = os.path.join(root, "blobs")
+os.makedirs(blobs, exist_ok=True)
+headers = build_hf_headers(token=token)
+for blob, size, path in wanted:
+    final = os.path.join(blobs, blob)
+    if os.path.exists(final):
+        continue
+    part, size = final + suffix, int(size)
+    have = os.path.getsize(part) if os.path.exists(part) else 0
+    if have > size:
+        os.remove(part)
+        have = 0
+    with open(part, "r+b" if have else "wb") as out:
+        out.seek(have)
+        http_get(hf_hub_url(repo, path, revision=commit, endpoint=endpoint), out,
+                 resume_size=have, headers=headers, expected_size=size)
+    os.replace(part, final)
 print("downloaded")
 """
+"""huggingface_hub's own HTTP download (its endpoint, token headers, redirects, retries)
+of each blob the node lacks, written under a partial name and resumed from its size:
+``snapshot_download`` of huggingface_hub 2.x starts every file again in a temporary file
+of its own (``.<id>.incomplete``), which an interrupted pull would leave behind."""
 
 
 def _bash(script: str, *args: str) -> str:
@@ -146,20 +169,23 @@ def container_name() -> str:
     return f"sparktui-pull-{secrets.token_hex(6)}"
 
 
-def download_argv(name: str, image: str, hub: str, snapshot: Snapshot,
+def download_argv(name: str, image: str, hub: str, root: str, snapshot: Snapshot,
                   user: str | None) -> list[str]:
     """huggingface_hub in the recipe's own image, the node's HF cache mounted at the
-    same path; the endpoint and token come on stdin."""
+    same path; the endpoint, the token and the files come on stdin."""
     return ["docker", "run", "--rm", "-i", "--name", name, "--network", "host",
             *(["--user", user] if user else []), "-e", "HOME=/tmp",
             "--entrypoint", "python3", "-v", f"{hub}:{hub}", image,
-            "-c", DOWNLOAD_PROGRAM, hub, snapshot.repo, snapshot.commit]
+            "-c", DOWNLOAD_PROGRAM, root, snapshot.repo, snapshot.commit, DOWNLOAD]
 
 
 async def download(transport: Transport, argv: list[str], endpoint: str,
-                   token: str | None, timeout: float) -> Completed:
-    return await transport.run(argv_command(argv), stdin=f"{endpoint}\n{token or ''}\n",
-                               timeout=timeout)
+                   token: str | None, files: Sequence[HubFile], timeout: float) -> Completed:
+    """The files as ``BLOB<tab>SIZE<tab>PATH`` lines (a path holds no tab or newline:
+    ``plan.pull.model`` checked it)."""
+    listing = "".join(f"{f.blob}\t{f.size}\t{f.path}\n" for f in files)
+    return await transport.run(argv_command(argv),
+                               stdin=f"{endpoint}\n{token or ''}\n{listing}", timeout=timeout)
 
 
 async def remove_container(transport: Transport, name: str) -> None:

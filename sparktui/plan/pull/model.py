@@ -25,6 +25,9 @@ MAX_FILES = 10_000
 """More files than any model repo has (the largest have a few thousand)."""
 MAX_FILE_SIZE = 1 << 40
 """1 TiB: no single file of a model is larger; a larger size is a lie."""
+DOWNLOAD = ".sparktui-download"
+"""The suffix of a blob being downloaded: never the blob's own name until it is whole
+(then renamed); the next pull resumes it from its size with a Range request."""
 MAX_PATH = 400
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -243,12 +246,13 @@ def complete(lines: list[str], blobs: dict[str, HubFile]) -> set[str]:
 
 
 def parse_present(lines: list[str], blobs: dict[str, HubFile]) -> dict[str, int]:
-    """Bytes of each wanted blob on a node (``NAME SIZE`` lines; a ``.incomplete`` or a
-    partial copy counts toward its blob); names not wanted are ignored."""
+    """Bytes of each wanted blob on a node (``NAME SIZE`` lines; a partial download
+    (``.sparktui-download``) or a partial copy counts toward its blob); names not wanted
+    are ignored."""
     present: dict[str, int] = {}
     for line in lines:
         name, _, size = line.strip().partition(" ")
-        blob = name.removesuffix(".incomplete")
+        blob = name.removesuffix(DOWNLOAD)
         if blob.startswith("."):  # rsync's file being written: .BLOB.XXXXXX
             blob = blob[1:].rpartition(".")[0]
         if blob in blobs and size.isdecimal() and len(size) <= 20:

@@ -15,6 +15,7 @@ from hosts.testimage import real_vllm
 from hub_support import Lfs, olah, use_hub
 from polling import eventually, eventually_async
 from pull_proxy import HubProxy
+from range_shim import RangeShim
 
 from pull.model_support import (
     TOKEN,
@@ -29,6 +30,7 @@ from pull.model_support import (
 )
 from sparktui.config.loader import load_config
 from sparktui.engine.pull.model_node import PARTIAL
+from sparktui.plan.pull.model import DOWNLOAD
 
 pytestmark = pytest.mark.hosts
 __all__ = ["olah"]  # the fixture, used by name
@@ -136,10 +138,9 @@ def test_a_corrupted_copy_is_a_failure_naming_the_file_and_is_removed(
 def test_an_interrupted_download_ends_its_container_and_leaves_nothing_complete(
         site, olah, monkeypatch):
     """Ctrl+C during the download: the container is removed, the blob has only its
-    ``.incomplete`` name and no snapshot link; the next pull completes. (huggingface_hub
-    resumes the ``.incomplete`` with a Range request; olah's offline mirror answers a
-    Range with the whole file, so how much is fetched again is the copy's test below and
-    the benchmark's figure, not this one's.)"""
+    partial name (``.sparktui-download``) and no snapshot link; the next pull completes.
+    (olah's offline mirror answers the next pull's Range with the whole file: how much is
+    fetched again is the next test's, through a hop that answers Range as the Hub does.)"""
     size = 24 << 20
     repo, files = "pull/interrupted", model_repo(size)
     host, port = olah.url.removeprefix("http://").split(":")
@@ -154,7 +155,7 @@ def test_an_interrupted_download_ends_its_container_and_leaves_nothing_complete(
         task = asyncio.ensure_future(pull_async(s, "m"))
         await eventually_async(proxy.held.is_set, what="the download reached the hold")
         blobs = repo_folder(node, repo) / "blobs"
-        await eventually_async(lambda: any(p.name.endswith(".incomplete")
+        await eventually_async(lambda: any(p.name.endswith(DOWNLOAD)
                                            and p.stat().st_size >= 20 << 20
                                            for p in blobs.glob("*")),
                                what="a partial blob on the node")
@@ -166,7 +167,7 @@ def test_an_interrupted_download_ends_its_container_and_leaves_nothing_complete(
         asyncio.run(interrupted())
         listing = files_of(repo_folder(node, repo))
         weights = [n for n in listing if n.startswith("blobs/") and listing[n] >= 20 << 20]
-        assert weights and all(n.endswith(".incomplete") for n in weights), listing
+        assert weights and all(n.endswith(DOWNLOAD) for n in weights), listing
         assert not any(n.startswith("snapshots/") and n.endswith("model.safetensors")
                        for n in listing), listing  # nothing half-written looks complete
         assert not [c for c in node.daemon.api.containers()
@@ -176,6 +177,54 @@ def test_an_interrupted_download_ends_its_container_and_leaves_nothing_complete(
         assert pulled.result.ok, pulled.text()
     finally:
         proxy.close()
+
+
+def test_an_interrupted_download_resumes_fetching_again_under_5_percent(
+        site, olah, monkeypatch):
+    """Ctrl+C with the weights' download at ~80%; the next pull resumes the partial blob
+    with a Range request (the shim answers it, as the Hub does: olah's offline mirror
+    would send the whole file, tests/range_shim.py), so the Hub sends again under 5% of
+    the file beyond what was still missing."""
+    size = 24 << 20
+    repo, files = "pull/download-resume", model_repo(size)
+    host, port = olah.url.removeprefix("http://").split(":")
+    shim = RangeShim((host, int(port)))
+    shim_host, shim_port = shim.url.removeprefix("http://").split(":")
+    proxy = HubProxy((shim_host, int(shim_port)))
+    s, _ = _site(site, 1, olah, monkeypatch, repo, files, endpoint=proxy.url)
+    node = s.hosts.node("node1")
+    proxy.hold((20 << 20) + (48 << 10))  # two 10 MiB chunks written, as above
+
+    async def interrupted() -> None:
+        task = asyncio.ensure_future(pull_async(s, "m"))
+        await eventually_async(proxy.held.is_set, what="the download reached the hold")
+        blobs = repo_folder(node, repo) / "blobs"
+        await eventually_async(lambda: any(p.name.endswith(DOWNLOAD)
+                                           and p.stat().st_size >= 20 << 20
+                                           for p in blobs.glob("*")),
+                               what="a partial blob on the node")
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(interrupted())
+        partial = max((p.stat().st_size for p in (repo_folder(node, repo) / "blobs").glob(
+            "*" + DOWNLOAD)), default=0)
+        proxy.release()
+        proxy.reset()
+        pulled = run_pull(s, "m")
+        assert pulled.result.ok, pulled.text()
+        assert shim.ranges and shim.ranges[-1].startswith(f"bytes={partial}-"), "\n".join(
+            map(str, shim.seen))
+        again = proxy.down - (size - partial)  # beyond what was still missing
+        assert again < size * 0.05, (proxy.down, partial, size)
+        blob = repo_folder(node, repo) / "snapshots"
+        assert any(p.name == "model.safetensors" and p.read_bytes() == files["model.safetensors"]
+                   for p in blob.rglob("*"))
+    finally:
+        proxy.close()
+        shim.close()
 
 
 def test_an_interrupted_copy_resumes_sending_again_under_5_percent(site, olah, monkeypatch):
