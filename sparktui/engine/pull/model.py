@@ -31,7 +31,7 @@ from sparktui.engine.pull import model_node as on_node
 from sparktui.engine.pull.model_hub import hub_snapshot, hub_token
 from sparktui.engine.pull.transfer import PullKind, Source, Transfer, TransferSink
 from sparktui.engine.pull.trust import untrusted_pairs
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.transport import Completed, NodeError, Transport
 from sparktui.engine.results import ActionResult
 from sparktui.plan.fit.probe import question_for
 from sparktui.plan.hf import repo_dir
@@ -160,7 +160,8 @@ class ModelPull:
             await asyncio.sleep(POLL)
 
     async def _watched(self, node: str, source: str, files: list[HubFile],
-                       work: Awaitable[object], stop: Callable[[], Awaitable[None]]) -> object:
+                       work: Awaitable[Completed], stop: Callable[[], Awaitable[None]]
+                       ) -> Completed:
         watch = asyncio.ensure_future(self._watch(node, source, files))
         try:
             return await work
@@ -183,9 +184,9 @@ class ModelPull:
             node, Source.HUB, files,
             on_node.download(transport, argv, endpoint(), hub_token(), files, TRANSFER_TIMEOUT),
             lambda: on_node.remove_container(transport, name))
-        if not getattr(done, "ok", False):
+        if not done.ok:
             raise PullRefused(said(ModelSaid.DOWNLOAD_FAILED, repo=snap.repo, node=node,
-                                   detail=_tail(getattr(done, "stderr", ""))), node)
+                                   detail=_tail(done.stderr)), node)
         await self._checked(snap, node, files)
         self.transfers(Transfer(PullKind.MODEL, node, Source.HUB, need_bytes(files),
                                 need_bytes(files)))
@@ -229,9 +230,9 @@ class ModelPull:
                 target, source, files,
                 on_node.copy(transport, argv, pid, files, TRANSFER_TIMEOUT),
                 lambda: on_node.stop_copy(transport, pid))
-            if not getattr(done, "ok", False):
+            if not done.ok:
                 raise PullRefused(said(ModelSaid.COPY_FAILED, repo=snap.repo, source=source,
-                                       node=target, detail=_tail(getattr(done, "stderr", ""))),
+                                       node=target, detail=_tail(done.stderr)),
                                   target)
             await self._checked(snap, target, files)
         except PullRefused as failed:
