@@ -1,4 +1,4 @@
-"""``sparktui plan RECIPE``: the launch plan, computed offline, in three formats."""
+"""``sparktui plan RECIPE``: the launch plan, computed offline, in four formats."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 from sparktui.cli.commands import add_command
 from sparktui.config.discovery import find_config, find_recipe, recipe_dirs
-from sparktui.errors import EXIT_OK, SparkError
+from sparktui.errors import EXIT_OK, SparkError, fail
 from sparktui.i18n import _
 
 # Names only: the renderers load when the plan is computed.
-FORMATS = ("text", "json", "sh")
+FORMATS = ("text", "json", "sh", "sbatch")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from sparktui.cli.plan_output import write_plan
 
-        write_plan(args.output, text, executable=args.format == "sh")
+        write_plan(args.output, text, executable=args.format in ("sh", "sbatch"))
     return EXIT_OK
 
 
@@ -53,9 +53,15 @@ def _compute(loaded, recipe, cluster: str | None, fmt: str) -> str:
     from sparktui.plan.build import build_plan
     from sparktui.plan.image_pin import remembered
     from sparktui.plan.render import render
+    from sparktui.plan.runtime import runtime_for
 
     plan = remembered(build_plan(loaded, recipe, cluster), last_digest)
-    scripts = {alias: script_text(alias) for alias in known_scripts()} if fmt == "sh" else None
+    if fmt == "sbatch" and plan.slurm is None:
+        raise fail("plan_no_slurm", cluster=plan.cluster)
+    if fmt == "sbatch" and not runtime_for(plan.runtime).runs_image:
+        raise fail("plan_sbatch_docker", recipe=plan.recipe, runtime=plan.runtime)
+    scripts = ({alias: script_text(alias) for alias in known_scripts()}
+               if fmt in ("sh", "sbatch") else None)
     cfg = loaded.config
     return render(plan, fmt, scripts=scripts, ssh_key_path=cfg.ssh_key_path,
                   known_hosts_path=cfg.known_hosts_file)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sparktui.config import rules
-from sparktui.config.models import Config
+from sparktui.config.models import Config, Slurm
 from sparktui.config.recipe import Recipe
 from sparktui.config.source import SourceRef
 from sparktui.errors import Problem
@@ -109,6 +109,8 @@ def config_problems(config: Config, source: SourceRef) -> list[Problem]:
             if node.ib_ip:
                 check.match(rules.HOST, node.ib_ip, (*nloc, "ib_ip"), "host_invalid")
             check.match(rules.ENTITY, node.entity, (*nloc, "entity"), "entity_invalid")
+        if cluster.slurm is not None:
+            _slurm(check, cluster.slurm, (*loc, "slurm"))
         if cluster.router is not None:
             check.image(cluster.router.image, (*loc, "router", "image"))
             if cluster.router.api_key is not None:
@@ -178,3 +180,12 @@ def recipe_problems(recipe: Recipe, source: SourceRef) -> list[Problem]:
             check.path(bind.host, (*loc, "mounts", m, "host"))
             check.path(bind.container, (*loc, "mounts", m, "container"), container=True)
     return check.problems
+
+
+def _slurm(check: _Checker, slurm: Slurm, loc: Loc) -> None:
+    """Every value reaches an ``#SBATCH`` line or an ``sbatch`` argv: one grammar each."""
+    for key in ("partition", "account", "qos", "reservation"):
+        check.match(rules.SLURM_NAME, getattr(slurm, key), (*loc, key), "slurm_name_invalid")
+    if slurm.submit_host:
+        check.match(rules.HOST, slurm.submit_host, (*loc, "submit_host"), "host_invalid")
+    check.match(rules.SLURM_TIME, slurm.time_limit, (*loc, "time_limit"), "slurm_time_invalid")

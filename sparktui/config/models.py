@@ -63,6 +63,21 @@ class Router(Strict):
     operator's state folder (docs/services.md)."""
 
 
+class Slurm(Strict):
+    """``[clusters.slurm]``: a site's Sparks shared through Slurm: a serve is one job
+    holding the nodes its plan needs (docs/slurm.md). The cluster's nodes are Slurm
+    node names, with their fabric addresses as for any cluster."""
+
+    partition: NonEmpty
+    submit_host: str = ""
+    """The login node ``sbatch`` runs on, reached over SSH like a node ("" : this machine)."""
+    account: str | None = None
+    qos: str | None = None
+    reservation: str | None = None
+    time_limit: str | None = None
+    """Slurm's ``--time``: ``MINUTES``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM:SS`` ..."""
+
+
 class Cluster(Strict):
     """``[[clusters]]``: nodes that serve together."""
 
@@ -74,6 +89,8 @@ class Cluster(Strict):
     """More Home Assistant switches that ``power`` turns on and off with the cluster."""
     gpus_per_node: Annotated[int, Field(ge=1)] = 1
     router: Router | None = None
+    slurm: Slurm | None = None
+    """Set: Slurm allocates the nodes (docs/slurm.md); unset: sparktui reaches them over SSH."""
 
     @property
     def ranked(self) -> list[Node]:

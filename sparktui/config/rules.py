@@ -95,3 +95,10 @@ def path_problem(path: str, *, container: bool = False) -> str | None:
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 """A content digest as docker and registries write it: an image's repo digest."""
+
+SLURM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}", re.ASCII)
+"""A Slurm partition, account, QOS or reservation name as sparktui accepts it."""
+SLURM_TIME = re.compile(r"(?:[0-9]{1,4}-)?[0-9]{1,5}(?::[0-9]{1,2}){0,2}|UNLIMITED|INFINITE",
+                        re.ASCII)
+"""Slurm's ``--time`` forms: ``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM``,
+``D-HH:MM:SS``, or unlimited."""

@@ -32,6 +32,7 @@ from sparktui.plan.model import (
     LaunchPlan,
     MountPlan,
     NodePlan,
+    SlurmPlan,
 )
 from sparktui.plan.router import router_plan
 from sparktui.plan.runtime import runtime_for
@@ -82,7 +83,14 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
                       runtime=rec.runtime, port=port, model=rec.model,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
                       start_order=start_order, hf_refs=hf_refs, services=services,
-                      frontend=rec.frontend_type, router=router_plan(cfg, chosen))
+                      frontend=rec.frontend_type, router=router_plan(cfg, chosen),
+                      slurm=_slurm(chosen))
+
+
+def _slurm(cluster: Cluster) -> SlurmPlan | None:
+    s = cluster.slurm
+    return None if s is None else SlurmPlan(s.partition, s.submit_host, s.account, s.qos,
+                                            s.reservation, s.time_limit)
 
 
 def api_port(rec: Recipe, services: list[ServicePlan]) -> int:

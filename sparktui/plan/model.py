@@ -7,6 +7,7 @@ added, never renamed.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +100,21 @@ class NodePlan:
 
 
 @dataclass(frozen=True)
+class SlurmPlan:
+    """The cluster's ``[clusters.slurm]``: where and how its job is submitted."""
+
+    partition: str
+    submit_host: str = ""
+    account: str | None = None
+    qos: str | None = None
+    reservation: str | None = None
+    time_limit: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
 class LaunchPlan:
     recipe: str
     cluster: str
@@ -114,6 +130,7 @@ class LaunchPlan:
     services: list[ServicePlan] = field(default_factory=list)
     frontend: str = "engine"  # "engine" | "dynamo" | "none" (services only: no engine nodes)
     router: RouterPlan | None = None  # the cluster's [clusters.router], which serve updates
+    slurm: SlurmPlan | None = None  # the cluster's nodes are allocated by Slurm
     image_digest: str = ""
     """The digest the image's tag resolved to on the nodes at the recipe's last serve or
     pull on this cluster, as this machine kept it ("": none kept, or a pinned image)."""
@@ -142,4 +159,5 @@ class LaunchPlan:
             "services": [s.as_dict() for s in self.services],
             "frontend": self.frontend,
             **({"router": self.router.as_dict()} if self.router is not None else {}),
+            **({"slurm": self.slurm.as_dict()} if self.slurm is not None else {}),
         }

@@ -40,7 +40,7 @@ class _Reachable(Protocol):
     def local(self) -> bool: ...
 
 
-def _comment(text: str) -> str:
+def comment(text: str) -> str:
     """A ``#`` line that stays one line whatever ``text`` holds."""
     return "# " + visible(text)
 
@@ -67,7 +67,7 @@ def _on(node: _Reachable, prefix: str, remote_command: str) -> str:
     return f"{prefix} {shlex.quote(remote_command)} </dev/null"
 
 
-def _launch(node: _Reachable, prefix: str, argv: list[str], secrets: Secrets) -> str:
+def launch_line(node: _Reachable, prefix: str, argv: list[str], secrets: Secrets) -> str:
     """``argv`` run on the node, each secret it holds by position passed by name from the
     runner's environment (``sh_secrets``): to a remote node on ssh's stdin."""
     command, names = secrets.command(argv)
@@ -77,7 +77,7 @@ def _launch(node: _Reachable, prefix: str, argv: list[str], secrets: Secrets) ->
     return f"{feeding(names)} | {prefix} {shlex.quote(reading(names, command))}"
 
 
-def _hook(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str],
+def hook_line(node: NodePlan, prefix: str, step: HookStep, scripts: Mapping[str, str],
           secrets: Secrets) -> str:
     if step.kind == "script":
         missing = shlex.quote(f"unknown built-in script {visible(step.run)}")
@@ -102,22 +102,22 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
     secrets = Secrets()
     head = [
         "#!/bin/sh",
-        _comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}"),
+        comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}"),
         "# Generated; each command's argv is quoted for the remote shell, then the local one.",
         "set -eu",
     ]
     out: list[str] = []
     if plan.hf_refs:
         names = ", ".join("{{" + r.placeholder + "}}" for r in plan.hf_refs)
-        out.append(_comment(f"HF references {names} are resolved per node by `sparktui serve`;"))
+        out.append(comment(f"HF references {names} are resolved per node by `sparktui serve`;"))
         out.append("# this script passes them through unresolved.")
     prefixes = {n.name: _ssh(n, plan.ssh_user, ssh_key_path, known_hosts_path)
                 for n in plan.nodes}
     for node in plan.nodes:
         if node.before_serve:
             out.append("")
-            out.append(_comment(f"before serve on {node.name}"))
-            out += [_hook(node, prefixes[node.name], s, scripts, secrets)
+            out.append(comment(f"before serve on {node.name}"))
+            out += [hook_line(node, prefixes[node.name], s, scripts, secrets)
                     for s in node.before_serve]
     def services(phases: tuple[str, ...]) -> None:
         for service in plan.services:
@@ -129,8 +129,8 @@ def render_sh(plan: LaunchPlan, *, scripts: Mapping[str, str], ssh_key_path: str
     for name in plan.start_order:
         node = plan.node(name)
         out.append("")
-        out.append(_comment(f"launch on {node.name} (rank {node.rank}, {node.role})"))
-        out.append(_launch(node, prefixes[name], with_placeholder(plan.runtime, node.launch),
+        out.append(comment(f"launch on {node.name} (rank {node.rank}, {node.role})"))
+        out.append(launch_line(node, prefixes[name], with_placeholder(plan.runtime, node.launch),
                            secrets))
     services(("after_frontend",))
     out = secrets.scrubbed(out)
@@ -142,10 +142,10 @@ def _service(service: ServicePlan, user: str, key: str | None,
     """One launch line per instance; readiness is noted, not waited for."""
     ready = service.readiness
     probe = ready.kind if ready.port is None else f"{ready.kind} :{ready.port}"
-    lines = ["", _comment(f"service {service.name} ({service.type}, {service.start}); "
+    lines = ["", comment(f"service {service.name} ({service.type}, {service.start}); "
                           f"sparktui serve waits for readiness {probe}, this script does not")]
     for inst in service.instances:
         prefix = _ssh(inst, user, key, known_hosts)
-        lines.append(_launch(inst, prefix, with_placeholder(service.runtime, inst.launch),
+        lines.append(launch_line(inst, prefix, with_placeholder(service.runtime, inst.launch),
                              secrets))
     return lines

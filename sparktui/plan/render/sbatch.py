@@ -1,0 +1,89 @@
+"""``plan -f sbatch``: the job script for a site that submits itself (``sbatch FILE``).
+
+The plan's launches, each run on its node as one step of the job (``srun --nodelist``:
+Slurm's own way onto an allocated node, where ``-f sh`` uses ``ssh``), in start order;
+the job then waits on the head's container, and its end (``scancel``, the time limit, a
+node lost) removes every container it started: the ``TERM`` Slurm sends first runs the
+cleanup. Quoting as ``-f sh``'s (``sh.py``): every argv ``shlex.join``ed for the step's
+shell, then quoted once more for the script's; every ``#SBATCH`` value is of the config's
+grammar (``config.rules``), so none holds a newline.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+
+from sparktui.plan.model import LaunchPlan, SlurmPlan
+from sparktui.plan.render.run_id import with_placeholder
+from sparktui.plan.render.sh import comment, hook_line, launch_line
+from sparktui.plan.render.sh_secrets import Secrets
+
+
+def _directives(plan: LaunchPlan, slurm: SlurmPlan) -> list[str]:
+    nodes = sorted({n.name for n in plan.nodes} | {i.node for s in plan.services
+                                                    for i in s.instances})
+    options = [("job-name", f"sparktui-{plan.recipe}"), ("partition", slurm.partition),
+               ("nodes", str(len(nodes))), ("nodelist", ",".join(nodes)),
+               ("ntasks-per-node", "1"), ("account", slurm.account), ("qos", slurm.qos),
+               ("reservation", slurm.reservation), ("time", slurm.time_limit),
+               ("output", f"sparktui-{plan.recipe}-%j.out")]
+    return ["#SBATCH --exclusive", *(f"#SBATCH --{key}={value}" for key, value in options
+                                     if value)]
+
+
+def _step(node: str) -> str:
+    """The prefix that runs a shell command line on ``node`` as a step of this job."""
+    return " ".join(shlex.quote(w) for w in [
+        "srun", "--nodes=1", "--ntasks=1", f"--nodelist={node}", "--overlap", "--", "sh",
+        "-c"])
+
+
+def render_sbatch(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> str:
+    """The job script; ``plan.slurm`` must be set (the CLI refuses a cluster without)."""
+    assert plan.slurm is not None
+    secrets = Secrets()
+    containers = [(n.name, n.container) for n in plan.nodes] + [
+        (i.node, i.container) for s in plan.services for i in s.instances]
+    head = ["#!/bin/bash", *_directives(plan, plan.slurm),
+            comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}, "
+                    "as one Slurm job (docs/slurm.md)"),
+            "# Generated; each command's argv is quoted for the step's shell, then this one's.",
+            "set -eu"]
+    out = ["", "# the job's end (scancel, its time limit, a lost node) removes what it started,",
+           "# then restores each node (its after_stop hooks), every step tried",
+           "cleanup() {", "trap - TERM INT EXIT", "set +e"]
+    out += [f"{_step(node)} {shlex.quote(shlex.join(['docker', 'rm', '-f', name]))} </dev/null"
+            for node, name in containers]
+    out += [hook_line(node, _step(node.name), s, scripts, secrets)
+            for node in plan.nodes for s in node.after_stop]
+    out += ["}", "trap cleanup TERM INT EXIT"]
+    for node in plan.nodes:
+        if node.before_serve:
+            out += ["", comment(f"before serve on {node.name}")]
+            out += [hook_line(node, _step(node.name), s, scripts, secrets)
+                    for s in node.before_serve]
+
+    def services(phases: tuple[str, ...]) -> None:
+        for service in plan.services:
+            if service.start in phases:
+                out.append("")
+                out.append(comment(f"service {service.name} ({service.type}, {service.start})"))
+                out.extend(launch_line(inst, _step(inst.node),
+                                       with_placeholder(service.runtime, inst.launch), secrets)
+                           for inst in service.instances)
+
+    services(("infra", "before_workers"))
+    for name in plan.start_order:
+        node = plan.node(name)
+        out += ["", comment(f"launch on {node.name} (rank {node.rank}, {node.role})"),
+                launch_line(node, _step(name), with_placeholder(plan.runtime, node.launch),
+                            secrets)]
+    services(("after_frontend",))
+    if plan.nodes:
+        out += ["", "# the job lasts as long as the head's container",
+                f"{_step(plan.head.name)} "
+                f"{shlex.quote(shlex.join(['docker', 'wait', plan.head.container]))} "
+                "</dev/null"]
+    out = secrets.scrubbed(out)
+    return "\n".join([*head, *secrets.preamble(), *out]) + "\n"
