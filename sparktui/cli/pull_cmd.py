@@ -89,8 +89,7 @@ def ended(plan: LaunchPlan, wanted: PullParts, result: ActionResult, view: PullV
     view.result(pull_result(plan, wanted, failed))
     if failed is None:
         if not view.json:
-            print(visible(_("{image} is on every node of {cluster}").format(
-                image=what(plan, wanted), cluster=plan.cluster)))
+            print(visible(pulled_line(plan, wanted)))
         return EXIT_OK
     if not view.json:
         print(visible(scrub(_("pull failed {where}: {detail}").format(
@@ -98,6 +97,18 @@ def ended(plan: LaunchPlan, wanted: PullParts, result: ActionResult, view: PullV
             detail=failed.detail))), file=sys.stderr)
     refused = isinstance(failed.detail, Said) and failed.detail.code in REFUSALS
     return EXIT_REFUSED if refused else EXIT_FAILED
+
+
+def pulled_line(plan: LaunchPlan, wanted: PullParts) -> str:
+    model = wanted.model and bool(plan.model)
+    if wanted.image and model:
+        return _("{image} and {model} are on every node of {cluster}").format(
+            image=plan.image, model=plan.model, cluster=plan.cluster)
+    if model:
+        return _("{model} is on every node of {cluster}").format(model=plan.model,
+                                                                 cluster=plan.cluster)
+    return _("{image} is on every node of {cluster}").format(image=plan.image,
+                                                             cluster=plan.cluster)
 
 
 def pull_result(plan: LaunchPlan, wanted: PullParts, failed: ActionResult | None

@@ -35,3 +35,21 @@ def test_json_is_one_object_per_line(capsys):
                      {"kind": "image", "node": "node1", "source": "registry", "done": 1,
                       "total": 2},
                      {"result": "pulled"}]
+
+
+def test_the_end_line_names_what_was_pulled() -> None:
+    """Both, the image alone or the model alone: each said with its own words."""
+    from plan_support import EXAMPLE_CONFIG, RECIPES
+
+    from sparktui.cli.pull_cmd import pulled_line
+    from sparktui.config.loader import load_config, load_recipe
+    from sparktui.engine.api import PullParts
+    from sparktui.plan.build import build_plan
+
+    plan = build_plan(load_config(EXAMPLE_CONFIG),
+                      load_recipe(RECIPES / "qwen3-235b-2node" / "recipe.toml"), None)
+    image, model = plan.image, plan.model
+    assert pulled_line(plan, PullParts()) == \
+        f"{image} and {model} are on every node of 2nodes"
+    assert pulled_line(plan, PullParts(model=False)) == f"{image} is on every node of 2nodes"
+    assert pulled_line(plan, PullParts(image=False)) == f"{model} is on every node of 2nodes"
