@@ -97,13 +97,28 @@ async def _short_of_disk(transports: Mapping[str, Transport], targets: list[str]
     return [(n, why) for n, why in zip(targets, found, strict=True) if why is not None]
 
 
-async def _size(t: Transport, image: str) -> int:
-    """The image's size on the source (0: not said): a copy's total."""
+async def _size(t: Transport, image: str) -> int | Text:
+    """The image's size on the source (the same image, by ID, everywhere): the need
+    each target's disk is checked against and every copy's total; else why it is not
+    known (never 0: an unknown size is no room needed)."""
     try:
         done = await t.run(argv_command(size_argv(image)))
-    except NodeError:
-        return 0
-    return (image_size(done.stdout) or 0) if done.ok else 0
+    except NodeError as exc:
+        return exc.said
+    size = image_size(done.stdout) if done.ok else None
+    return size if size is not None else said(
+        PullSaid.SIZE_UNREAD, node=t.node.name, image=image,
+        answer=(done.stdout if done.ok else done.stderr).strip()[:120])
+
+
+async def _room(transports: Mapping[str, Transport], source: str, targets: list[str],
+                image: str) -> int | list[tuple[str, Text]]:
+    """The image's size on ``source``, once every target has room for it; else who is
+    short (or the source that could not say its size), before a byte is copied."""
+    size = await _size(transports[source], image)
+    if not isinstance(size, int):
+        return [(source, size)]
+    return await _short_of_disk(transports, targets, image, size) or size
 
 
 async def pull_image(config: Config, nodes: Mapping[str, Node],
@@ -141,11 +156,12 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
         return await _done(log, plan, transports, ref[1] if ref else "",
                            PullSaid.NOTHING_TO_DO)
     targets = [t for pairs in plan_of.rounds for _, t in pairs]
+    size = 0
     if ref is not None:  # the size is known before anything moves: every target has room
-        short = await _short_of_disk(transports, targets, image,
-                                     await _size(transports[ref[0]], image))
-        if short:
-            return failed(short)
+        room = await _room(transports, ref[0], targets, image)
+        if not isinstance(room, int):
+            return failed(room)
+        size = room
     refusals = await untrusted_pairs(config, nodes, transports, plan_of.pairs)
     if refusals:
         return failed([(str(r.params["source"]), r) for r in refusals])
@@ -172,13 +188,13 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
         want = after[puller] or ""
         log(STEP, puller, StepState.OK, said(PullSaid.PULLED, node=puller, image=image,
                                              id=want))
-        short = await _short_of_disk(transports, targets, image,
-                                     await _size(transports[puller], image))
-        if short:  # before the first copy: the puller keeps what it pulled, said
-            return failed(short)
+        room = await _room(transports, puller, targets, image)
+        if not isinstance(room, int):  # before the first copy: what it pulled stays, said
+            return failed(room)
+        size = room
     for pairs in plan_of.rounds:
         results = await asyncio.gather(*(_copy(config, nodes, transports, plan, s, t, want,
-                                               log, transfers) for s, t in pairs))
+                                               size, log, transfers) for s, t in pairs))
         failures = [f for f in results if f is not None]
         if failures:
             return failed(failures)
@@ -191,11 +207,11 @@ def _one(plan: LaunchPlan, name: str) -> LaunchPlan:
 
 
 async def _copy(config: Config, nodes: Mapping[str, Node], transports: Mapping[str, Transport],
-                plan: LaunchPlan, source: str, target: str, want: str, log: ProgressLog,
-                transfers: TransferSink) -> tuple[str, Text] | None:
-    """One copy, then the target's own ID checked against ``want`` (the source's)."""
+                plan: LaunchPlan, source: str, target: str, want: str, total: int,
+                log: ProgressLog, transfers: TransferSink) -> tuple[str, Text] | None:
+    """One copy of ``total`` bytes, then the target's own ID checked against ``want``
+    (the source's)."""
     image = plan.image
-    total = await _size(transports[source], image)
     log(STEP, target, StepState.STARTED, source)
     transfers(Transfer(PullKind.IMAGE, target, source, 0, total))
 

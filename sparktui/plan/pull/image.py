@@ -43,6 +43,8 @@ class PullSaid(Code):
     DONE = N_("{image} is on every node ({id})")
     DIGEST = N_("the repo digest of {image} on {node} is {digest}")
     DISK_SHORT = N_("{node} needs {need} for {image} in docker's {folder} but has {free} free")
+    SIZE_UNREAD = N_("{node} did not say the size of {image} ({answer}): no disk can be "
+                     "checked against it")
     DISK_UNREAD = N_("{node}: the free space of docker's folder could not be read ({answer})")
 
 

@@ -193,5 +193,6 @@ class ProgressScreen(ModalScreen[None]):
         failure.display = failed
         if failed:
             self.query_one("#progress-failure-text", Static).update(failure_text(run))
-        self.refresh_bindings()
+        if run.result is not None:  # the pull offer's key depends on how it ended
+            self.refresh_bindings()
         self.query_one("#progress-steps", VerticalScroll).scroll_end(animate=False)
