@@ -1,8 +1,9 @@
 """An operator's stop, end of supervision or power off, as supervisors must see it.
 
-The mark goes on every node first; then, for each head whose supervisor the mark
-disarms, the action waits until that supervisor has ended (it reads the marks at every
-check, so within about an interval), at most the lifetime of its lease. A supervisor
+Each head's supervision is read first, then the mark goes on every node; then, for each
+head whose supervisor the mark disarms, the action waits until that supervisor has ended
+(it reads the marks at every check, so within about an interval), at most the lifetime
+of its lease. A supervisor
 that has not ended by then still reads the mark before any restart. What the mark
 concerns and no supervisor runs any more (a give-up, a lost supervisor) is made history
 on that head (``history``): it is no alert after the operator acted.
@@ -34,10 +35,15 @@ async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], ma
                  read_timeout: float) -> Disarmed:
     """Write ``mark`` on ``transports`` (each within ``timeout``), then wait for the
     supervisors of ``heads`` it ends (each look within ``read_timeout``, as health's),
-    and clear what it concerns there."""
-    missed = await write_marks(list(transports), mark, timeout)
+    and clear what it concerns there.
+
+    The heads are read before the mark is written: a supervisor quick to see the mark
+    releases its lease before a read after it, and would be taken for none at all."""
     heads = list(dict.fromkeys(heads))
-    waited = await asyncio.gather(*(_ended(t, mark, progress, read_timeout) for t in heads))
+    before = await asyncio.gather(*(_read(t, read_timeout) for t in heads))
+    missed = await write_marks(list(transports), mark, timeout)
+    waited = await asyncio.gather(*(_ended(t, status, mark, progress, read_timeout)
+                                    for t, status in zip(heads, before, strict=True)))
     concerns, reason = history.by_mark(mark)
     found = await asyncio.gather(*(history.close(t, concerns, reason, read_timeout, status)
                                    for t, (_lease, status) in zip(heads, waited, strict=True)))
@@ -52,19 +58,25 @@ async def disarm(transports: Iterable[Transport], heads: Iterable[Transport], ma
                     [lease for lease, ended in supervisors if not ended], cleared, unread)
 
 
-async def _ended(t: Transport, mark: Mark, progress: ProgressSink | None, timeout: float
-                 ) -> tuple[tuple[Lease, bool] | None, SupervisionStatus]:
-    """The live supervisor the mark disarms on head ``t`` and whether it ended in time
-    (None when none runs there), and the head's supervision as last read."""
-    def say(state: StepState, detail: Said) -> None:
-        if progress is not None:
-            progress(Progress(Step.SUPERVISE, t.node.name, state, detail))
-
+async def _read(t: Transport, timeout: float) -> SupervisionStatus:
     status = await read_status(t, timeout)
     for _again in range(READ_TRIES - 1):  # a loaded head may miss one look's time
         if status.error is None:
             break
         status = await read_status(t, timeout)
+    return status
+
+
+async def _ended(t: Transport, status: SupervisionStatus, mark: Mark,
+                 progress: ProgressSink | None, timeout: float
+                 ) -> tuple[tuple[Lease, bool] | None, SupervisionStatus]:
+    """The live supervisor the mark disarms on head ``t`` (``status``: as read before the
+    mark) and whether it ended in time (None when none ran there), and the head's
+    supervision as last read."""
+    def say(state: StepState, detail: Said) -> None:
+        if progress is not None:
+            progress(Progress(Step.SUPERVISE, t.node.name, state, detail))
+
     lease = status.lease
     # A lease whose heartbeat is late still has a supervisor that may be alive (a loaded
     # head): it is waited for like a fresh one; only its release or a new holder ends it.
