@@ -3,10 +3,10 @@
 Each head's supervision is read first, then the mark goes on every node; then, for each
 head whose supervisor the mark disarms, the action waits until that supervisor has ended
 (it reads the marks at every check, so within about an interval), at most the lifetime
-of its lease. A supervisor
-that has not ended by then still reads the mark before any restart. What the mark
-concerns and no supervisor runs any more (a give-up, a lost supervisor) is made history
-on that head (``history``): it is no alert after the operator acted.
+of its lease. A supervisor that has not ended by then still reads the mark before any
+restart. What the mark concerns and no supervisor runs any more (a give-up, a lost
+supervisor) is made history on that head (``history``): it is no alert after the
+operator acted.
 """
 
 from __future__ import annotations
