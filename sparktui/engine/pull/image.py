@@ -20,7 +20,7 @@ from sparktui.config.models import Config, Node
 from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.pull.copy import copy_image, size_argv
-from sparktui.engine.pull.registry import registry_pull
+from sparktui.engine.pull.registry import registry_download, registry_pull
 from sparktui.engine.pull.transfer import PullKind, Source, Transfer, TransferSink
 from sparktui.engine.pull.trust import untrusted_pairs
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
@@ -29,6 +29,7 @@ from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.preflight import image_on
 from sparktui.plan.image_pin import PinSaid, parse_reference
 from sparktui.plan.model import LaunchPlan
+from sparktui.plan.pull.download import need as registry_need
 from sparktui.plan.pull.image import (
     PullSaid,
     disk_refusal,
@@ -83,15 +84,16 @@ printf '%s\n' "$d"; df -PB1 -- "$d" | tail -n 1"""
 
 
 async def _short_of_disk(transports: Mapping[str, Transport], targets: list[str], image: str,
-                         need: int) -> list[tuple[str, Text]]:
-    """The copy targets without ``need`` bytes free in docker's folder, each named with
-    its figures (a node that cannot say is named too: never taken as room enough)."""
+                         need: int, download: int | None = None) -> list[tuple[str, Text]]:
+    """The targets without ``need`` bytes free in docker's folder, each named with its
+    figures (a node that cannot say is named too: never taken as room enough)."""
     async def one(name: str) -> Text | None:
         try:
             done = await transports[name].run(argv_command(["sh", "-c", _FREE, "sh"]))
         except NodeError as exc:
             return exc.said
-        return disk_refusal(name, image, need, done.stdout if done.ok else done.stderr)
+        return disk_refusal(name, image, need, done.stdout if done.ok else done.stderr,
+                            download)
 
     found = await asyncio.gather(*(one(n) for n in targets))
     return [(n, why) for n, why in zip(targets, found, strict=True) if why is not None]
@@ -119,6 +121,22 @@ async def _room(transports: Mapping[str, Transport], source: str, targets: list[
     if not isinstance(size, int):
         return [(source, size)]
     return await _short_of_disk(transports, targets, image, size) or size
+
+
+async def _room_to_pull(t: Transport, image: str, log: ProgressLog) -> list[tuple[str, Text]]:
+    """Who is short of room for the registry pull (the puller, named with the figures),
+    before it starts. A registry that does not say the size is a warning, not a
+    refusal: the daemon may reach it where the CLI cannot (a mirror), and the room is
+    checked again after the pull, before any copy."""
+    try:
+        download = await registry_download(t, image)
+    except NodeError as exc:
+        return [(t.node.name, exc.said)]
+    if not isinstance(download, int):
+        log(STEP, t.node.name, StepState.WARN, download)
+        return []
+    return await _short_of_disk({t.node.name: t}, [t.node.name], image,
+                                registry_need(download), download)
 
 
 async def pull_image(config: Config, nodes: Mapping[str, Node],
@@ -168,6 +186,9 @@ async def pull_image(config: Config, nodes: Mapping[str, Node],
     want = ref[1] if ref else ""
     if plan_of.puller is not None:
         puller = plan_of.puller
+        short = await _room_to_pull(transports[puller], image, log)
+        if short:
+            return failed(short)
         log(STEP, puller, StepState.STARTED, str(Source.REGISTRY))
 
         def pulled(done: int, total: int) -> None:

@@ -22,7 +22,9 @@ from sparktui.engine.drivers.docker_api import docker_socket
 from sparktui.engine.pull.copy import size_argv
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.plan.image_pin import parse_reference
-from sparktui.plan.pull.image import LayerProgress, image_size
+from sparktui.plan.pull.download import download_size, insecure, platform, registry_host
+from sparktui.plan.pull.image import LayerProgress, PullSaid, image_size
+from sparktui.said import Text, said
 
 LINE_LIMIT = 1 << 16
 STREAM_LIMIT = 64 << 20
@@ -39,6 +41,27 @@ def create_path(image: str) -> str:
     if ref.tag is None and ref.digest is None:
         query["tag"] = "latest"
     return "/images/create?" + urlencode(query)
+
+
+_INFO = ["docker", "info", "--format", '{{.OSType}} {{.Architecture}}{{"\\n"}}'
+         "{{json .RegistryConfig}}"]
+
+
+async def registry_download(t: Transport, image: str) -> int | Text:
+    """The bytes the node would download to pull ``image`` (its platform's layers, as
+    its registry's manifest says them); else why they could not be read."""
+    info = await t.run(argv_command(_INFO))
+    first, _sep, config = info.stdout.partition("\n") if info.ok else ("", "", "")
+    argv = ["docker", "manifest", "inspect", "-v"]
+    if insecure(config, registry_host(image)):
+        argv.append("--insecure")
+    done = await t.run(argv_command([*argv, image]))
+    size = download_size(done.stdout, platform(first)) if done.ok else None
+    if size is not None:
+        return size
+    answer = (done.stderr or done.stdout).strip() if not done.ok else "no layer sizes"
+    return said(PullSaid.DOWNLOAD_UNREAD, node=t.node.name, image=image,
+                answer=answer[:160] or f"exit status {done.exit_code}")
 
 
 async def registry_pull(t: Transport, image: str, moved: Callable[[int, int], None]

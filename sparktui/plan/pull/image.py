@@ -46,6 +46,11 @@ class PullSaid(Code):
     SIZE_UNREAD = N_("{node} did not say the size of {image} ({answer}): no disk can be "
                      "checked against it")
     DISK_UNREAD = N_("{node}: the free space of docker's folder could not be read ({answer})")
+    DOWNLOAD_SHORT = N_("{node} needs about {need} for {image} in docker's {folder} (a "
+                        "{download} download, unpacked) but has {free} free")
+    DOWNLOAD_UNREAD = N_("{node} could not read the size of {image} from its registry "
+                         "({answer}): its disk is checked only after the pull, before any "
+                         "copy")
 
 
 def image_id(answer: str) -> str | None:
@@ -164,15 +169,20 @@ DOCKER_FOLDER = re.compile(r"/[A-Za-z0-9._/+@=-]{0,4000}")
 """docker's data root as a node names it (``docker info``): an absolute plain path."""
 
 
-def disk_refusal(node: str, image: str, need: int, answer: str) -> Said | None:
+def disk_refusal(node: str, image: str, need: int, answer: str,
+                 download: int | None = None) -> Said | None:
     """None when the node's docker folder holds ``need`` bytes more; else the refusal
-    with the figures. ``answer``: the folder on its first line, ``df -PB1``'s last line
-    on its second (untrusted; a node that says anything else is named, not believed)."""
+    with the figures (``download``: the registry's size the need was made from).
+    ``answer``: the folder on its first line, ``df -PB1``'s last line on its second
+    (untrusted; a node that says anything else is named, not believed)."""
     lines = answer.strip().splitlines()
     folder = lines[0].strip() if lines else ""
     free = parse_free(lines[-1]) if len(lines) >= 2 else None
     if DOCKER_FOLDER.fullmatch(folder) is None or free is None:
         return said(PullSaid.DISK_UNREAD, node=node, answer=answer.strip()[:120])
+    if free < need and download is not None:
+        return said(PullSaid.DOWNLOAD_SHORT, node=node, need=Size(need), image=image,
+                    folder=folder, download=Size(download), free=Size(free))
     if free < need:
         return said(PullSaid.DISK_SHORT, node=node, need=Size(need), image=image,
                     folder=folder, free=Size(free))

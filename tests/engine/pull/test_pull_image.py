@@ -177,3 +177,51 @@ def test_without_the_docker_api_the_head_pulls_with_the_cli_once(fresh_site, reg
     assert moved_bytes([node2]) == ["node2:load"]
     last = [t for t in transfers if t.node == "node1"][-1]  # said once, at the end
     assert last.source == Source.REGISTRY and last.done == last.total > 0
+
+
+def test_a_head_without_room_for_the_registry_pull_is_refused_before_it_pulls(
+        site, registry, clean_refs):  # noqa: F811
+    """The registry says the layers' compressed size; the need is that unpacked (2.5x):
+    a head with more free than the download but less than that is refused all the same."""
+    s = site(2)
+    node1, node2 = s.hosts.node("node1"), s.hosts.node("node2")
+    clean_refs += [node1, node2]
+    ref, _image = push(node2, registry, "org/pull-no-room", "pull-no-room")
+    image_recipe(s, ref, 2)
+    s.hosts.trust_nodes()
+    manifest = node1.docker("manifest", "inspect", "--insecure", ref)
+    download = sum(layer["size"] for layer in json.loads(manifest.stdout)["layers"])
+    node1.set_free_disk(download * 2)
+    result, _rec, transfers = pull(s)
+    assert not result.ok and result.failed_node == "node1", result
+    assert isinstance(result.detail, Said) and result.detail.code is PullSaid.DOWNLOAD_SHORT
+    assert result.detail.params["download"] == download
+    assert result.detail.params["need"] == int(download * 2.5)
+    assert "pull" not in verbs(node1) and node1.image_id(ref) is None
+    assert transfers == [] and moved_bytes([node1, node2]) == []
+    # the head's own CLI asked the registry, as insecure as its daemon has it (loopback)
+    asked = [argv for argv in node1.recorded_docker() if argv[1:2] == ["manifest"]]
+    assert asked == [["docker", "manifest", "inspect", "-v", "--insecure", ref]]
+    node1.set_free_disk(download * 3)  # room enough now: the same pull goes through
+    result, _rec, _transfers = pull(s)
+    assert result.ok, result
+    assert node1.image_id(ref) == node2.image_id(ref) is not None
+
+
+def test_a_registry_that_does_not_say_the_size_is_named_and_the_pull_still_asked(
+        site, registry, clean_refs):  # noqa: F811
+    """The CLI's registry client is not the daemon's (a mirror may serve the daemon
+    alone): a manifest that cannot be read is a warning naming it, and the daemon is
+    asked; here the registry has no such image, so its pull fails and says so."""
+    s = site(2)
+    node1 = s.hosts.node("node1")
+    clean_refs += [node1]
+    ref = f"{registry.addr}/org/nowhere-at-all:v1"
+    image_recipe(s, ref, 2)
+    s.hosts.trust_nodes()
+    result, rec, _transfers = pull(s)
+    assert not result.ok and result.failed_node == "node1", result
+    assert result.detail.code is PullSaid.PULL_FAILED
+    warned = [e.detail for e in rec.events if e.state == StepState.WARN and e.node == "node1"]
+    assert [w.code for w in warned] == [PullSaid.DOWNLOAD_UNREAD], warned
+    assert ref in str(warned[0]) and "manifest" in str(warned[0]), str(warned[0])
