@@ -20,6 +20,7 @@ STEPS: dict[Step, str] = {
     Step.ROUTER: N_("router"),
     Step.BENCH: N_("benchmark"),
     Step.PULL_IMAGE: N_("pull image"), Step.PULL_MODEL: N_("pull model"),
+    Step.SLURM: N_("slurm job"),
 }
 STATES: dict[StepState, str] = {
     StepState.OK: "ok", StepState.FAILED: N_("failed"), StepState.WARN: N_("warn"),

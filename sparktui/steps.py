@@ -43,6 +43,7 @@ class Step(StrEnum):
     BENCH = "bench"  # a benchmark level: requests done (sparktui.engine.bench)
     PULL_IMAGE = "pull_image"  # sparktui pull: the recipe's image onto the nodes lacking it
     PULL_MODEL = "pull_model"  # sparktui pull: the model's snapshot into each node's HF cache
+    SLURM = "slurm"  # a Slurm cluster's job: submitted, pending (why), running, cancelled
 
 
 class StepState(StrEnum):

@@ -46,6 +46,7 @@ from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render import render
 from sparktui.plan.router import sharing
 from sparktui.plan.runtime import runtime_for
+from sparktui.present.slurm import slurm_lines
 from sparktui.said import text_json
 from sparktui.scrub import scrub
 from sparktui.visible import visible
@@ -138,6 +139,8 @@ def print_health(health: ClusterHealth, *, history: bool = False) -> None:
     state = cluster_state(health)
     print(_("cluster {cluster}: {state}").format(cluster=health.cluster, state=state))
     print_supervision(health.supervision, health.checked_at, history=history)
+    for line in slurm_lines(health.slurm) if health.slurm is not None else []:
+        print("  " + line)
     if health.router is not None:
         r = health.router
         print("  " + _("router {address} on {node}: {state}; models {models}").format(

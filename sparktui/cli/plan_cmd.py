@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _compute(loaded, recipe, cluster: str | None, fmt: str) -> str:
     from sparktui.config.image_record import last_digest
-    from sparktui.config.scripts import known_scripts, script_text
+    from sparktui.config.scripts import known_script_texts
     from sparktui.plan.build import build_plan
     from sparktui.plan.image_pin import remembered
     from sparktui.plan.render import render
@@ -60,8 +60,7 @@ def _compute(loaded, recipe, cluster: str | None, fmt: str) -> str:
         raise fail("plan_no_slurm", cluster=plan.cluster)
     if fmt == "sbatch" and not runtime_for(plan.runtime).runs_image:
         raise fail("plan_sbatch_docker", recipe=plan.recipe, runtime=plan.runtime)
-    scripts = ({alias: script_text(alias) for alias in known_scripts()}
-               if fmt in ("sh", "sbatch") else None)
+    scripts = known_script_texts() if fmt in ("sh", "sbatch") else None
     cfg = loaded.config
     return render(plan, fmt, scripts=scripts, ssh_key_path=cfg.ssh_key_path,
                   known_hosts_path=cfg.known_hosts_file)

@@ -26,3 +26,8 @@ def script_path(alias: str) -> Path:
 
 def script_text(alias: str) -> str:
     return script_path(alias).read_text(encoding="utf-8")
+
+
+def known_script_texts() -> dict[str, str]:
+    """Every built-in script by alias: a job script carries the ones its hooks run."""
+    return {alias: script_text(alias) for alias in known_scripts()}

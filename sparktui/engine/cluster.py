@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sparktui.config.models import Node
-from sparktui.config.scripts import script_text
+from sparktui.config.scripts import known_script_texts, script_text
 from sparktui.engine import image_pins
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.pull.run import pull as run_pull
@@ -26,6 +27,8 @@ from sparktui.engine.results import ActionResult, ExecResult, ProgressSink
 from sparktui.engine.router import RouterSaid, refresh_router
 from sparktui.engine.router_key import RouterKeyError, client_key
 from sparktui.engine.router_names import say_unread, taken
+from sparktui.engine.slurm.serve import SlurmServe
+from sparktui.engine.slurm.stop import cancel_jobs
 from sparktui.engine.status import Workload
 from sparktui.engine.supervise import history, on_node
 from sparktui.engine.supervise.disarm import disarm as supervise_disarm
@@ -59,13 +62,15 @@ class ClusterEngine(ClusterReads):
         names = [n.name for n in plan.nodes]
         names += [i.node for s in plan.services for i in s.instances]
         transports = {name: self.transport(nodes[name]) for name in dict.fromkeys(names)}
-        result = await Serve(plan, transports, progress, script_text,
-                             hf_cache_host=self.config.hf_cache_host,
-                             ready_timeout=self.config.ready_timeout_seconds,
-                             keep_on_failure=keep_on_failure,
-                             stop_grace=self.config.stop_grace_seconds,
-                             fit=lambda: self.fit(plan), force=force,
-                             model_free=lambda log: self._model_free(plan, log)).run()
+        kind = Serve if plan.slurm is None else functools.partial(
+            SlurmServe, site=self.slurm_site(plan.cluster), scripts_by_name=known_script_texts())
+        serve = kind(plan, transports, progress, script_text,
+                     hf_cache_host=self.config.hf_cache_host,
+                     ready_timeout=self.config.ready_timeout_seconds,
+                     keep_on_failure=keep_on_failure, stop_grace=self.config.stop_grace_seconds,
+                     fit=lambda: self.fit(plan), force=force,
+                     model_free=lambda log: self._model_free(plan, log))
+        result = await serve.run()
         if not result.ok:
             return result
         await image_pins.after_serve(plan, {n.name: transports[n.name] for n in plan.nodes},
@@ -90,6 +95,11 @@ class ClusterEngine(ClusterReads):
                                    new_mark("stop", cluster, recipe), progress,
                                    timeout=self.config.command_timeout_seconds,
                                    read_timeout=self.config.health_timeout_seconds)
+        if self.cluster(cluster).slurm is not None:
+            log = ProgressLog(progress)
+            if not await cancel_jobs(self.slurm_site(cluster), recipe, log):
+                failed = log.events[-1]
+                return ActionResult(False, failed.node, Step.SLURM, failed.detail, log.events)
         result = await Stop(cluster, transports, progress, script_text, recipe=recipe,
                             hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
         if disarm:

@@ -23,6 +23,8 @@ from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
 from sparktui.engine.router import router_status
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.services.health import service_statuses
+from sparktui.engine.slurm.jobs import SlurmStatus
+from sparktui.engine.slurm.site import SlurmSite, slurm_status, submit_node
 from sparktui.engine.status import (
     ClusterHealth,
     LogBatch,
@@ -41,6 +43,7 @@ from sparktui.engine.workloads.inspect import inspect as inspect_container
 from sparktui.engine.workloads.logs import merge, node_logs
 from sparktui.engine.workloads.pick import attachable
 from sparktui.i18n import _
+from sparktui.plan.build import slurm_plan
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.image_pin import DigestReport
 from sparktui.plan.model import LaunchPlan
@@ -89,22 +92,34 @@ class ClusterReads(Connections):
         self._last_health: dict[str, ClusterHealth] = {}  # telemetry reads workloads here
         self._telemetry: dict[str, ClusterTelemetry] = {}
 
+    def slurm_site(self, cluster: str) -> SlurmSite:
+        """The Slurm of a cluster with ``[clusters.slurm]``, reached on its submit host."""
+        slurm = slurm_plan(self.cluster(cluster))
+        assert slurm is not None
+        return SlurmSite(self.transport(submit_node(slurm, self._nodes(cluster))), slurm)
+
+    async def _slurm_status(self, cluster: str) -> SlurmStatus | None:
+        if self.cluster(cluster).slurm is None:
+            return None
+        return await slurm_status(self.slurm_site(cluster),
+                                  [n.name for n in self._nodes(cluster)])
+
     async def health(self, cluster: str) -> ClusterHealth:
         """Every node, its workloads and the head's API; and supervision as the cluster's
         head (rank 0) keeps it, read at the same time."""
         timeout = self.config.health_timeout_seconds
         nodes = self._nodes(cluster)
         router = router_plan(self.config, self.cluster(cluster))
-        results, supervision, router_now = await asyncio.gather(
+        results, supervision, router_now, slurm = await asyncio.gather(
             asyncio.gather(*(node_health(self.transport(n), timeout) for n in nodes)),
             self.supervision(cluster),
-            self._router_status(cluster, router, timeout))
+            self._router_status(cluster, router, timeout), self._slurm_status(cluster))
         services = []
         if any(w.is_service for r in results for w in r.workloads):
             transports = {n.name: self.transport(n) for n in nodes}
             services = await service_statuses(list(results), transports, timeout)
         health = ClusterHealth(cluster, list(results), time.time(), services, supervision,
-                               router_now)
+                               router_now, slurm)
         self._last_health[cluster] = health
         return health
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sparktui.config.runtime_name import RuntimeName
+from sparktui.engine.slurm.jobs import SlurmStatus
 from sparktui.engine.supervise.record import SupervisionStatus
 from sparktui.i18n import N_
 from sparktui.said import Code, Items, Said, Text, json_value, said
@@ -261,6 +262,7 @@ class ClusterHealth:
     services: list[ServiceStatus] = field(default_factory=list)
     supervision: SupervisionStatus | None = None  # as the head (rank 0) keeps it
     router: RouterStatus | None = None  # None: the cluster has no [clusters.router]
+    slurm: SlurmStatus | None = None  # None: the cluster has no [clusters.slurm]
 
     @property
     def workloads(self) -> list[Workload]:
@@ -316,7 +318,8 @@ class ClusterHealth:
                 "nodes": [n.as_dict() for n in self.nodes],
                 "services": [s.as_dict() for s in self.services],
                 "supervision": self.supervision.as_dict() if self.supervision else None,
-                "router": self.router.as_dict() if self.router else None}
+                "router": self.router.as_dict() if self.router else None,
+                "slurm": self.slurm.as_dict() if self.slurm else None}
 
 
 SOURCE_SEP = "/"

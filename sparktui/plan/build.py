@@ -84,10 +84,10 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
                       start_order=start_order, hf_refs=hf_refs, services=services,
                       frontend=rec.frontend_type, router=router_plan(cfg, chosen),
-                      slurm=_slurm(chosen))
+                      slurm=slurm_plan(chosen))
 
 
-def _slurm(cluster: Cluster) -> SlurmPlan | None:
+def slurm_plan(cluster: Cluster) -> SlurmPlan | None:
     s = cluster.slurm
     return None if s is None else SlurmPlan(s.partition, s.submit_host, s.account, s.qos,
                                             s.reservation, s.time_limit)

@@ -117,24 +117,33 @@ class Serve:
             resolved = await self._each(Step.HF, self._resolve_hf)
             self.plan = replace(self.plan, nodes=[
                 hf.substitute(n, resolved.get(n.name) or {}) for n in self.plan.nodes])
-            await self._each(Step.BEFORE_SERVE, self._before_serve)
-            for phase in ("infra", "before_workers"):
-                await self._service_step(self.services.start_phase(services, phase))
-            for name in self.plan.start_order:
-                await self._launch(self.plan.node(name))
+            await self._start()
             if self.plan.nodes:
                 await self._wait_ready()
-            await self._service_step(self.services.start_phase(services, "after_frontend"))
+            await self._after_ready()
             if any(s.terminal for s in services):
                 exit_code = await self._service_step(self.services.wait_terminal(services))
         except StepFailed as exc:
             if not exc.reported:
                 self._say(exc.step, exc.node, StepState.FAILED, exc.detail)
-            if (self.started or self.services.started) and not self.keep:
+            if self._anything_started() and not self.keep:
                 await self._roll_back_all()
             self._say_left()
             return ActionResult(False, exc.node, exc.step, exc.detail, list(self._say.events))
         return ActionResult(True, steps=list(self._say.events), exit_code=exit_code)
+
+    async def _start(self) -> None:
+        """The before_serve hooks, the first services, then each launch in start order
+        (a Slurm serve submits one job that does it all: ``engine/slurm/serve.py``)."""
+        await self._each(Step.BEFORE_SERVE, self._before_serve)
+        for phase in ("infra", "before_workers"):
+            await self._service_step(self.services.start_phase(self.plan.services, phase))
+        for name in self.plan.start_order:
+            await self._launch(self.plan.node(name))
+
+    async def _after_ready(self) -> None:
+        await self._service_step(self.services.start_phase(self.plan.services,
+                                                           "after_frontend"))
 
     async def _service_step(self, work: Awaitable[object]):
         """Service failures become the serve's StepFailed (step ``service``)."""
@@ -350,12 +359,15 @@ class Serve:
                 else:  # the node may still carry out the command its client left
                     self._unsure.append((launching.name, launching.container))
             self._unsure += await self.services.in_flight()
-            if self.keep or self._rolling_back or not (self.started or self.services.started):
+            if self.keep or self._rolling_back or not self._anything_started():
                 return
             self._say(Step.ROLLBACK, None, StepState.STARTED, said(ServeSaid.INTERRUPTED))
             await self._roll_back_all()
         finally:
             self._say_left()
+
+    def _anything_started(self) -> bool:
+        return bool(self.started or self.services.started)
 
     async def _roll_back_all(self) -> None:
         self._rolling_back = True

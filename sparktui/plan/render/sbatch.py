@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from sparktui.plan.model import LaunchPlan, SlurmPlan
 from sparktui.plan.render.run_id import with_placeholder
@@ -39,8 +40,24 @@ def _step(node: str) -> str:
         "-c"])
 
 
+@dataclass(frozen=True)
+class SbatchJob:
+    """The job script, and the secrets it takes from its submitter's environment (by
+    variable name; ``sbatch`` exports that environment to the job)."""
+
+    script: str
+    env: dict[str, str]
+    runnable: bool
+    """False: a secret inside a command was written as stars; the script refuses to run."""
+
+
 def render_sbatch(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> str:
     """The job script; ``plan.slurm`` must be set (the CLI refuses a cluster without)."""
+    return sbatch_job(plan, scripts=scripts).script
+
+
+def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
+    """``render_sbatch``'s script with what a submitter must hand it."""
     assert plan.slurm is not None
     secrets = Secrets()
     containers = [(n.name, n.container) for n in plan.nodes] + [
@@ -86,4 +103,6 @@ def render_sbatch(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> str:
                 f"{shlex.quote(shlex.join(['docker', 'wait', plan.head.container]))} "
                 "</dev/null"]
     out = secrets.scrubbed(out)
-    return "\n".join([*head, *secrets.preamble(), *out]) + "\n"
+    script = "\n".join([*head, *secrets.preamble(), *out]) + "\n"
+    return SbatchJob(script, {n: secrets.by_name[n] for n in secrets.names
+                              if n in secrets.by_name}, not secrets.masked_inside)

@@ -31,6 +31,8 @@ class Secrets:
     names: list[str] = field(default_factory=list)
     values: set[str] = field(default_factory=set)
     """The secrets passed by name, to scrub wherever else the script would show them."""
+    by_name: dict[str, str] = field(default_factory=dict)
+    """Each variable's value, for a runner that hands them over itself (a Slurm serve)."""
     masked_inside: bool = False
     """A secret inside a word was written as stars: the script must be edited to run."""
 
@@ -52,6 +54,7 @@ class Secrets:
         for n, (i, prefix, value, name) in enumerate(fields):
             used.append(name)
             self.values.add(value)
+            self.by_name.setdefault(name, value)
             if argv[0] == "docker" and i > 0 and prefix == name + "=" \
                     and argv[i - 1] in ("-e", "--env"):
                 words[i] = name

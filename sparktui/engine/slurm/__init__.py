@@ -1,0 +1,1 @@
+"""Serving on a cluster whose nodes Slurm allocates (docs/slurm.md)."""

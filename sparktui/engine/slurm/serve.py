@@ -1,0 +1,179 @@
+"""serve on a Slurm cluster: the same preflight, then one job instead of the launches.
+
+The job (``plan -f sbatch``'s script) runs the before_serve hooks, the services and every
+launch as steps on its nodes; while it is pending, Slurm's reason is said at each look
+(``Priority``, ``Resources``, ``ReqNodeNotAvail``). Once it runs, each node's container
+is waited for, then readiness is the same as over SSH. A failure, or Ctrl+C at any point
+after the submission, cancels the job: Slurm's TERM runs its cleanup (every container it
+started removed), and the serve waits until Slurm no longer lists it, so nothing is left
+that the serve does not name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.slurm.jobs import ACTIVE, Job
+from sparktui.engine.slurm.site import SlurmError, SlurmSite
+from sparktui.engine.workloads.hooks import StepFailed
+from sparktui.engine.workloads.serve import Serve
+from sparktui.i18n import N_
+from sparktui.plan.render.sbatch import sbatch_job
+from sparktui.plan.runtime import runtime_for
+from sparktui.said import Code, Text, said
+from sparktui.steps import Step, StepState
+
+LOOK_SECONDS = 1.0
+"""Between two looks at a job Slurm has not started yet, or whose containers are not up."""
+CANCEL_WAIT_SECONDS = 120.0
+"""How long a cancelled job's cleanup is waited for before it is named as left."""
+
+
+class SlurmSaid(Code):
+    SUBMITTED = N_("job {job} submitted from {host} to partition {partition}")
+    PENDING = N_("job {job} pending: {reason}")
+    RUNNING = N_("job {job} runs on {nodes}")
+    ENDED = N_("job {job} ended before {node} had its container ({state})")
+    GONE = N_("job {job} ended before it ran ({state})")
+    LEFT = N_("job {job}")
+    CANCELLED = N_("job {job} cancelled; its cleanup removed what it started")
+    CANCEL_SLOW = N_("job {job} was cancelled but Slurm still lists it after {seconds} s")
+    REFUSED = N_("{host}: {verb} refused: {said}")
+    DOCKER_ONLY = N_("a Slurm cluster runs its launches in containers: runtime {runtime} "
+                     "cannot be a job's step")
+    SECRET_INSIDE = N_("a secret sits inside a command of this recipe: a Slurm job cannot "
+                       "take it from its environment; pass it as an env entry instead")
+
+
+def refused(exc: SlurmError) -> Text:
+    return said(SlurmSaid.REFUSED, host=exc.host, verb=str(exc.verb), said=exc.said)
+
+
+class SlurmServe(Serve):
+    """``Serve`` whose start is one job submitted on ``site``."""
+
+    def __init__(self, *args: Any, site: SlurmSite, scripts_by_name: Mapping[str, str],
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.site = site
+        self.scripts_by_name = scripts_by_name
+        self.job: str | None = None
+
+    async def _start(self) -> None:
+        job = sbatch_job(self.plan, scripts=self.scripts_by_name)
+        head = self.plan.head.name
+        if not runtime_for(self.plan.runtime).runs_image:
+            raise StepFailed(head, Step.SLURM, said(SlurmSaid.DOCKER_ONLY,
+                                                    runtime=self.plan.runtime))
+        if not job.runnable:
+            raise StepFailed(head, Step.SLURM, said(SlurmSaid.SECRET_INSIDE))
+        self._say(Step.SLURM, None, StepState.STARTED, self.plan.slurm.partition
+                  if self.plan.slurm else "")
+        try:
+            self.job = await self.site.submit(job.script, job.env)
+        except SlurmError as exc:
+            raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
+        assert self.plan.slurm is not None
+        self._say(Step.SLURM, self.site.host, StepState.OK, said(
+            SlurmSaid.SUBMITTED, job=self.job, host=self.site.host,
+            partition=self.plan.slurm.partition))
+        running = await self._until_running(self.job)
+        self._say(Step.SLURM, None, StepState.OK, said(SlurmSaid.RUNNING, job=self.job,
+                                                       nodes=", ".join(running.nodes)))
+        await self._until_containers(self.job)
+
+    async def _look(self, job_id: str) -> Job | None:
+        try:
+            return await self.site.job(job_id)
+        except SlurmError as exc:
+            raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
+
+    async def _until_running(self, job_id: str) -> Job:
+        said_reason = None
+        while True:
+            job = await self._look(job_id)
+            if job is None or job.state not in ACTIVE:
+                raise StepFailed(self.plan.head.name, Step.SLURM, said(
+                    SlurmSaid.GONE, job=job_id, state=job.state if job else "ended"))
+            if job.running:
+                return job
+            reason = job.reason if job.pending else job.state  # CONFIGURING: nodes boot
+            if reason != said_reason:  # said when it changes, not at every look
+                said_reason = reason
+                self._say(Step.SLURM, None, StepState.WAITING,
+                          said(SlurmSaid.PENDING, job=job_id, reason=reason))
+            await asyncio.sleep(LOOK_SECONDS)
+
+    async def _until_containers(self, job_id: str) -> None:
+        """Each node's container is there (the job's steps create them in start order);
+        a job that ends first is a failure naming the node still without one."""
+        waiting = [self.plan.node(n) for n in self.plan.start_order]
+        while waiting:
+            try:
+                there = [await self._created(n) for n in waiting]
+            except NodeError as exc:
+                raise StepFailed(exc.node, Step.LAUNCH, exc.said) from None
+            for node, up in zip(list(waiting), there, strict=True):
+                if up:
+                    waiting.remove(node)
+                    self.started.append(node)
+                    self._say(Step.LAUNCH, node.name, StepState.OK, node.container)
+            if not waiting:
+                return
+            job = await self._look(job_id)
+            if job is None or job.state not in ACTIVE:
+                raise StepFailed(waiting[0].name, Step.LAUNCH, said(
+                    SlurmSaid.ENDED, job=job_id, node=waiting[0].name,
+                    state=job.state if job else "ended"))
+            await asyncio.sleep(LOOK_SECONDS)
+
+    async def _after_ready(self) -> None:
+        """The job started its after_frontend services itself."""
+
+    def _anything_started(self) -> bool:
+        return self.job is not None
+
+    async def _roll_back_all(self) -> None:
+        self._rolling_back = True
+        if self.job is None:
+            return
+        if await self._cancel(self.job):
+            self.started.clear()  # the job's cleanup removed them: nothing is left
+            self.job = None
+
+    def _say_left(self) -> None:
+        super()._say_left()
+        if self.job is not None and (self.keep or self._rolling_back):
+            self._say(Step.LEFT, self.site.host, StepState.WARN,
+                      said(SlurmSaid.LEFT, job=self.job))
+
+    async def _interrupted(self) -> None:
+        """Ctrl+C: the job is cancelled, pending or running, unless kept."""
+        try:
+            if self.job is not None and not self.keep and not self._rolling_back:
+                await self._roll_back_all()
+        finally:
+            self._say_left()
+
+    async def _cancel(self, job_id: str) -> bool:
+        """scancel, then wait until Slurm lists the job no more (its cleanup ran)."""
+        self._say(Step.ROLLBACK, None, StepState.STARTED, job_id)
+        try:
+            await self.site.cancel(job_id)
+            deadline = time.monotonic() + CANCEL_WAIT_SECONDS
+            while (await self.site.job(job_id)) is not None:
+                if time.monotonic() > deadline:
+                    self._say(Step.ROLLBACK, None, StepState.WARN, said(
+                        SlurmSaid.CANCEL_SLOW, job=job_id, seconds=CANCEL_WAIT_SECONDS))
+                    return False
+                await asyncio.sleep(LOOK_SECONDS)
+        except (SlurmError, NodeError) as exc:
+            why = refused(exc) if isinstance(exc, SlurmError) else exc.said
+            self._say(Step.ROLLBACK, self.site.host, StepState.FAILED, why)
+            return False
+        self._say(Step.ROLLBACK, None, StepState.OK, said(SlurmSaid.CANCELLED, job=job_id))
+        return True

@@ -1,0 +1,123 @@
+"""Slurm's commands, run on the cluster's submit host: submit, look, cancel.
+
+The submit host is reached like a node (a node of the cluster by its name, this machine
+for ``""``, else a host over SSH as ``ssh_user``), and every command is an argv quoted
+once at the edge. The job script goes to ``sbatch`` on stdin, after the secrets it takes
+from its environment (a line each, read into the submitting shell's variables: never in
+an argv, never in a file). A command Slurm refused is a ``SlurmError`` naming the host
+and what Slurm said; a job Slurm no longer knows is ``None`` (ended), never confused with
+a look that failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+from sparktui.config.models import Node
+from sparktui.engine.remote.transport import NodeError, Transport, argv_command
+from sparktui.engine.slurm.jobs import (
+    FORMAT,
+    Job,
+    SlurmStatus,
+    on_cluster,
+    parse_job_id,
+    parse_jobs,
+)
+from sparktui.plan.model import SlurmPlan
+from sparktui.plan.render.sh_secrets import reading
+
+LOOK_SECONDS = 30.0
+SUBMIT_SECONDS = 60.0
+SAID_SHOWN = 300
+
+
+class SlurmVerb(StrEnum):
+    SUBMIT = "sbatch"
+    LOOK = "squeue"
+    CANCEL = "scancel"
+    WHO = "id"
+
+
+class SlurmError(Exception):
+    """Slurm (or the submit host) refused: ``verb`` what was asked, ``said`` its words."""
+
+    def __init__(self, host: str, verb: SlurmVerb, said: str):
+        super().__init__(f"{host}: {verb}: {said}")
+        self.host, self.verb, self.said = host, verb, said
+
+
+def submit_node(slurm: SlurmPlan, nodes: list[Node]) -> Node:
+    """The node ``sbatch`` runs on: the cluster's node of that name, this machine, or
+    the host over SSH (port 22, the config's ``ssh_user``)."""
+    host = slurm.submit_host
+    for node in nodes:
+        if node.name == host:
+            return node
+    if not host:
+        return Node(name="localhost", ssh_ip="127.0.0.1", rank=0, local=True)
+    return Node(name=host, ssh_ip=host, rank=0)
+
+
+class SlurmSite:
+    """One cluster's Slurm, as its submit host reaches it."""
+
+    def __init__(self, transport: Transport, slurm: SlurmPlan):
+        self.t, self.slurm = transport, slurm
+        self.host = transport.node.name
+
+    async def _run(self, verb: SlurmVerb, argv: list[str], *, stdin: str | None = None,
+                   timeout: float = LOOK_SECONDS, command: str | None = None) -> str:
+        done = await self.t.run(command or argv_command(argv), stdin=stdin, timeout=timeout)
+        if not done.ok:
+            said = (done.stderr or done.stdout).strip()[:SAID_SHOWN]
+            raise SlurmError(self.host, verb, said or f"exit status {done.exit_code}")
+        return done.stdout
+
+    async def submit(self, script: str, env: Mapping[str, str]) -> str:
+        """Submit ``script`` with ``env`` in its environment; the job's id."""
+        argv = ["sbatch", "--parsable", "--export=ALL"]
+        names = list(env)
+        command = reading(names, "exec " + argv_command(argv)) if names else None
+        feed = "".join(f"{env[n]}\n" for n in names)
+        out = await self._run(SlurmVerb.SUBMIT, argv, stdin=feed + script,
+                              timeout=SUBMIT_SECONDS, command=command)
+        job = parse_job_id(out)
+        if job is None:
+            raise SlurmError(self.host, SlurmVerb.SUBMIT, f"no job id in {out.strip()[:80]!r}")
+        return job
+
+    async def jobs(self) -> list[Job]:
+        """Every job of the partition, any user's."""
+        return parse_jobs(await self._run(SlurmVerb.LOOK, [
+            "squeue", "--noheader", f"--partition={self.slurm.partition}",
+            f"--format={FORMAT}"]))
+
+    async def job(self, job_id: str) -> Job | None:
+        """The job, or None when Slurm no longer lists it (it ended)."""
+        done = await self.t.run(argv_command(["squeue", "--noheader", f"--jobs={job_id}",
+                                              f"--format={FORMAT}"]), timeout=LOOK_SECONDS)
+        said = (done.stderr or "").strip()
+        if not done.ok and "Invalid job id" not in said:
+            raise SlurmError(self.host, SlurmVerb.LOOK, said[:SAID_SHOWN]
+                             or f"exit status {done.exit_code}")
+        found = [j for j in parse_jobs(done.stdout) if j.id == job_id]
+        return found[0] if found else None
+
+    async def cancel(self, job_id: str) -> None:
+        await self._run(SlurmVerb.CANCEL, ["scancel", job_id])
+
+    async def user(self) -> str:
+        """Who submits here: a job of another user is shown, never touched."""
+        return (await self._run(SlurmVerb.WHO, ["id", "-un"])).strip()[:64]
+
+
+async def slurm_status(site: SlurmSite, nodes: list[str]) -> SlurmStatus:
+    """The cluster's jobs, for its health; a Slurm that does not answer is the error."""
+    try:
+        user = await site.user()
+        return SlurmStatus(site.slurm.partition, user, on_cluster(await site.jobs(), nodes))
+    except SlurmError as exc:
+        return SlurmStatus(site.slurm.partition, error=str(exc)[:SAID_SHOWN])
+    except NodeError as exc:
+        return SlurmStatus(site.slurm.partition, error=str(exc.said))

@@ -1,0 +1,33 @@
+"""A Slurm cluster's jobs in words, for ``health`` and the stop confirmation.
+
+Every field of a job is Slurm's (another operator may have named the job anything), so
+each goes through ``visible`` before it reaches a terminal. A job of another user is
+marked as such: shown, never touched.
+"""
+
+from __future__ import annotations
+
+from sparktui.engine.api import SlurmStatus
+from sparktui.i18n import _
+from sparktui.visible import visible
+
+
+def slurm_lines(status: SlurmStatus) -> list[str]:
+    where = visible(status.partition)
+    if status.error is not None:
+        return [_("slurm partition {partition}: its jobs are unknown: {error}").format(
+            partition=where, error=visible(status.error))]
+    if not status.jobs:
+        return [_("slurm partition {partition}: no job on these nodes").format(partition=where)]
+    lines = []
+    for job in status.jobs:
+        nodes = ", ".join(map(visible, job.nodes)) or "-"
+        line = _("slurm job {job} {name}: {state} on {nodes}, time left {left}, by {user}").format(
+            job=visible(job.id), name=visible(job.name), state=visible(job.state), nodes=nodes,
+            left=visible(job.time_left) or "-", user=visible(job.user))
+        if job.pending:
+            line += "; " + _("pending: {reason}").format(reason=visible(job.reason))
+        if job.user != status.user:
+            line += "; " + _("another user's: never touched")
+        lines.append(line)
+    return lines

@@ -1,0 +1,86 @@
+"""What Slurm says, read as untrusted text: squeue's lines (another operator's job may
+be named anything), host lists expanded within bounds and never by a shell, sbatch's job
+id; and which jobs a stop may touch (only its own user's serves). The line shapes are
+Slurm 22.05's (``squeue --noheader --format`` with the fields of ``jobs.FIELDS``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparktui.engine.slurm.jobs import (
+    MAX_NODES,
+    SEP,
+    Job,
+    expand_nodes,
+    job_name,
+    parse_job_id,
+    parse_jobs,
+)
+from sparktui.engine.slurm.stop import ours
+
+
+def _line(*fields: str) -> str:
+    return SEP.join(fields)
+
+
+def test_squeue_lines_read_as_jobs_and_a_name_is_kept_whole_but_cut():
+    text = "\n".join([
+        _line("41", "PENDING", "Resources", "1:00:00", "ops", "", "sparktui-toy"),
+        _line("42", "RUNNING", "None", "58:12", "alice", "spark[01-02]", f"x{SEP}y [red]z"),
+        _line("43_7", "RUNNING", "None", "UNLIMITED", "bob", "spark03", "n" * 500),
+    ])
+    jobs = parse_jobs(text)
+    assert jobs[0] == Job("41", "PENDING", "Resources", "1:00:00", "ops", (), "sparktui-toy")
+    assert jobs[0].pending and not jobs[0].running
+    assert jobs[1].nodes == ("spark01", "spark02") and jobs[1].name == f"x{SEP}y [red]z"
+    assert jobs[2].id == "43_7" and len(jobs[2].name) == 120
+
+
+@pytest.mark.parametrize("line", [
+    "", "garbage", _line("41", "PENDING"),                          # too few fields
+    _line("4x", "RUNNING", "None", "1:00", "u", "n1", "j"),         # not a job id
+    _line("41", "running; rm", "None", "1:00", "u", "n1", "j"),     # not a state
+])
+def test_a_line_that_does_not_read_is_no_job(line):
+    assert parse_jobs(line) == []
+
+
+def test_short_fields_keep_printable_ascii_only():
+    job = parse_jobs(_line("1", "PENDING", "Res\x1b[31mources", "1:00", "u\u202e", "", "j"))[0]
+    assert job.reason == "Res[31mources" and job.user == "u"
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("spark1", ["spark1"]),
+    ("spark[1-3,7]", ["spark1", "spark2", "spark3", "spark7"]),
+    ("gpu[08-10],login", ["gpu08", "gpu09", "gpu10", "login"]),
+    ("a[1-2]-ib", ["a1-ib", "a2-ib"]),
+])
+def test_host_lists_expand_as_slurm_writes_them(text, names):
+    assert expand_nodes(text) == names
+
+
+@pytest.mark.parametrize("text", [
+    "", "a[1", "a]1", "a[[1]]", "a[3-1]", "a[x]", f"a[1-{MAX_NODES + 1}]",
+    "a;rm -rf /", "$(id)[1-2]", "a[1-2],", ",a",
+])
+def test_a_host_list_that_does_not_read_or_expands_too_far_is_none(text):
+    assert expand_nodes(text) is None
+
+
+@pytest.mark.parametrize(("answer", "job"), [
+    ("1234\n", "1234"), ("1234;cluster2\n", "1234"), ("", None),
+    ("sbatch: error: x", None), ("12 34", None),
+])
+def test_sbatch_parsable_answer(answer, job):
+    assert parse_job_id(answer) == job
+
+
+def test_a_stop_touches_only_its_own_users_serves():
+    jobs = [Job("1", "RUNNING", user="ops", name=job_name("toy")),
+            Job("2", "RUNNING", user="alice", name=job_name("toy")),  # a colleague's
+            Job("3", "PENDING", user="ops", name=job_name("big")),
+            Job("4", "RUNNING", user="ops", name="training")]          # not a serve
+    assert [j.id for j in ours(jobs, "ops", ["toy"])] == ["1"]
+    assert [j.id for j in ours(jobs, "ops", None)] == ["1", "3"]
+    assert ours(jobs, "bob", None) == []
