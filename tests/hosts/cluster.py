@@ -160,12 +160,12 @@ class TestCluster:
         self.stop_slurm()
         reset.reset_cluster(self)
 
-    def start_slurm(self, partition: str = "spark") -> slurm.SlurmBed:
+    def start_slurm(self, partition: str = "spark", kill_wait: int = 30) -> slurm.SlurmBed:
         """Real Slurm on these nodes (slurm.py): munged, slurmctld, one slurmd per node,
         every node idle in ``partition``. Stopped by ``reset``/``stop``: a lent cluster
         goes back without it. Every node's shell already has its ``SLURM_CONF``."""
         if self.slurm is None:
-            bed = slurm.SlurmBed(self, partition)
+            bed = slurm.SlurmBed(self, partition, kill_wait)
             self.slurm = bed.start()
         return self.slurm
 

@@ -84,10 +84,13 @@ def conf_path(cluster_root: Path) -> Path:
 class SlurmBed:
     """munged, slurmctld and one slurmd per node of ``cluster``; ``partition`` holds them all."""
 
-    def __init__(self, cluster: Any, partition: str = "spark") -> None:
+    def __init__(self, cluster: Any, partition: str = "spark", kill_wait: int = 30) -> None:
         require_slurm()
         self.cluster = cluster
         self.partition = partition
+        # seconds between a step's TERM and its KILL: long, so that a trap's ``docker rm``
+        # finishes on a loaded machine; a test of the KILL itself asks for less
+        self.kill_wait = kill_wait
         self.root = conf_path(cluster.root).parent
         self.conf = conf_path(cluster.root)
         _, a, b, _ = cluster.nodes[0].addr.split(".")
@@ -210,7 +213,7 @@ class SlurmBed:
             "SlurmdTimeout=30",
             "SlurmctldTimeout=30",
             "InactiveLimit=0",
-            "KillWait=5",
+            f"KillWait={self.kill_wait}",
             "MinJobAge=60",
             "MailProg=/bin/true",
         ]
