@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import dockerd, procs, reset
+from . import dockerd, procs, reset, slurm
 from .sshd import SSHD, HostStartError, Node, free_port, keygen
 
 STANDIN_SRC = Path(__file__).resolve().parent / "standin"
@@ -29,6 +29,7 @@ def reap_stale_clusters() -> None:
     are left alone."""
     for root in procs.orphaned_roots("sparktui-hosts-*"):
         procs.kill_env_matching("SPARKTUI_NODE_STATE", str(root))
+        slurm.reap(root)  # its Slurm bed's daemons and steps, if a test started one
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -59,6 +60,7 @@ class TestCluster:
         self.bin_dir = self.root / "bin"
         self._stopped = False
         self.broken = False  # a fault was injected: the pool stops it, never lends it again
+        self.slurm: slurm.SlurmBed | None = None  # started by start_slurm, for one test
         procs.write_owner(self.root)
         keygen(self.key_path, "sparktui-test-user")
         shutil.copy(self.key_path.with_name("id_ed25519.pub"), self.authorized_keys)
@@ -140,6 +142,7 @@ class TestCluster:
         if self._stopped:
             return
         self._stopped = True
+        self.stop_slurm()
         for node in self.nodes:
             with contextlib.suppress(Exception):
                 node.stop()
@@ -154,7 +157,22 @@ class TestCluster:
 
     def reset(self) -> None:
         """Back to what start() left, for the next test (reset.py says what that is)."""
+        self.stop_slurm()
         reset.reset_cluster(self)
+
+    def start_slurm(self, partition: str = "spark", kill_wait: int = 30) -> slurm.SlurmBed:
+        """Real Slurm on these nodes (slurm.py): munged, slurmctld, one slurmd per node,
+        every node idle in ``partition``. Stopped by ``reset``/``stop``: a lent cluster
+        goes back without it. Every node's shell already has its ``SLURM_CONF``."""
+        if self.slurm is None:
+            bed = slurm.SlurmBed(self, partition, kill_wait)
+            self.slurm = bed.start()
+        return self.slurm
+
+    def stop_slurm(self) -> None:
+        if self.slurm is not None:
+            self.slurm.stop()
+            self.slurm = None
 
     # ------------------------------------------------------------------ config files
     def known_hosts_lines(self, nodes: list[Node] | None = None) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 from . import procs
 from .node_docker import DockerNode
 from .node_state import NodeState
+from .slurm import conf_path as slurm_conf_path
 
 SSHD = "/usr/sbin/sshd"
 SSH_KEYGEN = "ssh-keygen"
@@ -89,6 +90,9 @@ class Node(DockerNode, NodeState):
             "SPARKTUI_NODE_NAME": self.name,
             "TMUX_TMPDIR": str(self.state_dir / "tmux"),
             "DOCKER_HOST": self.daemon.host,
+            # where the cluster's Slurm bed puts its slurm.conf (slurm.py): a node is a
+            # submit host once a test starts one, and a node without Slurm until then
+            "SLURM_CONF": str(slurm_conf_path(self.cluster.root)),
         }
 
     def home_files(self) -> dict[str, str]:
