@@ -163,7 +163,9 @@ class SlurmServe(Serve):
         """scancel, then wait until Slurm lists the job no more (its cleanup ran)."""
         self._say(Step.ROLLBACK, None, StepState.STARTED, job_id)
         try:
-            await self.site.cancel(job_id)
+            now = await self.site.job(job_id)
+            if now is not None:
+                await self.site.cancel(now)
             deadline = time.monotonic() + CANCEL_WAIT_SECONDS
             while (await self.site.job(job_id)) is not None:
                 if time.monotonic() > deadline:

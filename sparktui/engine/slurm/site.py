@@ -104,8 +104,13 @@ class SlurmSite:
         found = [j for j in parse_jobs(done.stdout) if j.id == job_id]
         return found[0] if found else None
 
-    async def cancel(self, job_id: str) -> None:
-        await self._run(SlurmVerb.CANCEL, ["scancel", job_id])
+    async def cancel(self, job: Job) -> None:
+        """A running job's shell is sent TERM alone: its trap then runs the cleanup steps
+        while the job still lives (a plain scancel ends the job first, and Slurm refuses
+        those steps: "job has expired"). A pending job has nothing to clean."""
+        argv = ["scancel", job.id] if job.pending else [
+            "scancel", "--batch", "--signal=TERM", job.id]
+        await self._run(SlurmVerb.CANCEL, argv)
 
     async def user(self) -> str:
         """Who submits here: a job of another user is shown, never touched."""

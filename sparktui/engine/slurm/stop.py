@@ -39,7 +39,7 @@ async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> 
         jobs = ours(await site.jobs(), user, [recipe] if recipe else None)
         for job in jobs:
             log(Step.SLURM, site.host, StepState.STARTED, job.id)
-            await site.cancel(job.id)
+            await site.cancel(job)
         deadline = time.monotonic() + CANCEL_WAIT_SECONDS
         waiting = list(jobs)
         while waiting:

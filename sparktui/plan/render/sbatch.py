@@ -20,6 +20,10 @@ from sparktui.plan.render.run_id import with_placeholder
 from sparktui.plan.render.sh import comment, hook_line, launch_line
 from sparktui.plan.render.sh_secrets import Secrets
 
+CLEANUP_SECONDS = 120
+"""Before its time limit, the job's shell is sent TERM this long ahead: its cleanup steps
+must run while the job still lives (once it has ended, Slurm refuses a new step)."""
+
 
 def _directives(plan: LaunchPlan, slurm: SlurmPlan) -> list[str]:
     nodes = sorted({n.name for n in plan.nodes} | {i.node for s in plan.services
@@ -28,7 +32,8 @@ def _directives(plan: LaunchPlan, slurm: SlurmPlan) -> list[str]:
                ("nodes", str(len(nodes))), ("nodelist", ",".join(nodes)),
                ("ntasks-per-node", "1"), ("account", slurm.account), ("qos", slurm.qos),
                ("reservation", slurm.reservation), ("time", slurm.time_limit),
-               ("output", f"sparktui-{plan.recipe}-%j.out")]
+               ("output", f"sparktui-{plan.recipe}-%j.out"),
+               ("signal", f"B:TERM@{CLEANUP_SECONDS}" if slurm.time_limit else None)]
     return ["#SBATCH --exclusive", *(f"#SBATCH --{key}={value}" for key, value in options
                                      if value)]
 
@@ -98,10 +103,11 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
                             secrets)]
     services(("after_frontend",))
     if plan.nodes:
-        out += ["", "# the job lasts as long as the head's container",
+        out += ["", "# the job lasts as long as the head's container; waited for in the",
+                "# background, so a TERM to this shell (scancel --batch) runs the cleanup now",
                 f"{_step(plan.head.name)} "
                 f"{shlex.quote(shlex.join(['docker', 'wait', plan.head.container]))} "
-                "</dev/null"]
+                "</dev/null &", "wait $!"]
     out = secrets.scrubbed(out)
     script = "\n".join([*head, *secrets.preamble(), *out]) + "\n"
     return SbatchJob(script, {n: secrets.by_name[n] for n in secrets.names
