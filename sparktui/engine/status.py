@@ -338,6 +338,7 @@ class LogLine(NamedTuple):
     node: str
     text: str
     gap: bool = False  # a marker: the stream dropped and reconnected here
+    why: Text | None = None  # a gap's reason, as data (``LogBatch.why``)
 
 
 class LogBatch(NamedTuple):
@@ -349,3 +350,7 @@ class LogBatch(NamedTuple):
     node: str
     lines: list[str]
     gap: bool = False  # the stream dropped and reconnected here (``lines`` is empty)
+    why: Text | None = None
+    """A gap's reason when it is known (``unreachable: ...``), as data: the logs pane and
+    ``sparktui logs`` put it in words, so what the engine hands over is the same in every
+    language. None: a plain marker (the stream dropped)."""
