@@ -156,12 +156,15 @@ class ClusterReads(Connections):
 
     async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
-        """Line by line; ``log_batches`` is the fast path for screens and files."""
+        """Line by line; ``log_batches`` is the fast path for screens and files. A gap is
+        a marker with no text: why it came (``LogBatch.why``, a sentence as data) is
+        ``log_batches``'s to say, a ``LogLine`` being exactly a pane's ``(node, text,
+        gap)``."""
         batches = self.log_batches(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
         try:
             async for batch in batches:
                 if batch.gap:
-                    yield LogLine(batch.node, "", gap=True, why=batch.why)
+                    yield LogLine(batch.node, "", gap=True)
                 for text in () if batch.gap else batch.lines:
                     yield LogLine(batch.node, text)
         finally:

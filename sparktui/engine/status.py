@@ -338,7 +338,6 @@ class LogLine(NamedTuple):
     node: str
     text: str
     gap: bool = False  # a marker: the stream dropped and reconnected here
-    why: Text | None = None  # a gap's reason, as data (``LogBatch.why``)
 
 
 class LogBatch(NamedTuple):

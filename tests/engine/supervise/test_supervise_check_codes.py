@@ -9,7 +9,6 @@ import json
 
 from lookalike import Why
 
-from sparktui.engine.remote.node_error import Reason
 from sparktui.engine.supervise.checks import _why, look
 from sparktui.engine.supervise.codes import failure_said
 from sparktui.engine.supervise.record import Failure
