@@ -263,3 +263,45 @@ a sentence as data."""
 def text_json(value: Text | None) -> Any:
     """A detail for JSON: text as it is, a sentence as its code and parameters."""
     return value.as_json() if isinstance(value, Said) else value
+
+
+READ_DEPTH = 8
+"""How deep a sentence read back may nest (``joined`` in ``joined``): more is not ours."""
+
+
+def text_from_json(data: Any, depth: int = READ_DEPTH) -> Text:
+    """A detail as ``text_json`` wrote it, read back (from a node's record: untrusted):
+    text as it is, a sentence by its code among the codes loaded, its values as JSON held
+    them (a ``Seconds`` comes back a plain number). A code no loaded enum has stays its
+    code, as text: what was said, never an error; anything else is no detail at all."""
+    if isinstance(data, str):
+        return data
+    if not (depth and isinstance(data, dict) and isinstance(data.get("code"), str)
+            and isinstance(data.get("params"), dict)):
+        return ""
+    code = _codes().get(data["code"])
+    if code is None:
+        return data["code"]
+    return Said(code, {k: _param_from_json(v, depth - 1) for k, v in data["params"].items()
+                       if isinstance(k, str)})
+
+
+def _param_from_json(value: Any, depth: int) -> Param:
+    if isinstance(value, dict):
+        return text_from_json(value, depth)
+    if isinstance(value, list):
+        return [_param_from_json(v, depth - 1) for v in value] if depth else []
+    return value if isinstance(value, str | int | float | bool) or value is None else None
+
+
+def _codes() -> dict[str, Code]:
+    """Every member of every ``Code`` enum loaded, by its JSON code (each code is one
+    member's: ``tests/test_said.py``). Walked when asked: a module loaded since adds its
+    own."""
+    found: dict[str, Code] = {}
+    todo: list[type[Code]] = list(Code.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        found.update((member.code, member) for member in cls)
+    return found

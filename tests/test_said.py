@@ -16,7 +16,19 @@ from sparktui.engine.remote.transport import NodeError, Reason
 from sparktui.engine.services.launch import ServiceSaid
 from sparktui.engine.status import StatusSaid
 from sparktui.i18n import install
-from sparktui.said import Code, Items, Layout, Percent, Said, Seconds, Size, said
+from sparktui.said import (
+    Code,
+    Items,
+    Layout,
+    Percent,
+    Said,
+    Seconds,
+    Size,
+    joined,
+    said,
+    text_from_json,
+    text_json,
+)
 
 
 @pytest.fixture
@@ -103,3 +115,22 @@ def test_every_code_is_one_of_a_kind_and_its_words_name_plain_fields() -> None:
                 fields = [{name for _text, name, _spec, _conv in string.Formatter().parse(form)
                            if name} for form in member.value]
                 assert fields[0] == fields[1] and "n" in fields[0], member
+
+
+def test_a_detail_read_back_from_json_is_the_same_sentence(russian) -> None:
+    """A supervisor keeps a failure's detail on the head as its code (``text_json``); an
+    operator in another language reads it back as the sentence, in theirs."""
+    detail = joined(Layout.COLON, said(Reason.DOCKER_UNREACHABLE), "Cannot connect")
+    back = text_from_json(json.loads(json.dumps(text_json(detail))))
+    assert back == detail and str(back) == "docker недоступен: Cannot connect", str(back)
+    install("en")
+    assert str(back) == "docker unreachable: Cannot connect"
+    assert text_from_json("what the node said") == "what the node said"
+    # a code this sparktui does not know stays what was said, as its code; junk is nothing
+    assert text_from_json({"code": "newer_said.thing", "params": {}}) == "newer_said.thing"
+    assert text_from_json({"code": 3, "params": []}) == ""
+    assert text_from_json(42) == ""
+    deep: dict = {"code": "layout.value", "params": {"value": "x"}}
+    for _ in range(20):
+        deep = {"code": "layout.value", "params": {"value": deep}}
+    assert isinstance(text_from_json(deep), Said)  # nesting past the limit is cut, not read

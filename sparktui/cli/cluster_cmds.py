@@ -346,7 +346,8 @@ def run_logs(args: argparse.Namespace) -> int:
         try:
             async for batch in stream:
                 prefix = f"{batch.node:<{width}} | "
-                texts = batch.lines if not batch.gap else [*batch.lines, gap]
+                texts = batch.lines if not batch.gap else [
+                    *([str(batch.why)] if batch.why is not None else []), gap]
                 sys.stdout.write("".join(prefix + text + "\n" for text in texts))
                 sys.stdout.flush()
         finally:

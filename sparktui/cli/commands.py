@@ -156,6 +156,9 @@ def register_cluster(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--end", action="store_true",
                    help=_("end the cluster's supervision, wherever it runs; nothing is "
                           "stopped"))
+    p.add_argument("--json", action="store_true",
+                   help=_("one JSON line per event, then one with the result (with --end: "
+                          "one JSON object)"))
     p.add_argument("--mode", choices=("foreground", "on-node"), default="foreground",
                    help=argparse.SUPPRESS)  # what the on-node container says it is
     _share_model_option(p)

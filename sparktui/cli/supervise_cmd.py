@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 import time
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
-from sparktui.cli.output import print_progress
+from sparktui.cli.output import print_json_line, print_progress
 from sparktui.config.toml_source import read_text
 from sparktui.engine.api import (
     ClusterControl,
     Happening,
+    Progress,
     SuperviseEvent,
     SuperviseResult,
 )
@@ -25,7 +27,8 @@ from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
 from sparktui.present.supervision import ending_lines, event_line, restart_line, status_line
 from sparktui.resources import supervisor_dockerfile
-from sparktui.scrub import scrub
+from sparktui.said import text_json
+from sparktui.scrub import mask_data, scrub
 from sparktui.visible import visible
 
 QUIET = frozenset({Happening.STEP})
@@ -42,6 +45,15 @@ def print_event(event: SuperviseEvent) -> None:
     print(scrub(event_line(event, time.time())), file=stream, flush=True)
     for text in event.lines:
         print(scrub("    " + visible(text)), file=stream, flush=True)
+
+
+def json_event(event: SuperviseEvent) -> None:
+    """``--json``: every event one line, a restart's steps too (codes and values)."""
+    print_json_line(event.as_json())
+
+
+def json_progress(event: Progress) -> None:
+    print_json_line(event.as_json())
 
 
 EXIT = {"disarmed": EXIT_OK, "interrupted": EXIT_OK, "refused": EXIT_REFUSED,
@@ -82,14 +94,20 @@ def run_supervise(args: argparse.Namespace) -> int:
         task = asyncio.current_task()
         if task is not None:  # docker stop, systemd, kill: end like Ctrl+C does
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-        return await engine.supervise(plan, print_event, interval=args.interval,
-                                      hooks_for=hooks_for, mode=args.mode)
+        return await engine.supervise(plan, json_event if args.json else print_event,
+                                      interval=args.interval, hooks_for=hooks_for,
+                                      mode=args.mode)
 
     try:
         result = with_engine(loaded.config, go)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        print(_("supervisor ended"), flush=True)  # its last event said how the group is
+        if args.json:  # the last line is a result, as it is when supervision ends itself
+            print_json_line(SuperviseResult("interrupted").as_json())
+        else:
+            print(_("supervisor ended"), flush=True)  # its last event said how the group is
         return EXIT_OK
+    if args.json:
+        print_json_line(result.as_json())
     if result.outcome == "failed":
         print(_("cannot supervise: {detail}").format(detail=result.detail), file=sys.stderr)
     return EXIT[result.outcome]
@@ -99,14 +117,23 @@ def _on_node(args: argparse.Namespace, config, plan, recipe_path) -> int:
     text = recipe_path.read_text(encoding="utf-8") if recipe_path is not None else ""
 
     async def go(engine: ClusterControl):
-        return await engine.supervise_on_node(plan, text, print_progress,
-                                              interval=args.interval)
+        return await engine.supervise_on_node(
+            plan, text, json_progress if args.json else print_progress,
+            interval=args.interval)
 
     installed = with_engine(config, go)
+    if args.json:
+        print_json_line({"result": "installed" if installed.ok else
+                         "refused" if installed.holder is not None else "failed",
+                         "node": installed.node, "container": installed.container or None,
+                         "detail": text_json(installed.detail) if installed.detail else None,
+                         "holder": installed.holder.as_dict() if installed.holder else None})
     if installed.holder is not None:
         return EXIT_REFUSED
     if not installed.ok:
         return EXIT_FAILED
+    if args.json:
+        return EXIT_OK
     print(_("the supervisor of {recipe} runs on {node} ({container}); `sparktui health` "
             "shows it, `sparktui stop` or `sparktui supervise --end` removes it").format(
         recipe=plan.recipe, node=installed.node, container=installed.container))
@@ -116,12 +143,20 @@ def _on_node(args: argparse.Namespace, config, plan, recipe_path) -> int:
 def _end(args: argparse.Namespace, config) -> int:
     cluster = pick_cluster(config, args.cluster)
 
+    steps: list[Progress] = []
+
     async def go(engine: ClusterControl):
-        return await engine.end_supervision(cluster.name, print_progress, recipe=args.recipe)
+        return await engine.end_supervision(cluster.name,
+                                            steps.append if args.json else print_progress,
+                                            recipe=args.recipe)
 
     ending = with_engine(config, go)
-    for line in ending_lines(ending):
-        print(scrub(line))
+    if args.json:  # one document: what the end did, its steps in it
+        print(json.dumps(mask_data({**ending.as_dict(),
+                                    "steps": [p.as_json() for p in steps]}), indent=2))
+    else:
+        for line in ending_lines(ending):
+            print(scrub(line))
     return EXIT_FAILED if ending.missed else EXIT_OK
 
 

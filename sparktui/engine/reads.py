@@ -19,6 +19,7 @@ from sparktui.engine.health import node_health
 from sparktui.engine.image_pins import image_digests
 from sparktui.engine.remote.hostkeys import known_hosts_path
 from sparktui.engine.remote.local import LocalTransport
+from sparktui.engine.remote.node_error import Reason
 from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
 from sparktui.engine.router import router_status
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
@@ -29,6 +30,7 @@ from sparktui.engine.status import (
     ClusterHealth,
     LogBatch,
     LogLine,
+    NodeHealth,
     RouterStatus,
     Workload,
     log_source,
@@ -42,12 +44,12 @@ from sparktui.engine.workloads.discover import discover, list_node
 from sparktui.engine.workloads.inspect import inspect as inspect_container
 from sparktui.engine.workloads.logs import merge, node_logs
 from sparktui.engine.workloads.pick import attachable
-from sparktui.i18n import _
 from sparktui.plan.build import slurm_plan
 from sparktui.plan.fit.calc import FitReport
 from sparktui.plan.image_pin import DigestReport
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.router import RouterPlan, router_plan
+from sparktui.said import Layout, Said, joined, said
 
 
 class Connections:
@@ -169,12 +171,15 @@ class ClusterReads(Connections):
 
     async def logs(self, cluster: str, *, node: str | None = None, recipe: str | None = None,
                    tail: int = 200, follow: bool = True) -> AsyncIterator[LogLine]:
-        """Line by line; ``log_batches`` is the fast path for screens and files."""
+        """Line by line; ``log_batches`` is the fast path for screens and files. A gap is
+        a marker with no text: why it came (``LogBatch.why``, a sentence as data) is
+        ``log_batches``'s to say, a ``LogLine`` being exactly a pane's ``(node, text,
+        gap)``."""
         batches = self.log_batches(cluster, node=node, recipe=recipe, tail=tail, follow=follow)
         try:
             async for batch in batches:
                 if batch.gap:
-                    yield LogLine(batch.node, batch.lines[0] if batch.lines else "", gap=True)
+                    yield LogLine(batch.node, "", gap=True)
                 for text in () if batch.gap else batch.lines:
                     yield LogLine(batch.node, text)
         finally:
@@ -197,11 +202,9 @@ class ClusterReads(Connections):
         for row in health.nodes:
             if node is not None and row.node != node:
                 continue
-            if not row.reachable:
-                yield LogBatch(row.node, [f"{_('unreachable')}: {row.error}"], gap=True)
-            elif row.docker_error is not None:
-                yield LogBatch(row.node, [f"{_('docker unreachable')}: {row.docker_error}"],
-                               gap=True)
+            why = _gap_why(row)
+            if why is not None:
+                yield LogBatch(row.node, [], gap=True, why=why)
         by_name = {n.name: n for n in self._nodes(cluster)}
         several = len({w.recipe for w in wanted}) > 1  # each line says whose it is
         streams = []
@@ -260,6 +263,18 @@ class ClusterReads(Connections):
         except RouterKeyError:
             key = None  # asked without it: the router's answer says the rest
         return await router_status(self.transport(node), router, timeout, key)
+
+
+def _gap_why(row: NodeHealth) -> Said | None:
+    """Why a node's logs cannot be streamed, as data: ``unreachable: ...``, ``docker
+    unreachable: ...`` (the words ``sparktui logs`` and the logs pane have always shown);
+    None when they can."""
+    if not row.reachable:
+        return (joined(Layout.COLON, said(Reason.UNREACHABLE), row.error) if row.error
+                else said(Reason.UNREACHABLE))
+    if row.docker_error is not None:
+        return joined(Layout.COLON, said(Reason.DOCKER_UNREACHABLE), row.docker_error)
+    return None
 
 
 def _still_running(transport: Transport, workload: Workload):

@@ -352,3 +352,7 @@ class LogBatch(NamedTuple):
     node: str
     lines: list[str]
     gap: bool = False  # the stream dropped and reconnected here (``lines`` is empty)
+    why: Text | None = None
+    """A gap's reason when it is known (``unreachable: ...``), as data: the logs pane and
+    ``sparktui logs`` put it in words, so what the engine hands over is the same in every
+    language. None: a plain marker (the stream dropped)."""

@@ -136,8 +136,8 @@ async def follow_logs(engine: ClusterView, cluster: str,
             try:
                 async for part in engine.log_batches(cluster, tail=tail, follow=True):
                     _end_if_cancelled()
-                    if part.gap:
-                        text = part.lines[0] if part.lines else ""
+                    if part.gap:  # its reason in words here, at the edge
+                        text = str(part.why) if part.why is not None else ""
                         if said.new(part.node, text):
                             batch.append((part.node, text, True))
                     else:

@@ -1,8 +1,9 @@
 """``--json`` is the same document in every language (#31): ``serve --json``'s lines,
-``health --json``, ``bench --json`` and ``doctor --json`` under ``--lang ru`` equal those
-under ``--lang en``, on the real test hosts, in situations where the engine has sentences
-to say (a fit it cannot compute, a refused serve, a node whose docker is down, a foreign
-container, doctor's details and hints).
+``health --json``, ``bench --json``, ``supervise --end --json`` and ``doctor --json`` under
+``--lang ru`` equal those under ``--lang en``, on the real test hosts, in situations where
+the engine has sentences to say (a fit it cannot compute, a refused serve, a node whose
+docker is down, an end of supervision beside it, a foreign container, doctor's details and
+hints).
 
 What differs between two runs by itself (times, figures, IDs) is set aside by key and by
 shape; a sentence is never set aside: the documents must carry the codes the situation
@@ -136,6 +137,15 @@ def test_json_is_the_same_document_in_every_language(fresh_site, tmp_path, monke
         assert steady(ru) == steady(en)
         assert {"status_said.unknown", "status_said.docker_silent",
                 "foreign.other_node"} <= codes(en), en
+
+        # the end of a supervision that is not there: the head's docker is down, so what
+        # runs there is unknown, and its supervisor's container could not be looked for
+        rcs, ended = each_language(s, "supervise", "--end", "--json")
+        assert rcs == [0, 0], ended
+        en, ru = (json.loads(text) for text in ended)
+        assert steady(ru) == steady(en)
+        assert {"layout.value", "reason.docker_unreachable"} <= codes(en), en
+        assert en["unknown"]["code"] == "layout.value" and en["missed"] == [], en
 
         rcs, doctor = each_language(s, "doctor", "--json")
         assert rcs == [1, 1], doctor

@@ -15,7 +15,9 @@ from null_engine import NullEngine
 from polling import eventually_async, pausing
 from rich.cells import cell_len
 
+from sparktui.engine.remote.node_error import Reason
 from sparktui.engine.status import LogBatch, LogLine
+from sparktui.said import said
 from sparktui.tui import workers
 from sparktui.tui.messages import LogsArrived
 from sparktui.tui.viewmodel.logtext import entry_line
@@ -46,7 +48,7 @@ class FloodOnce(NullEngine):
     async def log_batches(self, cluster: str, *, node=None, recipe=None, tail: int = 200,
                           follow: bool = True):
         yield LogBatch("node1", [f"INFO line {i}" for i in range(1000)])
-        yield LogBatch("node2", ["reconnected"], gap=True)
+        yield LogBatch("node2", [], gap=True, why=said(Reason.UNREACHABLE))  # words here
         await asyncio.Event().wait()
 
 
@@ -64,7 +66,7 @@ def test_the_worker_carries_lines_the_collector_can_leave_out():
     asyncio.run(asyncio.wait_for(go(), 60))  # a hang guard only
     carried = [line for m in delivered for line in m.lines]
     assert carried[0] == ("node1", "INFO line 0", False)
-    assert carried[-1] == ("node2", "reconnected", True)
+    assert carried[-1] == ("node2", "unreachable", True)
     gc.collect()
     assert [line for line in carried if gc.is_tracked(line)] == []
 

@@ -3,7 +3,7 @@
 A command's stdout and stderr keep at most ``OUTPUT_LIMIT`` bytes each (``TooLarge`` past
 it: the node's error is "output too large"), an HTTP answer its caller's limit
 (``remote.http``), and a streamed line at most ``LINE_LIMIT`` characters: past it the
-line is yielded cut and marked, and the rest of it, up to its newline, is dropped.
+line is yielded cut and marked (``CUT_MARK``), and the rest of it, up to its newline, is dropped.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sparktui.fmt import format_size
-from sparktui.i18n import _
 from sparktui.scrub import mask_text
 from sparktui.visible import visible
 
@@ -53,9 +52,18 @@ async def read_bounded(reader: Any, limit: int, *, extra: int = 0) -> bytes:
         chunks.append(chunk)
 
 
+CUT_MARK = " …✂"
+"""What ends a line cut at its limit: a sign, no words. A cut line stays a plain string
+on every path it takes (batches of a flood, the logs pane, ``sparktui logs``, a saved
+log, the last lines a supervisor keeps on the head for whoever reads them later, in
+their language): a flag beside each line would cost every line of a flood a field, and
+words would be in the language of the process that cut it. An ellipsis and scissors read
+the same in every language, and are one cell each."""
+
+
 def cut_line(text: str, limit: int = LINE_LIMIT) -> str:
-    """``text``, or its first ``limit`` characters marked as cut."""
-    return text if len(text) <= limit else text[:limit] + " … " + _("[line cut]")
+    """``text``, or its first ``limit`` characters marked as cut (``CUT_MARK``)."""
+    return text if len(text) <= limit else text[:limit] + CUT_MARK
 
 
 async def split_lines(reader: Any, size: int = 1 << 16,

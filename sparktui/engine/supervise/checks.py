@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from sparktui.engine.deadline import within
 from sparktui.engine.remote.http import http_get
+from sparktui.engine.remote.node_error import Reason
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.supervise import shell
@@ -37,8 +38,8 @@ from sparktui.engine.workloads.discover import (
     listing_command,
     parse_rest,
 )
-from sparktui.i18n import _
 from sparktui.plan.model import LaunchPlan
+from sparktui.said import Layout, Text, joined, said
 
 MARKS_MARKER = "@@sparktui-marks@@"
 
@@ -61,7 +62,7 @@ class NodeLook:
     node: str
     workloads: list[Workload] | None = None  # None: unknown (see ``error``)
     marks: list[Mark] | None = None
-    error: str | None = None
+    error: Text | None = None  # why unknown, as data (``timeout``), never words
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ def parse_look(node: str, output: str, direct: Direct | None = None) -> NodeLook
     discovered = parse_rest(node, direct or {}, listing)
     if discovered.docker_error is not None:
         return NodeLook(node, None, Mark.parse_lines(marks) if found else None,
-                        f"{_('docker unreachable')}: {discovered.docker_error}")
+                        joined(Layout.COLON, said(Reason.DOCKER_UNREACHABLE),
+                               discovered.docker_error))
     return NodeLook(node, discovered.workloads, Mark.parse_lines(marks) if found else [])
 
 
@@ -109,9 +111,9 @@ async def look(t: Transport, timeout: float) -> NodeLook:
     try:
         return await within(listing_then_marks(), timeout)
     except NodeError as exc:
-        return NodeLook(t.node.name, error=exc.text)
+        return NodeLook(t.node.name, error=exc.said)
     except TimeoutError:
-        return NodeLook(t.node.name, error=_("timeout"))
+        return NodeLook(t.node.name, error=said(Reason.TIMEOUT))
 
 
 def started_of(group: list[Member], looks: Mapping[str, NodeLook]) -> Started:
@@ -180,9 +182,9 @@ async def api_failures(t: Transport, plan: LaunchPlan, timeout: float,
     return failures
 
 
-def _why(answer: object) -> str:
+def _why(answer: object) -> Text:
     if isinstance(answer, TimeoutError):
-        return _("timeout")
+        return said(Reason.TIMEOUT)
     if isinstance(answer, BaseException):
         return str(answer) or type(answer).__name__
     return f"HTTP {getattr(answer, 'status', '?')}"

@@ -120,8 +120,14 @@ def _clean(value: Any) -> str:
     return shorten(visible(str(value)), 300)
 
 
+def _cleaned(value: Text) -> Text:
+    """``_clean`` on text, and on each text value of a sentence (kept a sentence: its words
+    are made when shown)."""
+    return value.redacted(_clean) if isinstance(value, Said) else _clean(value)
+
+
 def failure_said(failure: Failure) -> Text:
-    node, detail = _clean(failure.node), _clean(failure.detail)
+    node, detail = _clean(failure.node), _cleaned(failure.detail)
     code = FailureSaid.__members__.get(failure.kind.upper())
     if code is None:
         return f"{node}: {_clean(failure.kind)} ({detail})"

@@ -9,10 +9,12 @@ concerned recipe's containers as a health check read them after.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sparktui.engine.status import ClusterHealth
 from sparktui.engine.supervise.outcomes import Disarmed
 from sparktui.engine.supervise.record import SupervisionStatus
+from sparktui.said import Items, Layout, Said, Text, joined, text_json
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Ending:
     removed: list[tuple[str, str]] = field(default_factory=list)  # (node, container)
     groups: list[Group] = field(default_factory=list)  # of the recipes it concerned
     serving: list[str] = field(default_factory=list)  # recipes with a running container
-    unknown: str = ""  # the nodes that did not say what they run, and why
+    unknown: Text = ""  # the nodes that did not say what they run, and why (as data)
 
     @property
     def missed(self) -> list[str]:
@@ -44,6 +46,23 @@ class Ending:
     def did_something(self) -> bool:
         d = self.disarmed
         return bool(d.ended or d.running or d.cleared or self.removed)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``supervise --end --json``: codes and values, the same in every language."""
+        d = self.disarmed
+        return {"cluster": self.cluster, "recipe": self.recipe, "missed": d.missed,
+                "unread": d.unread, "ended": [lease.as_dict() for lease in d.ended],
+                "running": [lease.as_dict() for lease in d.running],
+                "cleared": [{"node": c.node,
+                             "record": c.record.as_dict() if c.record else None,
+                             "lease": c.lease.as_dict() if c.lease else None}
+                            for c in d.cleared],
+                "removed": [{"node": node, "container": container}
+                            for node, container in self.removed],
+                "groups": [{"recipe": g.recipe, "running": g.running, "total": g.total}
+                           for g in self.groups],
+                "serving": self.serving,
+                "unknown": text_json(self.unknown) if self.unknown else None}
 
 
 ALERTING = ("supervised", "lost", "gave_up")
@@ -64,6 +83,7 @@ def ending(cluster: str, recipe: str | None, before: SupervisionStatus, disarmed
     groups = [Group(r, sum(1 for w in ours if w.recipe == r and w.running),
                     sum(1 for w in ours if w.recipe == r)) for r in wanted]
     serving = sorted({w.recipe for w in ours if w.running and w.recipe})
-    unknown = "; ".join(f"{n.node}: {n.error or n.docker_error or '?'}"
-                        for n in health.nodes if not n.known)
+    why = [joined(Layout.COLON, n.node, n.error or n.docker_error or "?")
+           for n in health.nodes if not n.known]
+    unknown: Text = Said(Layout.VALUE, {"value": Items(why, "; ")}) if why else ""
     return Ending(cluster, recipe, disarmed, removed, groups, serving, unknown)

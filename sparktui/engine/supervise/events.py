@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.engine.results import ActionResult, Progress, ProgressSink
 from sparktui.engine.supervise.record import Failure, Lease, Reason
-from sparktui.said import Text
+from sparktui.said import Text, text_json
 
 if TYPE_CHECKING:
     from sparktui.config.models import Cluster, Config, Node
@@ -50,6 +50,14 @@ class SuperviseEvent:
     count: int = 0  # FAILING: failed checks in a row; RESTARTING: restarts in the window
     of: int = 0
 
+    def as_json(self) -> dict[str, Any]:
+        """``supervise --json``'s line: the event's kind, what it says as its code and
+        values, the failures as the head keeps them, a step's progress."""
+        return {"event": self.kind.value, "said": text_json(self.text) if self.text else None,
+                "failures": [f.as_dict() for f in self.failures], "count": self.count,
+                "of": self.of, "lines": list(self.lines),
+                "progress": self.progress.as_json() if self.progress else None}
+
 
 SuperviseSink = Callable[[SuperviseEvent], None]
 
@@ -69,6 +77,14 @@ class SuperviseResult:
     def ok(self) -> bool:
         """Ended on purpose: by an operator, or Ctrl+C."""
         return self.outcome in ("disarmed", "interrupted")
+
+    def as_json(self) -> dict[str, Any]:
+        """``supervise --json``'s last line: the outcome and why, as codes and values."""
+        return {"result": self.outcome,
+                "reason": self.reason.as_dict() if self.reason else None,
+                "holder": self.holder.as_dict() if self.holder else None,
+                "detail": text_json(self.detail) if self.detail else None,
+                "failures": [f.as_dict() for f in self.failures]}
 
 
 class SuperviseEngine(Protocol):

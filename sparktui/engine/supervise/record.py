@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparktui import untrusted_json
-from sparktui.said import Text, text_json
+from sparktui.said import Text, text_from_json, text_json
 
 HISTORY_KEPT = 50
 """Restarts kept in the record, newest last."""
@@ -58,21 +58,23 @@ def _object(text: str) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Failure:
-    """One thing a check found wrong: ``kind`` is a code (``codes.FailureSaid``)."""
+    """One thing a check found wrong: ``kind`` is a code (``codes.FailureSaid``); its
+    ``detail`` what the node said, or a sentence as data (``timeout``), kept on the nodes
+    as its code so that a reader in another language reads it in theirs."""
 
     kind: str
     node: str
-    detail: str = ""
+    detail: Text = ""
 
-    def as_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "node": self.node, "detail": self.detail}
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "node": self.node, "detail": text_json(self.detail)}
 
     @classmethod
     def from_dict(cls, data: Any) -> Failure | None:
         if not isinstance(data, dict):
             return None
         return cls(_str(data.get("kind"), "unknown"), _str(data.get("node"), "-"),
-                   _str(data.get("detail")))
+                   text_from_json(data.get("detail")))
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,12 @@ class Lease:
     recipe: str
     mode: str = "foreground"  # or "on-node"
     started: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Who holds it, for JSON output: its token stays on the head (it is what lets a
+        supervisor renew or release the lease)."""
+        return {"holder": self.holder, "cluster": self.cluster, "recipe": self.recipe,
+                "mode": self.mode, "started": self.started, "ttl": self.ttl}
 
     def text(self) -> str:
         info = {"holder": self.holder, "cluster": self.cluster, "recipe": self.recipe,

@@ -4,12 +4,14 @@ and exit 1. A real dockerd taken down (as in test_docker_faults)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from lookalike import Why
 from site_support import toy_recipe
 
 from sparktui.cli import main
+from sparktui.i18n import install
 
 # A look-alike, not the real vLLM (tests/lookalike.py): a dockerd taken down under a serve per test;
 # 2-node groups.
@@ -99,3 +101,31 @@ def test_stop_and_restart_headers_beside_a_dead_docker_say_unknown(fresh_site, c
                                            "not answer"), (argv, out)
     finally:
         s.hosts.node("node1").docker_up()
+
+
+def test_a_log_gap_says_why_as_a_code_and_logs_put_it_in_words(fresh_site, capsys):
+    """The engine's gap carries why the node's logs cannot come (#31), as data; ``sparktui
+    logs`` says it in the user's language, the line it has always printed."""
+    s = fresh_site(2)
+    s.hosts.node("node2").docker_down()
+
+    async def gaps() -> list:
+        engine = s.engine()
+        try:
+            return [b async for b in engine.log_batches("test", follow=False) if b.gap]
+        finally:
+            await engine.close()
+    try:
+        found = asyncio.run(gaps())
+        assert [(b.node, b.lines) for b in found] == [("node2", [])], found
+        why = found[0].why.as_json()
+        assert why["code"] == "layout.colon" and why["params"]["head"] == {
+            "code": "reason.docker_unreachable", "params": {}}, why
+        for lang, words in (("ru", "node2 | docker недоступен: "),
+                            ("en", "node2 | docker unreachable: ")):
+            capsys.readouterr()
+            assert main(["--lang", lang, *s.cli("logs")]) == 1
+            assert capsys.readouterr().out.startswith(words), lang
+    finally:
+        s.hosts.node("node2").docker_up()
+        install("en")

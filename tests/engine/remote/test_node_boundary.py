@@ -95,7 +95,7 @@ def test_a_log_line_of_10_mb_without_newline_is_cut(site):
     lines = run.out.splitlines()
     assert any("a line of its own" in line for line in lines), run.out[:300]
     cut = [line for line in lines if "y" * 100 in line]
-    assert len(cut) == 1 and cut[0].endswith("[line cut]"), [len(line) for line in cut]
+    assert len(cut) == 1 and cut[0].endswith(" …✂"), [len(line) for line in cut]
     assert len(cut[0]) < 20_000
     assert run.peak_rss_mb < PEAK_RSS_MB, run.peak_rss_mb
     assert run_sparktui(*s.cli("stop", "--yes")).code == 0

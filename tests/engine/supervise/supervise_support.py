@@ -76,12 +76,13 @@ def env() -> dict[str, str]:
 class SupervisorProcess:
     """``sparktui supervise ...`` in a process of its own, its output in a file."""
 
-    def __init__(self, site, *args: str) -> None:
+    def __init__(self, site, *args: str, lang: str = "en") -> None:
         self.log = site.root / f"supervise-{len(list(site.root.glob('supervise-*')))}.log"
         self._out = open(self.log, "w")  # noqa: SIM115 (closed in wait/kill)
-        self.proc = subprocess.Popen([sys.executable, "-m", "sparktui", *site.cli(
-            "supervise", *args)], env=env(), stdout=self._out, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen([sys.executable, "-m", "sparktui", "--lang", lang,
+                                      *site.cli("supervise", *args)], env=env(),
+                                     stdout=self._out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
 
     def output(self) -> str:
         return self.log.read_text()

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import signal
 
 from engine.test_json_language import codes, steady
 from lookalike import Why
+from polling import eventually
 from site_support import toy_recipe
-from supervise_support import TOP
+from supervise_support import TOP, SupervisorProcess
 
 from sparktui.cli import main
 from sparktui.engine.api import Happening, SuperviseEvent
@@ -79,3 +82,31 @@ def test_the_supervisors_events_are_the_same_data_in_every_language(site):
         assert "надзор за toy на test" in event_line(armed, 0.0)
     finally:
         install("en")
+
+
+def test_supervise_json_is_the_same_lines_in_every_language(site):
+    """``supervise --json``: each event one line of codes and values, the last the result;
+    a supervisor under ``ru`` writes what one under ``en`` does."""
+    s = site(2, top=TOP)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0
+    outputs = []
+    try:
+        for lang in ("en", "ru"):
+            with SupervisorProcess(s, "toy", "--json", lang=lang) as sup:
+                eventually(lambda sup=sup: '"event":"healthy"' in sup.output(), 120,
+                           "the group seen healthy", explain=sup.output, every=0.2)
+                sup.signal(signal.SIGINT)  # as Ctrl+C does
+                assert sup.wait(60) == 0, sup.output()
+                outputs.append(sup.output())
+    finally:
+        main(s.cli("stop", "--yes"))
+    # stdout's lines (stderr is in the same file: a library's warning is no event)
+    en, ru = ([json.loads(line) for line in text.splitlines() if line.startswith("{")]
+              for text in outputs)
+    assert [e.get("event") for e in en[:-1]] == ["armed", "adopted", "healthy",
+                                                 "interrupted"], en
+    assert en[-1]["result"] == ru[-1]["result"] == "interrupted", (en, ru)
+    assert [steady(e) for e in ru] == [steady(e) for e in en]
+    assert {"supervise_said.armed", "supervise_said.adopted", "supervise_said.healthy",
+            "end_said.interrupted"} <= codes(en), en
