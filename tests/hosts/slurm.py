@@ -166,6 +166,10 @@ class SlurmBed:
         prolog = self.root / "task-prolog"
         prolog.write_text(self.task_prolog())
         prolog.chmod(0o755)
+        # A colleague's job runs as another user (``sbatch --uid``), and slurmstepd runs the
+        # TaskProlog as the job's user: the folders on its way may be passed, not listed.
+        for folder in (self.root, self.root.parent):
+            folder.chmod(0o711)
         self.conf.write_text(self.slurm_conf())
 
     def task_prolog(self) -> str:

@@ -6,13 +6,17 @@ every container before Slurm lets the job go."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 from lookalike import Why
-from site_support import toy_recipe
+from polling import eventually, eventually_async
+from site_support import Recorder, toy_recipe
 
 from sparktui.cli import main
+from sparktui.engine.slurm.serve import SlurmSaid
+from sparktui.said import Said
 
 pytestmark = pytest.mark.hosts
 
@@ -44,3 +48,52 @@ def test_serve_is_one_job_health_shows_it_and_stop_cancels_it(site, capsys):
     assert f"job {job} cancelled" in out, out
     assert job not in bed.jobs()
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
+
+
+def _colleagues_job(bed) -> str:
+    """Both nodes held by another user's job (root submits it as ``nobody``)."""
+    got = bed.run("sbatch", "--parsable", "--uid=nobody", "--exclusive", "--nodes=2",
+                  f"--partition={bed.partition}", "--job-name=training", "--output=/dev/null",
+                  "--chdir=/tmp", "--wrap=sleep 3600")
+    assert got.returncode == 0, got.stderr
+    job = got.stdout.strip().split(";")[0]
+    eventually(lambda: bed.jobs().get(job, {}).get("state") == "RUNNING",
+               what="the colleague's job running", explain=bed.logs)
+    return job
+
+
+def test_a_pending_serve_says_why_ctrl_c_cancels_it_and_a_colleagues_job_is_never_touched(
+        site, capsys):
+    s = site(2, extra_toml=SLURM)
+    bed = s.hosts.start_slurm(partition="spark")
+    theirs = _colleagues_job(bed)
+    s.recipe("toy", toy_recipe())
+    rec = Recorder()
+
+    async def serve_until_pending() -> None:
+        engine = s.engine()
+        try:
+            task = asyncio.create_task(engine.serve(s.plan("toy"), rec))
+            await eventually_async(lambda: any(
+                isinstance(e.detail, Said) and e.detail.code is SlurmSaid.PENDING
+                for e in rec.events), what="the serve pending", explain=bed.logs)
+            task.cancel()  # Ctrl+C
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            await engine.close()
+
+    asyncio.run(serve_until_pending())
+    pending = next(e.detail for e in rec.events
+                   if isinstance(e.detail, Said) and e.detail.code is SlurmSaid.PENDING)
+    assert pending.params["reason"] in ("Resources", "Priority"), pending
+    ours = str(pending.params["job"])
+    assert any(isinstance(e.detail, Said) and e.detail.code is SlurmSaid.CANCELLED
+               and e.detail.params["job"] == ours for e in rec.events), rec.events
+    assert set(bed.jobs()) == {theirs}  # ours cancelled, theirs runs on
+    assert main(s.cli("health")) == 0
+    out = capsys.readouterr().out
+    assert f"slurm job {theirs} training: RUNNING on node1, node2" in out, out
+    assert "by nobody; another user's: never touched" in out, out
+    assert main(s.cli("stop", "--yes")) == 0, capsys.readouterr()
+    assert bed.jobs()[theirs]["state"] == "RUNNING"
