@@ -12,15 +12,16 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from sparktui.config.models import Cluster
-from sparktui.engine.api import ClusterHealth, RouterStatus
+from sparktui.engine.api import ClusterHealth, RouterStatus, SlurmStatus
 from sparktui.i18n import _
 from sparktui.plan.runtime.base import MISSING
 from sparktui.tui.actions import Target, bindings
 from sparktui.tui.messages import ClusterFocused, NodeChosen
 from sparktui.tui.viewmodel.recipes import NO_CLUSTERS_SHORT
 from sparktui.tui.viewmodel.supervision import supervision_mark
+from sparktui.visible import visible
 
-UNKNOWN, UP, DOWN, ROUTER = "○", "●", "✖", "⇄"
+UNKNOWN, UP, DOWN, ROUTER, JOB = "○", "●", "✖", "⇄", "⧗"
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,29 @@ class Ref:
     cluster: str
     node: str | None = None
     router: bool = False  # the cluster's router line or one of its models (selects the cluster)
+    job: bool = False  # one of the cluster's Slurm jobs (selects the cluster)
 
 
 class ClusterTree(Tree[Ref]):
     BINDINGS = bindings(Target.CLUSTER_TREE)
+
+
+def job_labels(status: SlurmStatus) -> list[Text]:
+    """One line a job: its id, state, then time left (running) or Slurm's reason
+    (pending); another user's dim, with the user. Slurm's words through ``visible``."""
+    if status.error is not None:
+        return [Text.assemble((JOB, "bold red"), " ", _("slurm: jobs unknown"))]
+    out = []
+    for job in status.jobs:
+        theirs = job.user != status.user
+        style = "dim" if theirs else "green" if job.running else "yellow"
+        label = Text.assemble((JOB, style), " ", _("job"), f" {visible(job.id)} ",
+                              (visible(job.state), style))
+        label.append(" " + visible(job.reason if job.pending else job.time_left), style="dim")
+        if theirs:
+            label.append(f" ({visible(job.user)})", style="dim")
+        out.append(label)
+    return out
 
 
 def reachability(health: ClusterHealth | None, node: str) -> tuple[str, str]:
@@ -56,6 +76,7 @@ class ClustersPane(Vertical):
         self.focused_cluster = clusters[0].name if clusters else ""
         self.health: dict[str, ClusterHealth] = {}
         self._routers: dict[str, tuple[str, ...]] = {}  # the models each router line shows
+        self._jobs: dict[str, list[str]] = {}  # the job lines each cluster shows
 
     def compose(self) -> ComposeResult:
         tree: ClusterTree = ClusterTree("clusters", id="clusters-tree")
@@ -102,10 +123,24 @@ class ClustersPane(Vertical):
             cluster = by_name[branch.data.cluster]  # type: ignore[union-attr]
             branch.set_label(self._cluster_label(cluster))
             for leaf in branch.children:
-                if leaf.data is not None and not leaf.data.router:
-                    leaf.set_label(self._node_label(cluster, leaf.data.node))  # type: ignore[arg-type]
+                if leaf.data is not None and leaf.data.node is not None:
+                    leaf.set_label(self._node_label(cluster, leaf.data.node))
             health = self.health.get(cluster.name)
             self._router_lines(branch, health.router if health is not None else None)
+            self._job_lines(branch, health.slurm if health is not None else None)
+
+    def _job_lines(self, branch: TreeNode[Ref], status: SlurmStatus | None) -> None:
+        """A Slurm cluster's jobs (when a health check asked its Slurm), after the nodes;
+        made again only when what they say changed."""
+        cluster = branch.data.cluster  # type: ignore[union-attr]
+        labels = job_labels(status) if status is not None else []
+        if self._jobs.get(cluster) == [str(label) for label in labels]:
+            return
+        for line in [c for c in branch.children if c.data is not None and c.data.job]:
+            line.remove()
+        for label in labels:
+            branch.add_leaf(label, data=Ref(cluster, job=True))
+        self._jobs[cluster] = [str(label) for label in labels]
 
     def _router_lines(self, branch: TreeNode[Ref], status: RouterStatus | None) -> None:
         """The router (when a health check found one) and the models it holds."""
