@@ -163,3 +163,31 @@ def on_cluster(jobs: list[Job], nodes: list[str]) -> list[Job]:
     names = set(nodes)
     return [j for j in jobs if names & set(j.nodes)
             or (j.pending and j.name.startswith(job_name("")))]
+
+
+TIMEOUT = "TIMEOUT"
+_LEFT = re.compile(r"(?:([0-9]{1,4})-)?(?:([0-9]{1,2}):)?([0-9]{1,2}):([0-9]{1,2})", re.ASCII)
+
+
+def seconds_left(text: str) -> int | None:
+    """``squeue``'s ``%L`` (``MM:SS``, ``HH:MM:SS``, ``D-HH:MM:SS``) in seconds; None for
+    ``UNLIMITED``, ``INVALID`` or what does not read."""
+    found = _LEFT.fullmatch(text.strip())
+    if not found:
+        return None
+    days, hours, minutes, seconds = (int(g) if g else 0 for g in found.groups())
+    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+
+
+def at_time_limit(jobs: list[Job], user: str, recipe: str, window: int) -> Job | None:
+    """The recipe's newest job of ``user`` when its time limit ended it (``TIMEOUT``) or
+    is within ``window`` seconds (its shell was sent TERM ahead of the limit, and its
+    cleanup removed the containers); None otherwise."""
+    mine = [j for j in jobs if j.user == user and j.name == job_name(recipe)]
+    if not mine:
+        return None
+    newest = max(mine, key=lambda j: [int(p) for p in j.id.split("_")])
+    left = seconds_left(newest.time_left)
+    if newest.state == TIMEOUT or (newest.running and left is not None and left <= window):
+        return newest
+    return None

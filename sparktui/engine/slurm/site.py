@@ -20,6 +20,7 @@ from sparktui.engine.slurm.jobs import (
     FORMAT,
     Job,
     SlurmStatus,
+    job_name,
     on_cluster,
     parse_job_id,
     parse_jobs,
@@ -91,6 +92,12 @@ class SlurmSite:
         """Every job of the partition, any user's."""
         return parse_jobs(await self._run(SlurmVerb.LOOK, [
             "squeue", "--noheader", f"--partition={self.slurm.partition}",
+            f"--format={FORMAT}"]))
+
+    async def recipe_jobs(self, recipe: str) -> list[Job]:
+        """The recipe's serve jobs, ended ones too (while Slurm still keeps them)."""
+        return parse_jobs(await self._run(SlurmVerb.LOOK, [
+            "squeue", "--noheader", "--states=all", f"--name={job_name(recipe)}",
             f"--format={FORMAT}"]))
 
     async def job(self, job_id: str) -> Job | None:

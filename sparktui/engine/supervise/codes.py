@@ -36,6 +36,7 @@ class FailureSaid(Code):
     MODELS = N_("{node}: /v1/models does not answer ({detail})")
     SERVE = N_("{node}: serve failed ({detail})")
     STALLED = N_("{node}: no token generated for {detail} s while requests wait")
+    TIME_LIMIT = N_("{node}: its Slurm job {detail} reached its time limit")
 
 
 class MarkSaid(Code):

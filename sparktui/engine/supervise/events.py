@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sparktui.engine.results import ActionResult, Progress, ProgressSink
+from sparktui.engine.slurm.site import SlurmSite
 from sparktui.engine.supervise.record import Failure, Lease, Reason
 from sparktui.said import Text, text_json
 
@@ -95,6 +96,7 @@ class SuperviseEngine(Protocol):
 
     def cluster(self, name: str) -> Cluster: ...
     def transport(self, node: Node) -> Transport: ...
+    def slurm_site(self, cluster: str) -> SlurmSite: ...
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
                     keep_on_failure: bool = False) -> ActionResult: ...
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,

@@ -26,6 +26,7 @@ from sparktui.engine.deadline import within
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.results import ActionResult, Progress
+from sparktui.engine.slurm.supervise import time_limit_failure
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
 from sparktui.engine.supervise.codes import (
@@ -304,8 +305,13 @@ class Supervisor:
 
     # -- the nodes -----------------------------------------------------------------------
     async def _check(self) -> Check:
-        return await check(self.plan, self.transports, self.group, self.started, self.stall,
-                           self.timeout, self.watched)
+        found = await check(self.plan, self.transports, self.group, self.started, self.stall,
+                            self.timeout, self.watched)
+        if found.failures and self.plan.slurm is not None:
+            ran_out = await time_limit_failure(self.engine.slurm_site(self.plan.cluster),
+                                               self.plan.recipe, self.plan.head.name)
+            found = replace(found, failures=[ran_out]) if ran_out else found
+        return found
 
     async def _looks(self) -> dict[str, NodeLook]:
         found = await asyncio.gather(*(look(self.transports[n], self.timeout)

@@ -11,10 +11,12 @@ from sparktui.engine.slurm.jobs import (
     MAX_NODES,
     SEP,
     Job,
+    at_time_limit,
     expand_nodes,
     job_name,
     parse_job_id,
     parse_jobs,
+    seconds_left,
 )
 from sparktui.engine.slurm.stop import ours
 
@@ -84,3 +86,26 @@ def test_a_stop_touches_only_its_own_users_serves():
     assert [j.id for j in ours(jobs, "ops", ["toy"])] == ["1"]
     assert [j.id for j in ours(jobs, "ops", None)] == ["1", "3"]
     assert ours(jobs, "bob", None) == []
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("0:59", 59), ("1:02:03", 3723), ("2-00:00:01", 172801), ("12:00", 720),
+    ("UNLIMITED", None), ("INVALID", None), ("", None), ("1:2:3:4", None), ("-1:00", None),
+])
+def test_time_left_reads_as_slurm_writes_it(text, seconds):
+    assert seconds_left(text) == seconds
+
+
+def test_a_group_is_at_its_time_limit_only_when_its_newest_job_says_so():
+    def job(job_id: str, state: str, left: str = "", user: str = "ops", recipe="toy") -> Job:
+        return Job(job_id, state, time_left=left, user=user, name=job_name(recipe))
+
+    assert at_time_limit([job("7", "TIMEOUT")], "ops", "toy", 180).id == "7"
+    assert at_time_limit([job("8", "RUNNING", "2:10")], "ops", "toy", 180).id == "8"
+    assert at_time_limit([job("8", "RUNNING", "3:10")], "ops", "toy", 180) is None  # a crash
+    assert at_time_limit([job("8", "RUNNING", "UNLIMITED")], "ops", "toy", 180) is None
+    # an old job's time-out is not the running one's: the newest job counts
+    assert at_time_limit([job("7", "TIMEOUT"), job("12", "RUNNING", "1-00:00:00")],
+                         "ops", "toy", 180) is None
+    assert at_time_limit([job("7", "TIMEOUT", user="alice")], "ops", "toy", 180) is None
+    assert at_time_limit([job("7", "TIMEOUT", recipe="big")], "ops", "toy", 180) is None
