@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sparktui.engine.remote.transport import NodeError
@@ -28,9 +28,21 @@ from sparktui.said import Code, Text, said
 from sparktui.steps import Step, StepState
 
 LOOK_SECONDS = 1.0
-"""Between two looks at a job Slurm has not started yet, or whose containers are not up."""
+"""Between two looks at a job Slurm has not started yet, or whose containers are not up,
+or that was cancelled: the first looks come sooner (``looks``), as most waits are short."""
+SOON_SECONDS, SOON_LOOKS = 0.2, 25
 CANCEL_WAIT_SECONDS = 120.0
 """How long a cancelled job's cleanup is waited for before it is named as left."""
+
+
+def looks() -> Iterator[float]:
+    """The pauses between looks: every 0.2 s for the first 5 s (where most waits end:
+    a cleanup, a job started on idle nodes), then every ``LOOK_SECONDS``; one look is
+    one ``squeue`` of one job."""
+    for _soon in range(SOON_LOOKS):
+        yield SOON_SECONDS
+    while True:
+        yield LOOK_SECONDS
 
 
 class SlurmSaid(Code):
@@ -93,7 +105,7 @@ class SlurmServe(Serve):
             raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
 
     async def _until_running(self, job_id: str) -> Job:
-        said_reason = None
+        said_reason, pauses = None, looks()
         while True:
             job = await self._look(job_id)
             if job is None or job.state not in ACTIVE:
@@ -106,12 +118,13 @@ class SlurmServe(Serve):
                 said_reason = reason
                 self._say(Step.SLURM, None, StepState.WAITING,
                           said(SlurmSaid.PENDING, job=job_id, reason=reason))
-            await asyncio.sleep(LOOK_SECONDS)
+            await asyncio.sleep(next(pauses))
 
     async def _until_containers(self, job_id: str) -> None:
         """Each node's container is there (the job's steps create them in start order);
         a job that ends first is a failure naming the node still without one."""
         waiting = [self.plan.node(n) for n in self.plan.start_order]
+        pauses = looks()
         while waiting:
             try:
                 there = [await self._created(n) for n in waiting]
@@ -129,7 +142,7 @@ class SlurmServe(Serve):
                 raise StepFailed(waiting[0].name, Step.LAUNCH, said(
                     SlurmSaid.ENDED, job=job_id, node=waiting[0].name,
                     state=job.state if job else "ended"))
-            await asyncio.sleep(LOOK_SECONDS)
+            await asyncio.sleep(next(pauses))
 
     async def _after_ready(self) -> None:
         """The job started its after_frontend services itself."""
@@ -166,13 +179,13 @@ class SlurmServe(Serve):
             now = await self.site.job(job_id)
             if now is not None:
                 await self.site.cancel(now)
-            deadline = time.monotonic() + CANCEL_WAIT_SECONDS
+            deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
             while (await self.site.job(job_id)) is not None:
                 if time.monotonic() > deadline:
                     self._say(Step.ROLLBACK, None, StepState.WARN, said(
                         SlurmSaid.CANCEL_SLOW, job=job_id, seconds=CANCEL_WAIT_SECONDS))
                     return False
-                await asyncio.sleep(LOOK_SECONDS)
+                await asyncio.sleep(next(pauses))
         except (SlurmError, NodeError) as exc:
             why = refused(exc) if isinstance(exc, SlurmError) else exc.said
             self._say(Step.ROLLBACK, self.site.host, StepState.FAILED, why)

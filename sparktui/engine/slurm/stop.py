@@ -15,7 +15,7 @@ import time
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.slurm.jobs import Job, job_name
-from sparktui.engine.slurm.serve import CANCEL_WAIT_SECONDS, LOOK_SECONDS, SlurmSaid, refused
+from sparktui.engine.slurm.serve import CANCEL_WAIT_SECONDS, SlurmSaid, looks, refused
 from sparktui.engine.slurm.site import SlurmError, SlurmSite
 from sparktui.said import said
 from sparktui.steps import Step, StepState
@@ -35,16 +35,16 @@ async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> 
     """Cancel this operator's serve jobs and wait for each to end; False when one could
     not be cancelled or looked at (named): the stop then goes no further."""
     try:
-        user = await site.user()
-        jobs = ours(await site.jobs(), user, [recipe] if recipe else None)
+        user, listed = await asyncio.gather(site.user(), site.jobs())
+        jobs = ours(listed, user, [recipe] if recipe else None)
         for job in jobs:
             log(Step.SLURM, site.host, StepState.STARTED, job.id)
             await site.cancel(job)
-        deadline = time.monotonic() + CANCEL_WAIT_SECONDS
+        deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
         waiting = list(jobs)
         while waiting:
-            looks = await asyncio.gather(*(site.job(j.id) for j in waiting))
-            for job, now in zip(list(waiting), looks, strict=True):
+            seen = await asyncio.gather(*(site.job(j.id) for j in waiting))
+            for job, now in zip(list(waiting), seen, strict=True):
                 if now is None:
                     waiting.remove(job)
                     log(Step.SLURM, site.host, StepState.OK,
@@ -55,7 +55,7 @@ async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> 
                         SlurmSaid.CANCEL_SLOW, job=job.id, seconds=CANCEL_WAIT_SECONDS))
                 return False
             if waiting:
-                await asyncio.sleep(LOOK_SECONDS)
+                await asyncio.sleep(next(pauses))
     except SlurmError as exc:
         log(Step.SLURM, site.host, StepState.FAILED, refused(exc))
         return False

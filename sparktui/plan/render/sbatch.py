@@ -75,8 +75,9 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
     out = ["", "# the job's end (scancel, its time limit, a lost node) removes what it started,",
            "# then restores each node (its after_stop hooks), every step tried",
            "cleanup() {", "trap - TERM INT EXIT", "set +e"]
-    out += [f"{_step(node)} {shlex.quote(shlex.join(['docker', 'rm', '-f', name]))} </dev/null"
+    out += [f"{_step(node)} {shlex.quote(shlex.join(['docker', 'rm', '-f', name]))} </dev/null &"
             for node, name in containers]
+    out += ["wait  # every node's removal at once, then each node restored"]
     out += [hook_line(node, _step(node.name), s, scripts, secrets)
             for node in plan.nodes for s in node.after_stop]
     out += ["}", "trap cleanup TERM INT EXIT"]
