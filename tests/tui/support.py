@@ -19,6 +19,7 @@ from sparktui.engine.status import (
 from sparktui.engine.status import LogBatch as EngineBatch
 from sparktui.errors import SparkError
 from sparktui.tui.app import SparkApp, TuiOptions, create_app
+from sparktui.tui.messages import HealthUpdated
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_CONFIG = REPO / "examples" / "config.toml"
@@ -196,3 +197,15 @@ async def open_and_type(pilot, key: str, *keys: str) -> None:
     await pilot.press(key)
     await eventually_async(lambda: isinstance(pilot.app.focused, Input), look=pausing(pilot))
     await pilot.press(*keys)
+
+
+def posting(*healths: ClusterHealth):
+    """A snapshot's ``run_before``: once the dashboard is up, each health in turn as a
+    health check would post it."""
+    async def run_before(pilot) -> None:
+        dashboard = pilot.app.dashboard
+        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
+        for health in healths:
+            dashboard.post_message(HealthUpdated(health))
+            await pilot.pause(0.2)
+    return run_before

@@ -9,13 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from polling import eventually_async, pausing
-from textual.pilot import Pilot
 
 from sparktui.engine.status import ClusterHealth, RouterStatus
-from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.widgets.clusters import ClustersPane
-from tui.support import make_app, serving_health
+from tui.support import make_app, posting, serving_health
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 ADDRESS = "http://10.0.0.11:4000/v1"
@@ -27,39 +24,29 @@ def _router(ready: bool = True) -> ClusterHealth:
     return replace(serving_health(), router=status)
 
 
-def _with(*healths: ClusterHealth):
-    async def run_before(pilot: Pilot) -> None:
-        dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
-        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
-        for health in healths:
-            dashboard.post_message(HealthUpdated(health))
-            await pilot.pause(0.2)
-    return run_before
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_the_router_and_its_models_in_the_clusters_pane(snap_compare, size: str):
-    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=_with(_router()))
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=posting(_router()))
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_router_that_does_not_answer(snap_compare, size: str):
     assert snap_compare(make_app(), terminal_size=SIZES[size],
-                        run_before=_with(_router(), _router(ready=False)))
+                        run_before=posting(_router(), _router(ready=False)))
 
 
 async def test_the_router_lines_follow_the_health_and_leave_with_it():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await _with(_router())(pilot)
+        await posting(_router())(pilot)
         pane: ClustersPane = app.dashboard.clusters_pane  # type: ignore[attr-defined]
         branch = pane.cluster_tree.root.children[0]
         line = next(c for c in branch.children if c.data is not None and c.data.router)
         assert "router 10.0.0.11:4000" in str(line.label)
         assert [str(c.label) for c in line.children] == ["qwen3-235b", "org/small"]
-        await _with(replace(_router(), router=RouterStatus(
+        await posting(replace(_router(), router=RouterStatus(
             "spark1", ADDRESS, "running", ["org/small"], True)))(pilot)
         line = next(c for c in branch.children if c.data is not None and c.data.router)
         assert [str(c.label) for c in line.children] == ["org/small"]
-        await _with(serving_health())(pilot)
+        await posting(serving_health())(pilot)
         assert not any(c.data is not None and c.data.router for c in branch.children)

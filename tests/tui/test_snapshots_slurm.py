@@ -10,14 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from polling import eventually_async, pausing
-from textual.pilot import Pilot
 
 from sparktui.engine.slurm.jobs import Job, SlurmStatus
 from sparktui.engine.status import ClusterHealth
-from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.widgets.clusters import ClustersPane
-from tui.support import make_app, serving_health
+from tui.support import make_app, posting, serving_health
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 JOBS = [Job("41", "RUNNING", "None", "23:59:10", "ops", ("spark1", "spark2"),
@@ -29,32 +26,22 @@ def _slurm(status: SlurmStatus | None) -> ClusterHealth:
     return replace(serving_health(), slurm=status)
 
 
-def _with(*healths: ClusterHealth):
-    async def run_before(pilot: Pilot) -> None:
-        dashboard = pilot.app.dashboard  # type: ignore[attr-defined]
-        await eventually_async(lambda: dashboard.is_mounted, look=pausing(pilot))
-        for health in healths:
-            dashboard.post_message(HealthUpdated(health))
-            await pilot.pause(0.2)
-    return run_before
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_the_clusters_jobs_in_the_clusters_pane(snap_compare, size: str):
     assert snap_compare(make_app(), terminal_size=SIZES[size],
-                        run_before=_with(_slurm(SlurmStatus("spark", "ops", JOBS))))
+                        run_before=posting(_slurm(SlurmStatus("spark", "ops", JOBS))))
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_slurm_that_does_not_answer(snap_compare, size: str):
-    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=_with(
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=posting(
         _slurm(SlurmStatus("spark", error="login1: squeue: Connection refused"))))
 
 
 async def test_the_job_lines_follow_the_health_and_leave_with_it():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await _with(_slurm(SlurmStatus("spark", "ops", JOBS)))(pilot)
+        await posting(_slurm(SlurmStatus("spark", "ops", JOBS)))(pilot)
         pane: ClustersPane = app.dashboard.clusters_pane  # type: ignore[attr-defined]
         branch = pane.cluster_tree.root.children[0]
 
@@ -62,7 +49,7 @@ async def test_the_job_lines_follow_the_health_and_leave_with_it():
             return [str(c.label) for c in branch.children if c.data is not None and c.data.job]
 
         assert lines() == ["⧗ job 41 RUNNING 23:59:10", "⧗ job 42 PENDING Resources (alice)"]
-        await _with(_slurm(SlurmStatus("spark", "ops", JOBS[:1])))(pilot)
+        await posting(_slurm(SlurmStatus("spark", "ops", JOBS[:1])))(pilot)
         assert lines() == ["⧗ job 41 RUNNING 23:59:10"]
-        await _with(serving_health())(pilot)
+        await posting(serving_health())(pilot)
         assert lines() == []
