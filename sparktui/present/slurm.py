@@ -21,12 +21,15 @@ def slurm_lines(status: SlurmStatus) -> list[str]:
         return [_("slurm partition {partition}: no job on these nodes").format(partition=where)]
     lines = []
     for job in status.jobs:
-        nodes = ", ".join(map(visible, job.nodes)) or "-"
-        line = _("slurm job {job} {name}: {state} on {nodes}, time left {left}, by {user}").format(
-            job=visible(job.id), name=visible(job.name), state=visible(job.state), nodes=nodes,
-            left=visible(job.time_left) or "-", user=visible(job.user))
-        if job.pending:
-            line += "; " + _("pending: {reason}").format(reason=visible(job.reason))
+        values = {"job": visible(job.id), "name": visible(job.name),
+                  "left": visible(job.time_left) or "-", "user": visible(job.user)}
+        if job.pending:  # no node yet; its time left is its whole limit
+            line = _("slurm job {job} {name}: pending ({reason}), time limit {left}, by "
+                     "{user}").format(reason=visible(job.reason), **values)
+        else:
+            line = _("slurm job {job} {name}: {state} on {nodes}, time left {left}, by "
+                     "{user}").format(state=visible(job.state),
+                                      nodes=", ".join(map(visible, job.nodes)) or "-", **values)
         if job.user != status.user:
             line += "; " + _("another user's: never touched")
         lines.append(line)

@@ -13,8 +13,10 @@ import pytest
 
 from sparktui.engine.slurm.jobs import Job, SlurmStatus
 from sparktui.engine.status import ClusterHealth
+from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
 from sparktui.tui.widgets.clusters import ClustersPane
 from tui.support import make_app, posting, serving_health
+from tui.test_snapshots_actions import Host
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 JOBS = [Job("41", "RUNNING", "None", "23:59:10", "ops", ("spark1", "spark2"),
@@ -53,3 +55,25 @@ async def test_the_job_lines_follow_the_health_and_leave_with_it():
         assert lines() == ["⧗ job 41 RUNNING 23:59:10"]
         await posting(serving_health())(pilot)
         assert lines() == []
+
+
+def _stop_of(health: ClusterHealth) -> Host:
+    async def check() -> ClusterHealth:
+        return health
+    return Host(ConfirmScreen(ConfirmRequest(
+        title="Stop cluster 2nodes", verb="Stop", cluster="2nodes",
+        what="Cancels your serve jobs of 2nodes, then removes every sparktui container.",
+        check=check)))
+
+
+async def _settle(pilot) -> None:
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_stop_confirmation_shows_the_jobs_it_cancels_and_the_one_it_leaves(
+        snap_compare, size: str):
+    """The fresh check's jobs: the operator's own (a stop cancels it) and a colleague's,
+    marked as never touched; Slurm's words (a name with markup) shown as written."""
+    health = _slurm(SlurmStatus("spark", "ops", JOBS))
+    assert snap_compare(_stop_of(health), terminal_size=SIZES[size], run_before=_settle)

@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Static
 from sparktui.engine.api import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
+from sparktui.present.slurm import slurm_lines
 from sparktui.present.supervision import status_line
 from sparktui.said import Said
 from sparktui.tui.markup import esc
@@ -105,6 +106,8 @@ def health_text(health: ClusterHealth, affects: Callable[[Workload], bool],
     line = status_line(status, health.checked_at) if status and status.current else None
     if line:
         text.append("⟳ " + line + "\n", style="cyan")
+    for job_line in slurm_lines(health.slurm) if health.slurm is not None else []:
+        text.append("⧗ " + job_line + "\n", style="cyan")  # a stop cancels the own ones
     text.rstrip()
     return text
 
