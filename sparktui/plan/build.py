@@ -84,13 +84,13 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
                       image=rec.docker_image, ssh_user=cfg.ssh_user, nodes=nodes,
                       start_order=start_order, hf_refs=hf_refs, services=services,
                       frontend=rec.frontend_type, router=router_plan(cfg, chosen),
-                      slurm=slurm_plan(chosen))
+                      slurm=slurm_plan(chosen, cfg.stop_grace_seconds))
 
 
-def slurm_plan(cluster: Cluster) -> SlurmPlan | None:
+def slurm_plan(cluster: Cluster, stop_grace: float = 30.0) -> SlurmPlan | None:
     s = cluster.slurm
     return None if s is None else SlurmPlan(s.partition, s.submit_host, s.account, s.qos,
-                                            s.reservation, s.time_limit)
+                                            s.reservation, s.time_limit, stop_grace)
 
 
 def api_port(rec: Recipe, services: list[ServicePlan]) -> int:

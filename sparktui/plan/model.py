@@ -109,6 +109,8 @@ class SlurmPlan:
     qos: str | None = None
     reservation: str | None = None
     time_limit: str | None = None
+    stop_grace_seconds: float = 30.0
+    """What the job's cleanup gives each engine after SIGTERM, as a stop over SSH does."""
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

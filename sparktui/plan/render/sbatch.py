@@ -19,6 +19,7 @@ from sparktui.plan.model import LaunchPlan, SlurmPlan
 from sparktui.plan.render.run_id import with_placeholder
 from sparktui.plan.render.sh import comment, hook_line, launch_line
 from sparktui.plan.render.sh_secrets import Secrets
+from sparktui.plan.runtime import runtime_for
 
 CLEANUP_SECONDS = 120
 """Before its time limit, the job's shell is sent TERM this long ahead: its cleanup steps
@@ -65,8 +66,8 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
     """``render_sbatch``'s script with what a submitter must hand it."""
     assert plan.slurm is not None
     secrets = Secrets()
-    containers = [(n.name, n.container) for n in plan.nodes] + [
-        (i.node, i.container) for s in plan.services for i in s.instances]
+    containers = [(n.name, n.container, plan.runtime) for n in plan.nodes] + [
+        (i.node, i.container, s.runtime) for s in plan.services for i in s.instances]
     head = ["#!/bin/bash", *_directives(plan, plan.slurm),
             comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}, "
                     "as one Slurm job (docs/slurm.md)"),
@@ -75,8 +76,11 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
     out = ["", "# the job's end (scancel, its time limit, a lost node) removes what it started,",
            "# then restores each node (its after_stop hooks), every step tried",
            "cleanup() {", "trap - TERM INT EXIT", "set +e"]
-    out += [f"{_step(node)} {shlex.quote(shlex.join(['docker', 'rm', '-f', name]))} </dev/null &"
-            for node, name in containers]
+    grace = plan.slurm.stop_grace_seconds  # each engine's, as a stop over SSH gives it
+    removals = [(node, runtime_for(runtime).removal(name, grace))
+                for node, name, runtime in containers]
+    out += [f"{_step(node)} {shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} "
+            "</dev/null &" for node, r in removals]
     out += ["wait  # every node's removal at once, then each node restored"]
     out += [hook_line(node, _step(node.name), s, scripts, secrets)
             for node in plan.nodes for s in node.after_stop]
