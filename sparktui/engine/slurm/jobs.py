@@ -58,6 +58,12 @@ class Job:
                 "name": self.name}
 
 
+def ended(job: Job | None) -> bool:
+    """A cancelled job whose shell has exited: its cleanup ran (``COMPLETING``: Slurm
+    still winds it up), or Slurm lists it no more."""
+    return job is None or job.state not in ACTIVE
+
+
 def job_name(recipe: str) -> str:
     """The name a serve's job has (the recipe is of ``NAME``'s grammar)."""
     return f"sparktui-{recipe}"

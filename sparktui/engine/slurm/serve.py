@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.slurm.jobs import ACTIVE, Job
+from sparktui.engine.slurm.jobs import ACTIVE, Job, ended
 from sparktui.engine.slurm.site import SlurmError, SlurmSite
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.serve import Serve
@@ -30,13 +30,13 @@ from sparktui.steps import Step, StepState
 LOOK_SECONDS = 1.0
 """Between two looks at a job Slurm has not started yet, or whose containers are not up,
 or that was cancelled: the first looks come sooner (``looks``), as most waits are short."""
-SOON_SECONDS, SOON_LOOKS = 0.2, 25
+SOON_SECONDS, SOON_LOOKS = 0.1, 40
 CANCEL_WAIT_SECONDS = 120.0
 """How long a cancelled job's cleanup is waited for before it is named as left."""
 
 
 def looks() -> Iterator[float]:
-    """The pauses between looks: every 0.2 s for the first 5 s (where most waits end:
+    """The pauses between looks: every 0.1 s for the first 4 s (where most waits end:
     a cleanup, a job started on idle nodes), then every ``LOOK_SECONDS``; one look is
     one ``squeue`` of one job."""
     for _soon in range(SOON_LOOKS):
@@ -180,7 +180,7 @@ class SlurmServe(Serve):
             if now is not None:
                 await self.site.cancel(now)
             deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
-            while (await self.site.job(job_id)) is not None:
+            while not ended(await self.site.job(job_id)):
                 if time.monotonic() > deadline:
                     self._say(Step.ROLLBACK, None, StepState.WARN, said(
                         SlurmSaid.CANCEL_SLOW, job=job_id, seconds=CANCEL_WAIT_SECONDS))

@@ -14,7 +14,7 @@ import time
 
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.slurm.jobs import Job, job_name
+from sparktui.engine.slurm.jobs import Job, ended, job_name
 from sparktui.engine.slurm.serve import CANCEL_WAIT_SECONDS, SlurmSaid, looks, refused
 from sparktui.engine.slurm.site import SlurmError, SlurmSite
 from sparktui.said import said
@@ -45,7 +45,7 @@ async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> 
         while waiting:
             seen = await asyncio.gather(*(site.job(j.id) for j in waiting))
             for job, now in zip(list(waiting), seen, strict=True):
-                if now is None:
+                if ended(now):
                     waiting.remove(job)
                     log(Step.SLURM, site.host, StepState.OK,
                         said(SlurmSaid.CANCELLED, job=job.id))

@@ -46,7 +46,8 @@ def test_serve_is_one_job_health_shows_it_and_stop_cancels_it(site, capsys):
     assert main(s.cli("stop", "--yes")) == 0, capsys.readouterr()
     out = capsys.readouterr().out
     assert f"job {job} cancelled" in out, out
-    assert job not in bed.jobs()
+    # its shell has exited (the cleanup ran): Slurm may still be winding it up
+    assert bed.jobs().get(job, {}).get("state") in (None, "COMPLETING"), bed.jobs()
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
 
 
