@@ -119,11 +119,12 @@ SAME_AS_ENGLISH = {
     "it": {"  frontend: {frontend}", "Cluster: {name}", "cluster", "cluster {cluster}: {state}",
            "container", "fabric", "file", "kernel", "no", "script", "server {version}",
            "{node}: kernel: {line}", "rollback", "router", "conc", "benchmark",
-           "Screenshot"},
+           "Screenshot", "job"},
     "fr": {"total", "  image {image}", "1 Clusters", "4 Plan", "6 Services", "Actions", "Plan",
            "cluster",
            "clusters", "fabric", "image", "local", "plan", "port", "script", "service",
-           "services", "terminal", "hooks", "options", "supervision", "conc", "benchmark"},
+           "services", "terminal", "hooks", "options", "supervision", "conc", "benchmark",
+           "job"},
     "de": {"4 Plan", "5 Logs", "Cluster: {name}", "Details", "Filter", "Logs", "Plan"},
 }
 

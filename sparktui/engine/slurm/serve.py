@@ -51,7 +51,7 @@ class SlurmSaid(Code):
     RUNNING = N_("job {job} runs on {nodes}")
     ENDED = N_("job {job} ended before {node} had its container ({state})")
     GONE = N_("job {job} ended before it ran ({state})")
-    LEFT = N_("job {job}")
+    LEFT = N_("Slurm job {job}")
     CANCELLED = N_("job {job} cancelled; its cleanup removed what it started")
     CANCEL_SLOW = N_("job {job} was cancelled but Slurm still lists it after {seconds} s")
     REFUSED = N_("{host}: {verb} refused: {said}")

@@ -7,17 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 
-from lookalike import Why
-
 from sparktui.engine.supervise.checks import _why, look
 from sparktui.engine.supervise.codes import failure_said
 from sparktui.engine.supervise.record import Failure
 from sparktui.i18n import install
 from sparktui.said import Said
-
-# A look-alike, not the real vLLM (tests/lookalike.py): no engine runs; one node's dockerd
-# taken down.
-LOOKALIKE = (Why.SPEED,)
 
 
 def _look(s, node: str):

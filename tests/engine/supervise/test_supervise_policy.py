@@ -193,7 +193,7 @@ def test_one_command_per_node_gives_its_workloads_and_its_marks():
     assert look.workloads == [] and look.marks == [mark] and look.error is None
     broken = parse_look("n1", "@@sparktui-docker-error@@\nCannot connect\n"
                               f"@@sparktui-tmux@@\n{MARKS_MARKER}\n")
-    assert broken.workloads is None and "Cannot connect" in broken.error
+    assert broken.workloads is None and "Cannot connect" in str(broken.error)
 
 
 def test_a_look_whose_docker_listing_came_through_the_api_reads_the_rest_and_the_marks():
@@ -212,4 +212,4 @@ def test_a_look_whose_docker_listing_came_through_the_api_reads_the_rest_and_the
         "2026-12-02T03:00:00Z", 1)
     assert look.marks == [mark] and look.error is None
     down = parse_look("n1", f"{MARKS_MARKER}\n", {"docker": Listing([], "Cannot connect")})
-    assert down.workloads is None and "Cannot connect" in down.error
+    assert down.workloads is None and "Cannot connect" in str(down.error)
