@@ -21,6 +21,7 @@ from sparktui.engine.api import (
     ClusterHealth,
     DeepCheck,
     Progress,
+    SlurmSaid,
     Step,
     TelemetryFrame,
     Workload,
@@ -47,7 +48,7 @@ from sparktui.plan.render import render
 from sparktui.plan.router import sharing
 from sparktui.plan.runtime import runtime_for
 from sparktui.present.slurm import slurm_lines
-from sparktui.said import text_json
+from sparktui.said import Said, text_json
 from sparktui.scrub import scrub
 from sparktui.visible import visible
 
@@ -119,6 +120,12 @@ def print_left(plan: LaunchPlan, events: list[Progress]) -> None:
                             plan.recipe])), file=sys.stderr)
     runtimes = {i.container: s.runtime for s in plan.services for i in s.instances}
     for e in left:
+        if isinstance(e.detail, Said) and e.detail.code is SlurmSaid.LEFT:  # a whole job
+            job = str(e.detail.params["job"])
+            print("  " + _("{job} submitted from {host} (cancel it there: {command})").format(
+                job=e.detail, host=e.node, command=shlex.join(
+                    ["scancel", "--batch", "--signal=TERM", job])), file=sys.stderr)
+            continue
         workload = str(e.detail)  # a left step names the workload
         removal = runtime_for(runtimes.get(workload, plan.runtime)).removal(workload, 0)
         print(scrub("  " + _("{workload} on {node} (on the node: {command})").format(

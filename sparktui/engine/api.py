@@ -43,6 +43,7 @@ from sparktui.engine.remote.hostkeys import (
 from sparktui.engine.remote.node_error import NodeError
 from sparktui.engine.results import ActionResult, ExecResult, Progress, ProgressSink
 from sparktui.engine.slurm.jobs import SlurmStatus
+from sparktui.engine.slurm.serve import SlurmSaid
 from sparktui.engine.status import (
     SOURCE_SEP,
     ClusterHealth,
@@ -147,8 +148,8 @@ __all__ = [
     "LogLine", "Mark", "MetricsStatus", "NodeError", "NodeFigures", "NodeHealth", "Outcome",
     "Progress", "ProgressSink", "PullKind", "PullParts", "ReadOnlyView", "Record",
     "RestartEvent", "RestartSaid", "Restarted", "RouterStatus", "ServiceInstanceStatus",
-    "ServiceStatus", "Short", "SlurmStatus", "Source", "Step", "StepState", "SuperviseEvent",
-    "SuperviseResult",
+    "ServiceStatus", "Short", "SlurmSaid", "SlurmStatus", "Source", "Step", "StepState",
+    "SuperviseEvent", "SuperviseResult",
     "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Transfer",
     "TransferSink", "Workload", "attachable", "bench_dir", "cleared_said", "clearing_said",
     "containers", "failure_said", "find_tool", "foreign_line", "history_key", "in_source",

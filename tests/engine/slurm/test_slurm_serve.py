@@ -20,8 +20,9 @@ from sparktui.said import Said
 
 pytestmark = pytest.mark.hosts
 
-# A look-alike, not the real vLLM (tests/lookalike.py): 2-node groups.
-LOOKALIKE = (Why.MULTI_NODE,)
+# A look-alike, not the real vLLM (tests/lookalike.py): 2-node groups; an engine that exits
+# or never answers on purpose.
+LOOKALIKE = (Why.MULTI_NODE, Why.FAULT)
 
 SLURM = '[clusters.slurm]\npartition = "spark"\nsubmit_host = "node1"\n'
 
@@ -98,3 +99,27 @@ def test_a_pending_serve_says_why_ctrl_c_cancels_it_and_a_colleagues_job_is_neve
     assert "by nobody; another user's: never touched" in out, out
     assert main(s.cli("stop", "--yes")) == 0, capsys.readouterr()
     assert bed.jobs()[theirs]["state"] == "RUNNING"
+
+
+def test_a_failed_serve_cancels_its_job_and_a_kept_one_is_named_with_its_scancel(site, capsys):
+    """The engine exits before it is ready: the job is cancelled and nothing is left. One
+    that never answers, with --keep-on-failure: the job stays, named with the command
+    that cancels it (a kept job whose head container ended has ended with it: the job
+    lasts as long as its head's container)."""
+    s = site(2, extra_toml=SLURM, top="ready_timeout_seconds = 8")
+    bed = s.hosts.start_slurm(partition="spark")
+    s.recipe("toy", toy_recipe(env='STANDIN_EXIT_AFTER = "0.5"\nSTANDIN_EXIT_CODE = "3"'))
+    assert main(s.cli("serve", "toy")) != 0
+    out = capsys.readouterr()
+    assert "cancelled; its cleanup removed what it started" in out.out + out.err, out
+    assert not [j for j, i in bed.jobs().items() if i["state"] != "COMPLETING"], bed.jobs()
+    assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
+    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "3600"'))
+    assert main(s.cli("serve", "toy", "--keep-on-failure")) != 0
+    err = capsys.readouterr().err
+    kept = [j for j, i in bed.jobs().items() if i["state"] == "RUNNING"]
+    assert len(kept) == 1, bed.jobs()
+    assert (f"Slurm job {kept[0]} submitted from node1 (cancel it there: scancel --batch "
+            f"--signal=TERM {kept[0]})") in err, err
+    assert main(s.cli("stop", "--yes")) == 0
+    assert bed.jobs().get(kept[0], {}).get("state") in (None, "COMPLETING"), bed.jobs()
