@@ -18,7 +18,7 @@ from sparktui.config.rules import NAME
 SEP = "\x1f"
 """The unit separator between ``squeue``'s fields: no job id, state, reason, time, user
 or node name holds it."""
-FIELDS = ("%i", "%T", "%r", "%L", "%u", "%N", "%j")
+FIELDS = ("%i", "%T", "%r", "%L", "%u", "%N", "%l", "%M", "%j")
 FORMAT = SEP.join(FIELDS)
 MAX_NODES = 4096
 """Names a node list may expand to: more than any site's Sparks."""
@@ -43,6 +43,9 @@ class Job:
     user: str = ""
     nodes: tuple[str, ...] = field(default_factory=tuple)
     name: str = ""
+    limit: str = ""
+    """Its time limit (``%l``), and the time it has run (``%M``), as Slurm writes them."""
+    used: str = ""
 
     @property
     def pending(self) -> bool:
@@ -54,8 +57,8 @@ class Job:
 
     def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "state": self.state, "reason": self.reason,
-                "time_left": self.time_left, "user": self.user, "nodes": list(self.nodes),
-                "name": self.name}
+                "time_left": self.time_left, "time_limit": self.limit, "time_used": self.used,
+                "user": self.user, "nodes": list(self.nodes), "name": self.name}
 
 
 def ended(job: Job | None) -> bool:
@@ -76,13 +79,13 @@ def parse_jobs(text: str) -> list[Job]:
         parts = line.split(SEP, len(FIELDS) - 1)
         if len(parts) != len(FIELDS):
             continue
-        job_id, state, reason, left, user, nodes = (p.strip() for p in parts[:6])
-        name = parts[6]
+        job_id, state, reason, left, user, nodes, limit, used = (p.strip() for p in parts[:8])
+        name = parts[8]
         if not JOB_ID.fullmatch(job_id) or not STATE.fullmatch(state):
             continue
         expanded = expand_nodes(nodes) if nodes not in ("", "(null)") else []
         jobs.append(Job(job_id, state, _word(reason), _word(left), _word(user),
-                        tuple(expanded or ()), name[:NAME_SHOWN]))
+                        tuple(expanded or ()), name[:NAME_SHOWN], _word(limit), _word(used)))
     return jobs
 
 
@@ -157,6 +160,16 @@ class SlurmStatus:
     jobs: list[Job] = field(default_factory=list)
     error: str | None = None
 
+    def holds(self, recipe: str | None) -> bool:
+        """Whether the operator may have a serve here that no container shows yet (a job
+        pending, or starting its steps): one of their serve jobs (of ``recipe``) not ended,
+        or a Slurm that could not say."""
+        if self.error is not None:
+            return True
+        return any(j.user == self.user and j.state in ACTIVE
+                   and (j.name == job_name(recipe) if recipe else j.name.startswith(
+                       job_name(""))) for j in self.jobs)
+
     def as_dict(self) -> dict[str, object]:
         return {"partition": self.partition, "user": self.user,
                 "jobs": [dict(j.as_dict(), ours=j.user == self.user) for j in self.jobs],
@@ -176,8 +189,8 @@ _LEFT = re.compile(r"(?:([0-9]{1,4})-)?(?:([0-9]{1,2}):)?([0-9]{1,2}):([0-9]{1,2
 
 
 def seconds_left(text: str) -> int | None:
-    """``squeue``'s ``%L`` (``MM:SS``, ``HH:MM:SS``, ``D-HH:MM:SS``) in seconds; None for
-    ``UNLIMITED``, ``INVALID`` or what does not read."""
+    """A time as ``squeue`` writes it (``%L``, ``%l``, ``%M``: ``MM:SS``, ``HH:MM:SS``,
+    ``D-HH:MM:SS``) in seconds; None for ``UNLIMITED``, ``INVALID`` or what does not read."""
     found = _LEFT.fullmatch(text.strip())
     if not found:
         return None
@@ -186,14 +199,19 @@ def seconds_left(text: str) -> int | None:
 
 
 def at_time_limit(jobs: list[Job], user: str, recipe: str, window: int) -> Job | None:
-    """The recipe's newest job of ``user`` when its time limit ended it (``TIMEOUT``) or
-    is within ``window`` seconds (its shell was sent TERM ahead of the limit, and its
-    cleanup removed the containers); None otherwise."""
+    """The recipe's newest job of ``user`` when its time limit ended it (``TIMEOUT``),
+    is within ``window`` seconds of it, or it ended within ``window`` of it (its shell was
+    sent TERM ahead of the limit, its cleanup removed the containers and the script
+    ended); None otherwise."""
     mine = [j for j in jobs if j.user == user and j.name == job_name(recipe)]
     if not mine:
         return None
     newest = max(mine, key=lambda j: [int(p) for p in j.id.split("_")])
     left = seconds_left(newest.time_left)
     if newest.state == TIMEOUT or (newest.running and left is not None and left <= window):
+        return newest
+    limit, used = seconds_left(newest.limit), seconds_left(newest.used)
+    if newest.state not in ACTIVE and limit is not None and used is not None \
+            and limit - used <= window:
         return newest
     return None

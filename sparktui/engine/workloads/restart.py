@@ -61,7 +61,16 @@ class RestartSaid(Code):
 
 def nothing_runs(health: ClusterHealth, recipe: str | None) -> bool:
     """Every node said what it runs, and none runs anything (of ``recipe``): a node that
-    did not answer may run something, so that is never "nothing"."""
+    did not answer may run something, so that is never "nothing"; nor is a Slurm job of
+    the operator's serve that is pending or starting (or a Slurm that could not say), nor
+    a live supervisor of it (between a restart's stop and its serve nothing shows, and it
+    brings the group back unless a stop's mark ends it)."""
+    if health.slurm is not None and health.slurm.holds(recipe):
+        return False
+    watched = health.supervision
+    if watched is not None and watched.active and watched.lease is not None \
+            and recipe in (None, watched.lease.recipe):
+        return False
     return health.all_known and not any(recipe in (None, w.recipe) for w in health.workloads)
 
 

@@ -75,7 +75,8 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
             "set -eu"]
     out = ["", "# the job's end (scancel, its time limit, a lost node) removes what it started,",
            "# then restores each node (its after_stop hooks), every step tried",
-           "cleanup() {", "trap - TERM INT EXIT", "set +e"]
+           "# (a second TERM, another scancel --batch, does not cut it short)",
+           "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e"]
     grace = plan.slurm.stop_grace_seconds  # each engine's, as a stop over SSH gives it
     removals = [(node, runtime_for(runtime).removal(name, grace))
                 for node, name, runtime in containers]

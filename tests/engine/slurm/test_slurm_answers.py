@@ -11,6 +11,7 @@ from sparktui.engine.slurm.jobs import (
     MAX_NODES,
     SEP,
     Job,
+    SlurmStatus,
     at_time_limit,
     expand_nodes,
     job_name,
@@ -22,7 +23,11 @@ from sparktui.engine.slurm.stop import ours
 
 
 def _line(*fields: str) -> str:
-    return SEP.join(fields)
+    """A line of ``squeue``: the time limit and time used (``%l``, ``%M``) go before the
+    name, which is last."""
+    *first, name = fields
+    return SEP.join([*first, "1:00:00", "5:00", name]) if len(fields) == 7 else \
+        SEP.join(fields)
 
 
 def test_squeue_lines_read_as_jobs_and_a_name_is_kept_whole_but_cut():
@@ -32,7 +37,8 @@ def test_squeue_lines_read_as_jobs_and_a_name_is_kept_whole_but_cut():
         _line("43_7", "RUNNING", "None", "UNLIMITED", "bob", "spark03", "n" * 500),
     ])
     jobs = parse_jobs(text)
-    assert jobs[0] == Job("41", "PENDING", "Resources", "1:00:00", "ops", (), "sparktui-toy")
+    assert jobs[0] == Job("41", "PENDING", "Resources", "1:00:00", "ops", (), "sparktui-toy",
+                          "1:00:00", "5:00")
     assert jobs[0].pending and not jobs[0].running
     assert jobs[1].nodes == ("spark01", "spark02") and jobs[1].name == f"x{SEP}y [red]z"
     assert jobs[2].id == "43_7" and len(jobs[2].name) == 120
@@ -109,3 +115,30 @@ def test_a_group_is_at_its_time_limit_only_when_its_newest_job_says_so():
                          "ops", "toy", 180) is None
     assert at_time_limit([job("7", "TIMEOUT", user="alice")], "ops", "toy", 180) is None
     assert at_time_limit([job("7", "TIMEOUT", recipe="big")], "ops", "toy", 180) is None
+    # the early TERM's cleanup ended the script: it ran to within the window of its limit
+    ended = Job("9", "COMPLETED", user="ops", name=job_name("toy"), limit="1:00", used="0:31")
+    assert at_time_limit([ended], "ops", "toy", 180).id == "9"
+    crashed = Job("9", "FAILED", user="ops", name=job_name("toy"), limit="1-00:00:00",
+                  used="2:00:00")  # its head's container ended long before the limit
+    assert at_time_limit([crashed], "ops", "toy", 180) is None
+
+
+def test_a_pending_or_starting_serve_job_is_never_nothing_running():
+    """A stop's "nothing runs" (no confirmation, nothing done) must not miss a serve whose
+    job is pending or starting its steps: no container shows it yet."""
+    from sparktui.engine.status import ClusterHealth, NodeHealth
+    from sparktui.engine.workloads.restart import nothing_runs
+
+    def health(*jobs: Job, error: str | None = None) -> ClusterHealth:
+        return ClusterHealth("c", [NodeHealth("n1", True)], 0.0,
+                             slurm=SlurmStatus("spark", "ops", list(jobs), error))
+
+    pending = Job("5", "PENDING", "Resources", user="ops", name=job_name("toy"))
+    assert nothing_runs(health(), None) and nothing_runs(health(), "toy")
+    assert not nothing_runs(health(pending), None) and not nothing_runs(health(pending), "toy")
+    assert nothing_runs(health(pending), "big")  # another recipe's job
+    theirs = Job("6", "RUNNING", user="alice", name=job_name("toy"), nodes=("n1",))
+    assert nothing_runs(health(theirs), None)  # a colleague's: not ours to stop
+    ended = Job("7", "COMPLETING", user="ops", name=job_name("toy"))
+    assert nothing_runs(health(ended), "toy")
+    assert not nothing_runs(health(error="squeue: Connection refused"), None)  # unknown

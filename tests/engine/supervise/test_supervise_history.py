@@ -197,3 +197,18 @@ def test_end_says_what_it_did_and_what_runs_after():
                                 Disarmed([], [], [], [], ["n1"]), [],
                                 _health(SupervisionStatus("n1"), _workload("tbv"))))
     assert not any(line.startswith("nothing supervised") for line in lines), lines
+
+
+def test_a_live_supervisor_between_its_stop_and_its_serve_is_never_nothing_running():
+    """Mid-restart nothing shows on the nodes, and the supervisor brings the group back
+    unless a stop's mark ends it: "nothing runs, nothing to stop" would write no mark."""
+    from sparktui.engine.workloads.restart import nothing_runs
+
+    def health(age: float) -> ClusterHealth:
+        lease = Lease("t", 8, "ops@laptop pid 1", "tb2", "toy")
+        return ClusterHealth("tb2", [NodeHealth("n1", True)], 0.0,
+                             supervision=SupervisionStatus("n1", lease, age))
+
+    assert not nothing_runs(health(1.0), None) and not nothing_runs(health(1.0), "toy")
+    assert nothing_runs(health(1.0), "big")  # it supervises another recipe
+    assert nothing_runs(health(60.0), "toy")  # its heartbeat is long gone: lost, not live

@@ -61,3 +61,25 @@ def test_a_failed_group_is_resubmitted_as_a_new_job_and_a_stop_cancels_it(site, 
         assert f"job {next(iter(second))} cancelled" in capsys.readouterr().out
     assert _serving_jobs(bed) == set()
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
+
+
+def test_a_group_its_jobs_time_limit_ended_is_said_so_not_as_a_crash(site, capsys):
+    """A one-minute limit: Slurm sends the job's shell TERM ahead of it (the script's
+    ``--signal=B:TERM@120``, at once for so short a limit), its cleanup removes the
+    containers, and the supervisor's restart names the time limit, not a crash. Slurm's
+    own timer paces this test (its checks come every 30 s or so): idle, not busy."""
+    s = sparks(site(2, extra_toml=SLURM + 'time_limit = "1"\n',
+                    top=TOP + "\nready_timeout_seconds = 120"))
+    bed = s.hosts.start_slurm(partition="spark")
+    s.recipe("toy", toy_recipe())
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup)
+        status = eventually(lambda: (x := supervision(s)).record and x.record.restarts and x,
+                            240, "a restart after the time limit", explain=sup.output,
+                            every=LOOK_OVER_SSH)
+        failure = status.record.restarts[0].failure
+        assert failure.kind == "time_limit", (failure, sup.output())
+        assert "its Slurm job" in sup.output() and "reached its time limit" in sup.output()
+        assert main(s.cli("stop", "--yes")) == 0
+        assert sup.wait(60) == 0, sup.output()
+    assert _serving_jobs(bed) == set()
