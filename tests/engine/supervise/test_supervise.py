@@ -210,9 +210,13 @@ def test_the_on_node_supervisor_installs_restarts_the_group_and_goes_with_stop(s
                every=LOOK_OVER_SSH)
     eventually(lambda: "the group is serving again" in logs(), 60, "the restart logged",
                explain=logs, every=LOOK_OVER_SSH)
-    # a second install while it runs is refused
+    # a second install while it runs is refused; with --json, a result line says by whom
     assert main(s.cli("supervise", "toy", "--on-node")) == 3
     capsys.readouterr()
+    assert main(s.cli("supervise", "toy", "--on-node", "--json")) == 3
+    result = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert result["result"] == "refused" and result["node"] == "node1", result
+    assert result["holder"]["mode"] == "on-node" and "token" not in result["holder"], result
     assert main(s.cli("stop", "--yes")) == 0
     out = capsys.readouterr().out
     assert "removed sparktui-supervise-test" in out
