@@ -24,6 +24,7 @@ from sparktui.engine.remote.transport import NodeError, SshTransport, Transport
 from sparktui.engine.router import router_status
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.services.health import service_statuses
+from sparktui.engine.slurm.doctor import slurm_checks
 from sparktui.engine.slurm.jobs import SlurmStatus
 from sparktui.engine.slurm.site import SlurmSite, slurm_status, submit_node
 from sparktui.engine.status import (
@@ -237,8 +238,11 @@ class ClusterReads(Connections):
         """Every node's checks, the images' (``images``; none: those of what runs) and
         each serving head's engine metrics (``sparktui.engine.doctor``)."""
         found = self.cluster(cluster)
-        return await cluster_doctor(self.config, found,
-                                    {n.name: self.transport(n) for n in found.nodes}, images)
+        checks = await cluster_doctor(self.config, found,
+                                      {n.name: self.transport(n) for n in found.nodes}, images)
+        if found.slurm is not None:  # the submit host reaches Slurm; each node can be held
+            checks += await slurm_checks(self.slurm_site(cluster), [n.name for n in found.ranked])
+        return checks
 
     async def sessions(self, cluster: str, node: str) -> list[Workload]:
         """The node's workloads a terminal can attach to, this cluster's first (tmux's

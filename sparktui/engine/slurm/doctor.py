@@ -1,0 +1,89 @@
+"""``doctor`` on a Slurm cluster: the submit host reaches Slurm, and each of the cluster's
+nodes is in the partition in a state that can take a job.
+
+``sinfo`` is asked on the submit host, as a serve's ``sbatch`` will be; its lines are
+read as untrusted text (a node name of the config's grammar, a state word). A node the
+partition lacks is a failure (no job could ever hold it); a drained, down or failing
+node a warning naming its state (it holds no new job until an admin returns it).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
+from sparktui.engine.remote.transport import NodeError, argv_command
+from sparktui.engine.slurm.site import SAID_SHOWN, SlurmSite
+from sparktui.i18n import N_
+from sparktui.said import Code, said
+
+STATE = re.compile(r"[a-z_]{1,32}[*~#!%$@^-]?", re.ASCII)
+"""``sinfo``'s ``%T``: a state word, then a flag (``*`` not responding, ``~`` powered
+off, ...)."""
+TAKES_JOBS = ("idle", "allocated", "mixed", "completing", "reserved", "planned")
+
+
+class SlurmDoctorSaid(Code):
+    PARTITION = N_("partition {partition}: {count} nodes, asked on {host}")
+    NO_SLURM = N_("{host} could not ask Slurm: {said}")
+    REACH_SLURM = N_("the submit host needs Slurm's clients and its slurm.conf (sinfo -p "
+                     "{partition} there by hand)")
+    NO_PARTITION = N_("{host}: Slurm has no partition {partition}")
+    NODE_STATE = N_("in partition {partition}: {state}")
+    NOT_IN_PARTITION = N_("not in partition {partition}: no job of this cluster can hold it")
+    ADD_NODE = N_("add the node to the partition, or fix its name in config.toml (Slurm's "
+                  "node name)")
+    RETURN_NODE = N_("ask the site's admin to return it: scontrol update nodename={node} "
+                     "state=resume")
+
+
+def _takes_jobs(state: str) -> bool:
+    """A state a job can get the node in: a working state with no flag, or powered off
+    (``~``) or powering up (``#``), which Slurm wakes for the job."""
+    base = state.rstrip("*~#!%$@^-")
+    return base in TAKES_JOBS and state[len(base):] in ("", "~", "#")
+
+
+def parse_sinfo(text: str) -> dict[str, str]:
+    """``sinfo --noheader --Node --format=%N %T``'s lines: each node's state word."""
+    out = {}
+    for line in text.splitlines()[:10_000]:
+        words = line.split()
+        if len(words) == 2 and STATE.fullmatch(words[1]) and len(words[0]) <= 64:
+            out[words[0]] = words[1]
+    return out
+
+
+async def slurm_checks(site: SlurmSite, nodes: list[str]) -> list[Check]:
+    partition, host = site.slurm.partition, site.host
+    argv = ["sinfo", "--noheader", "--Node", f"--partition={partition}", "--format=%N %T"]
+    try:
+        done = await site.t.run(argv_command(argv), timeout=30)
+    except NodeError as exc:
+        return [Check(host, "slurm", FAIL, exc.said, exc.hint or "")]
+    if not done.ok:
+        words = (done.stderr or done.stdout).strip()[:SAID_SHOWN] or f"exit {done.exit_code}"
+        return [Check(host, "slurm", FAIL, said(SlurmDoctorSaid.NO_SLURM, host=host,
+                                                  said=words),
+                      said(SlurmDoctorSaid.REACH_SLURM, partition=partition))]
+    states = parse_sinfo(done.stdout)
+    if not states:
+        return [Check(host, "slurm", FAIL, said(SlurmDoctorSaid.NO_PARTITION, host=host,
+                                                  partition=partition),
+                      said(SlurmDoctorSaid.REACH_SLURM, partition=partition))]
+    checks = [Check(host, "slurm", PASS, said(SlurmDoctorSaid.PARTITION, partition=partition,
+                                              count=len(states), host=host))]
+    for node in nodes:
+        state = states.get(node)
+        if state is None:
+            checks.append(Check(node, "slurm", FAIL, said(SlurmDoctorSaid.NOT_IN_PARTITION,
+                                                          partition=partition),
+                                said(SlurmDoctorSaid.ADD_NODE)))
+        elif _takes_jobs(state):
+            checks.append(Check(node, "slurm", PASS, said(SlurmDoctorSaid.NODE_STATE,
+                                                          partition=partition, state=state)))
+        else:
+            checks.append(Check(node, "slurm", WARN, said(SlurmDoctorSaid.NODE_STATE,
+                                                          partition=partition, state=state),
+                                said(SlurmDoctorSaid.RETURN_NODE, node=node)))
+    return checks
