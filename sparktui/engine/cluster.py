@@ -95,13 +95,19 @@ class ClusterEngine(ClusterReads):
                                    new_mark("stop", cluster, recipe), progress,
                                    timeout=self.config.command_timeout_seconds,
                                    read_timeout=self.config.health_timeout_seconds)
-        if self.cluster(cluster).slurm is not None:
-            log = ProgressLog(progress)
-            if not await cancel_jobs(self.slurm_site(cluster), recipe, log):
-                failed = log.events[-1]
-                return ActionResult(False, failed.node, Step.SLURM, failed.detail, log.events)
+        slurm = ProgressLog(progress)
+        cancelled = (self.cluster(cluster).slurm is None
+                     or await cancel_jobs(self.slurm_site(cluster), recipe, slurm))
+        # Slurm not answering never keeps the containers up: they are stopped over SSH all
+        # the same (a job's shell then ends with its head's container), and the stop fails
+        # naming Slurm
         result = await Stop(cluster, transports, progress, script_text, recipe=recipe,
                             hooks_for=hooks_for, stop_grace=self.config.stop_grace_seconds).run()
+        result = dataclasses.replace(result, steps=[*slurm.events, *result.steps])
+        if not cancelled and result.ok:
+            failed = slurm.events[-1]
+            result = dataclasses.replace(result, ok=False, failed_node=failed.node,
+                                         failed_step=Step.SLURM, detail=failed.detail)
         if disarm:
             await on_node.remove(transports.values(), cluster, recipe, progress)
         return await self.refresh_router(cluster, progress, result)

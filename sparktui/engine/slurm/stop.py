@@ -33,7 +33,7 @@ def ours(jobs: list[Job], user: str, recipes: list[str] | None) -> list[Job]:
 
 async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> bool:
     """Cancel this operator's serve jobs and wait for each to end; False when one could
-    not be cancelled or looked at (named): the stop then goes no further."""
+    not be cancelled or looked at (named): the stop over SSH still runs, and fails."""
     try:
         user, listed = await asyncio.gather(site.user(), site.jobs())
         jobs = ours(listed, user, [recipe] if recipe else None)

@@ -123,3 +123,21 @@ def test_a_failed_serve_cancels_its_job_and_a_kept_one_is_named_with_its_scancel
             f"--signal=TERM {kept[0]})") in err, err
     assert main(s.cli("stop", "--yes")) == 0
     assert bed.jobs().get(kept[0], {}).get("state") in (None, "COMPLETING"), bed.jobs()
+
+
+def test_a_slurm_that_does_not_answer_never_keeps_the_containers_up(site, capsys):
+    """Slurm gone (its daemons stopped) while the group serves: stop still removes the
+    containers over SSH, and fails naming Slurm; health says the jobs are unknown."""
+    s = site(2, extra_toml=SLURM, top="ready_timeout_seconds = 120")
+    s.hosts.start_slurm(partition="spark")
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0, capsys.readouterr()
+    s.hosts.stop_slurm()
+    capsys.readouterr()
+    assert main(s.cli("health")) == 0
+    assert "slurm partition spark: its jobs are unknown" in capsys.readouterr().out
+    assert main(s.cli("stop", "--yes")) == 1
+    out = capsys.readouterr()
+    assert "stop failed on node1 at slurm job" in out.out, out
+    assert "Unable to contact slurm controller" in out.out, out
+    assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
