@@ -177,7 +177,7 @@ class SlurmServe(Serve):
         self._say(Step.ROLLBACK, None, StepState.STARTED, job_id)
         try:
             now = await self.site.job(job_id)
-            if now is not None:
+            if now is not None and not ended(now):
                 await self.site.cancel(now)
             deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
             while not ended(await self.site.job(job_id)):

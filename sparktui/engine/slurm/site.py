@@ -20,6 +20,7 @@ from sparktui.engine.slurm.jobs import (
     FORMAT,
     Job,
     SlurmStatus,
+    ended,
     job_name,
     on_cluster,
     parse_job_id,
@@ -114,10 +115,16 @@ class SlurmSite:
     async def cancel(self, job: Job) -> None:
         """A running job's shell is sent TERM alone: its trap then runs the cleanup steps
         while the job still lives (a plain scancel ends the job first, and Slurm refuses
-        those steps: "job has expired"). A pending job has nothing to clean."""
+        those steps: "job has expired"). A pending job has nothing to clean. A job whose
+        shell ended meanwhile (with its head's container) refuses it: asked again, that is
+        no failure."""
         argv = ["scancel", job.id] if job.pending else [
             "scancel", "--batch", "--signal=TERM", job.id]
-        await self._run(SlurmVerb.CANCEL, argv)
+        try:
+            await self._run(SlurmVerb.CANCEL, argv)
+        except SlurmError:  # a job that ended meanwhile refuses it: no failure, if so
+            if not ended(await self.job(job.id)):
+                raise
 
     async def user(self) -> str:
         """Who submits here: a job of another user is shown, never touched."""
