@@ -14,7 +14,7 @@ import re
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
 from sparktui.engine.remote.transport import NodeError, argv_command
 from sparktui.engine.slurm.site import SAID_SHOWN, SlurmSite
-from sparktui.i18n import N_
+from sparktui.i18n import N_, N_plural
 from sparktui.said import Code, said
 
 STATE = re.compile(r"[a-z_]{1,32}[*~#!%$@^-]?", re.ASCII)
@@ -24,7 +24,8 @@ TAKES_JOBS = ("idle", "allocated", "mixed", "completing", "reserved", "planned")
 
 
 class SlurmDoctorSaid(Code):
-    PARTITION = N_("partition {partition}: {count} nodes, asked on {host}")
+    PARTITION = N_plural("partition {partition}: {n} node, asked on {host}",
+                         "partition {partition}: {n} nodes, asked on {host}")
     NO_SLURM = N_("{host} could not ask Slurm: {said}")
     REACH_SLURM = N_("the submit host needs Slurm's clients and its slurm.conf (sinfo -p "
                      "{partition} there by hand)")
@@ -72,7 +73,7 @@ async def slurm_checks(site: SlurmSite, nodes: list[str]) -> list[Check]:
                                                   partition=partition),
                       said(SlurmDoctorSaid.REACH_SLURM, partition=partition))]
     checks = [Check(host, "slurm", PASS, said(SlurmDoctorSaid.PARTITION, partition=partition,
-                                              count=len(states), host=host))]
+                                              n=len(states), host=host))]
     for node in nodes:
         state = states.get(node)
         if state is None:
