@@ -80,6 +80,10 @@ class SlurmSite:
         """Submit ``script`` with ``env`` in its environment; the job's id."""
         argv = ["sbatch", "--parsable", "--export=ALL"]
         names = list(env)
+        if any("\n" in v or "\r" in v for v in env.values()):  # a line each, on stdin
+            broken = next(n for n in names if "\n" in env[n] or "\r" in env[n])
+            raise SlurmError(self.host, SlurmVerb.SUBMIT,
+                             f"{broken} holds a line break: it cannot be handed over")
         command = reading(names, "exec " + argv_command(argv)) if names else None
         feed = "".join(f"{env[n]}\n" for n in names)
         out = await self._run(SlurmVerb.SUBMIT, argv, stdin=feed + script,

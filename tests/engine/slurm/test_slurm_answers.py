@@ -142,3 +142,33 @@ def test_a_pending_or_starting_serve_job_is_never_nothing_running():
     ended = Job("7", "COMPLETING", user="ops", name=job_name("toy"))
     assert nothing_runs(health(ended), "toy")
     assert not nothing_runs(health(error="squeue: Connection refused"), None)  # unknown
+
+
+def test_a_secret_with_a_line_break_is_never_handed_to_sbatch(tmp_path):
+    """The secrets go to the submit host a line each before the script: one with a line
+    break would spill into the script. Refused before any command runs, naming the
+    variable and never its value."""
+    import asyncio
+
+    from engine.workloads.test_logs_local import LOCAL_CONFIG
+
+    from sparktui.config.loader import load_config
+    from sparktui.engine.remote.local import LocalTransport
+    from sparktui.engine.slurm.site import SlurmError, SlurmSite
+    from sparktui.plan.model import SlurmPlan
+
+    config = tmp_path / "config.toml"
+    config.write_text(LOCAL_CONFIG)
+    loaded = load_config(config).config
+    ran = tmp_path / "ran"
+
+    class Watched(LocalTransport):
+        async def run(self, command, **kw):
+            ran.write_text(command)
+            return await super().run(command, **kw)
+
+    site = SlurmSite(Watched(loaded.clusters[0].nodes[0], loaded), SlurmPlan("spark"))
+    with pytest.raises(SlurmError) as caught:
+        asyncio.run(site.submit("#!/bin/bash\ntrue\n", {"HF_TOKEN": "hf_abc\nrm -rf ~"}))
+    assert "HF_TOKEN holds a line break" in str(caught.value)
+    assert "hf_abc" not in str(caught.value) and not ran.exists()
