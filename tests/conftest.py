@@ -20,6 +20,8 @@ from hosts.fixtures import (  # noqa: E402
 from real_vllm_support import real_vllm  # noqa: E402
 from site_support import fresh_site, site  # noqa: E402
 
+from sparktui import i18n  # noqa: E402
+
 DASHBOARD_TESTS = Path(__file__).resolve().parent / "tui"
 
 __all__ = ["fresh_cluster", "fresh_site", "host_pool", "real_vllm", "shared_cluster", "site",
@@ -47,6 +49,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     ranks = {item: rank(item) for item in items}
     items.sort(key=ranks.__getitem__)  # stable: in collection order within each rank
+
+
+@pytest.fixture(autouse=True)
+def _language_kept():
+    """The language a test found is the one it leaves: ``main(["--lang", "ru", ...])``
+    switches the whole process (as does a dashboard started in Russian), and a later
+    test of the same worker (a view rendered without ``main``: tests/cli/test_pull_view.py)
+    read Russian where it asserts English, depending on which worker the scheduler gave
+    it (CI of 46c9eb8)."""
+    before = i18n.active_language()
+    yield
+    if i18n.active_language() != before:
+        i18n.install(before)
 
 
 def pytest_configure(config: pytest.Config) -> None:
