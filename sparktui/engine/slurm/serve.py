@@ -121,13 +121,14 @@ class SlurmServe(Serve):
             await asyncio.sleep(next(pauses))
 
     async def _until_containers(self, job_id: str) -> None:
-        """Each node's container is there (the job's steps create them in start order);
+        """Each node's container has started (the job's steps start them in start order);
         a job that ends first is a failure naming the node still without one."""
         waiting = [self.plan.node(n) for n in self.plan.start_order]
         pauses = looks()
         while waiting:
-            try:
-                there = [await self._created(n) for n in waiting]
+            try:  # created is not yet started: docker run -d creates, then starts
+                there = [not (st := await self.driver.state(self.t[n.name], n.container)
+                              ).missing and st.status != "created" for n in waiting]
             except NodeError as exc:
                 raise StepFailed(exc.node, Step.LAUNCH, exc.said) from None
             for node, up in zip(list(waiting), there, strict=True):
