@@ -38,6 +38,7 @@ from sparktui.engine.api import (
 if TYPE_CHECKING:
     from sparktui.engine.pull.transfer import PullParts, TransferSink
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.anywhere import Replan
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
     from sparktui.plan.image_pin import DigestReport
@@ -103,7 +104,8 @@ class NullEngine:
     # -- ClusterControl -----------------------------------------------------------------
 
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False, force: bool = False) -> ActionResult:
+                    keep_on_failure: bool = False, force: bool = False,
+                    replan: Replan | None = None) -> ActionResult:
         raise NotSupported("serve")
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
@@ -150,12 +152,14 @@ class NullEngine:
         raise NotSupported("power")
 
     async def restart(self, plan: LaunchPlan, progress: ProgressSink, *,
-                      hooks_for: HooksFor | None = None) -> Restarted:
+                      hooks_for: HooksFor | None = None,
+                      replan: Replan | None = None) -> Restarted:
         raise NotSupported("restart")
 
     async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,
                         interval: float | None = None, hooks_for: HooksFor | None = None,
-                        mode: str = "foreground") -> SuperviseResult:
+                        mode: str = "foreground", replan: Replan | None = None
+                        ) -> SuperviseResult:
         raise NotSupported("supervise")
 
     async def bench_recipe(self, cluster: str, recipe: str | None, settings: BenchSettings,

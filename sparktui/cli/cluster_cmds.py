@@ -41,6 +41,7 @@ from sparktui.fmt import format_ms
 from sparktui.i18n import _
 from sparktui.labels import failed_where
 from sparktui.plan.after_stop import HooksFor, after_stop_loader
+from sparktui.plan.anywhere import replan_for
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.model import LaunchPlan
@@ -72,13 +73,14 @@ def run_serve(args: argparse.Namespace) -> int:
 
     async def go(engine: ClusterControl) -> int:
         result = await engine.serve(plan, progress, keep_on_failure=args.keep_on_failure,
-                                    force=args.force)
-        print_left(plan, events)
+                                    force=args.force, replan=replan_for(loaded, recipe, plan))
+        served = result.served or plan  # on a Slurm cluster's any N nodes: the job's
+        print_left(served, events)
         if args.json:
-            print_json_line(serve_result(plan, result))
+            print_json_line(serve_result(served, result))
         if result.ok:
             if not args.json:
-                print(served_line(plan, result))
+                print(served_line(served, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
         print(_("serve failed {where}: {detail}").format(
             where=failed_where(result.failed_node, result.failed_step), detail=result.detail),

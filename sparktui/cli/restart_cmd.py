@@ -14,6 +14,7 @@ from sparktui.engine.api import ClusterControl, RestartSaid, restart_refusal
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
 from sparktui.labels import failed_where
+from sparktui.plan.anywhere import replan_for
 from sparktui.plan.build import build_plan
 from sparktui.plan.router import sharing
 from sparktui.scrub import scrub
@@ -29,8 +30,8 @@ def confirm_restart(cluster: str, recipe: str) -> bool:
 
 def run_restart(args: argparse.Namespace) -> int:
     loaded = config_from(args)
-    plan = sharing(build_plan(loaded, recipe_from(args, args.recipe), args.cluster),
-                   args.share_model)
+    recipe = recipe_from(args, args.recipe)
+    plan = sharing(build_plan(loaded, recipe, args.cluster), args.share_model)
 
     async def go(engine: ClusterControl) -> int:
         health = await engine.health(plan.cluster)
@@ -47,7 +48,8 @@ def run_restart(args: argparse.Namespace) -> int:
                 _("refusing to restart without confirmation: pass --yes or run on a terminal"),
                 _("cancelled; nothing was restarted")):
             return EXIT_REFUSED
-        done = await engine.restart(plan, print_progress, hooks_for=_hooks_for(args))
+        done = await engine.restart(plan, print_progress, hooks_for=_hooks_for(args),
+                                    replan=replan_for(loaded, recipe, plan))
         if not done.stopped.ok:
             print_stopped(plan.cluster, done.stopped)
             print(_("restart of {recipe} ends here: the stop failed, nothing was served").format(
@@ -63,7 +65,7 @@ def run_restart(args: argparse.Namespace) -> int:
                     "serve it again once the cause is fixed").format(
                 recipe=plan.recipe, cluster=plan.cluster), file=sys.stderr)
             return EXIT_FAILED
-        print(served_line(plan, served))
+        print(served_line(served.served or plan, served))
         return EXIT_OK
 
     return with_engine(loaded.config, go)

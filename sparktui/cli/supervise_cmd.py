@@ -22,6 +22,7 @@ from sparktui.engine.api import (
 from sparktui.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, SparkError
 from sparktui.i18n import _
 from sparktui.plan.after_stop import after_stop_loader
+from sparktui.plan.anywhere import replan_for
 from sparktui.plan.build import build_plan
 from sparktui.plan.cluster import pick_cluster
 from sparktui.plan.router import sharing
@@ -96,7 +97,7 @@ def run_supervise(args: argparse.Namespace) -> int:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
         return await engine.supervise(plan, json_event if args.json else print_event,
                                       interval=args.interval, hooks_for=hooks_for,
-                                      mode=args.mode)
+                                      mode=args.mode, replan=replan_for(loaded, recipe, plan))
 
     try:
         result = with_engine(loaded.config, go)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -76,6 +76,10 @@ class Slurm(Strict):
     reservation: str | None = None
     time_limit: str | None = None
     """Slurm's ``--time``: ``MINUTES``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM:SS`` ..."""
+    allocate: Literal["plan", "any"] = "plan"
+    """``plan``: the job names the plan's nodes (the first by rank, ``--nodelist``);
+    ``any``: Slurm picks any N of the cluster's nodes, and the plan is resolved on them
+    once the job runs (docs/slurm.md)."""
 
 
 class Cluster(Strict):

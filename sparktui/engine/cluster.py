@@ -41,6 +41,7 @@ from sparktui.engine.workloads.restart import Restarted, restart
 from sparktui.engine.workloads.serve import Serve
 from sparktui.engine.workloads.stop import Stop
 from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.anywhere import Replan
 from sparktui.plan.bench.aiperf import BenchSettings
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.power import PowerPlan, plan_off, plan_on, plan_switch
@@ -55,27 +56,32 @@ if TYPE_CHECKING:
 class ClusterEngine(ClusterReads):
     # -- serving and stopping ----------------------------------------------------------
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False, force: bool = False) -> ActionResult:
+                    keep_on_failure: bool = False, force: bool = False,
+                    replan: Replan | None = None) -> ActionResult:
         """Preflight includes the memory fit: what does not fit is refused unless
-        ``force``."""
-        nodes = {n.name: n for n in self._nodes(plan.cluster)}
+        ``force``. ``replan`` (``plan.anywhere.replan_for``): a Slurm cluster's job holds
+        any N of its nodes, and the plan is resolved on them; the result's ``served`` is
+        the plan as it ran."""
+        ranked = self._nodes(plan.cluster)
+        nodes = {n.name: n for n in ranked}
         names = [n.name for n in plan.nodes]
         names += [i.node for s in plan.services for i in s.instances]
         transports = {name: self.transport(nodes[name]) for name in dict.fromkeys(names)}
         kind = Serve if plan.slurm is None else functools.partial(
-            SlurmServe, site=self.slurm_site(plan.cluster), scripts_by_name=known_script_texts())
+            SlurmServe, site=self.slurm_site(plan.cluster), scripts_by_name=known_script_texts(),
+            replan=replan, table={n.name: self.transport(n) for n in ranked})
         serve = kind(plan, transports, progress, script_text,
                      hf_cache_host=self.config.hf_cache_host,
                      ready_timeout=self.config.ready_timeout_seconds,
                      keep_on_failure=keep_on_failure, stop_grace=self.config.stop_grace_seconds,
-                     fit=lambda: self.fit(plan), force=force,
-                     model_free=lambda log: self._model_free(plan, log))
-        result = await serve.run()
+                     fit=self.fit, force=force, model_free=self._model_free)
+        result = dataclasses.replace(await serve.run(), served=serve.plan)
         if not result.ok:
             return result
-        await image_pins.after_serve(plan, {n.name: transports[n.name] for n in plan.nodes},
+        plan = serve.plan
+        await image_pins.after_serve(plan, {n.name: serve.t[n.name] for n in plan.nodes},
                                      progress, self.config.command_timeout_seconds)
-        await history.after_serve(self.transport(self._nodes(plan.cluster)[0]), plan.cluster,
+        await history.after_serve(self.transport(ranked[0]), plan.cluster,
                                   plan.recipe, self.config.health_timeout_seconds, progress)
         return await self.refresh_router(plan.cluster, progress, result,
                                          share_model=bool(plan.router and plan.router.share_model))
@@ -113,9 +119,10 @@ class ClusterEngine(ClusterReads):
         return await self.refresh_router(cluster, progress, result)
 
     async def restart(self, plan: LaunchPlan, progress: ProgressSink, *,
-                      hooks_for: HooksFor | None = None) -> Restarted:
+                      hooks_for: HooksFor | None = None,
+                      replan: Replan | None = None) -> Restarted:
         """Stop ``plan``'s recipe, then serve ``plan`` (nothing after a failed stop)."""
-        return await restart(self, plan, progress, hooks_for=hooks_for)
+        return await restart(self, plan, progress, hooks_for=hooks_for, replan=replan)
 
     async def pull_model(self, plan: LaunchPlan, progress: ProgressSink,
                          transfers: TransferSink) -> ActionResult:
@@ -169,12 +176,13 @@ class ClusterEngine(ClusterReads):
     # -- supervision (sparktui.engine.supervise) ---------------------------------------
     async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,
                         interval: float | None = None, hooks_for: HooksFor | None = None,
-                        mode: str = "foreground") -> SuperviseResult:
+                        mode: str = "foreground", replan: Replan | None = None
+                        ) -> SuperviseResult:
         """Keep ``plan``'s group alive until an operator stops it, its supervision is
         ended, the limits are reached, or the task is cancelled (the group stays)."""
         policy = Policy.from_config(self.config, interval)
         return await Supervisor(self, plan, policy, events, mode=mode,
-                                hooks_for=hooks_for).run()
+                                hooks_for=hooks_for, replan=replan).run()
 
     async def end_supervision(self, cluster: str, progress: ProgressSink, *,
                               recipe: str | None = None) -> Ending:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # names for the protocols only; the dashboard imports this be
     from sparktui.engine.workloads.described import Described
     from sparktui.engine.workloads.restart import Restarted
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.anywhere import Replan
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.fit.calc import FitReport
     from sparktui.plan.image_pin import DigestReport
@@ -91,7 +92,10 @@ class ClusterView(Protocol):
 
 class ClusterControl(ClusterView, Protocol):
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False, force: bool = False) -> ActionResult: ...
+                    keep_on_failure: bool = False, force: bool = False,
+                    replan: Replan | None = None) -> ActionResult:
+        """``replan``: ``plan.anywhere.replan_for``'s, for a Slurm cluster's any N nodes."""
+        ...
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None) -> ActionResult: ...
@@ -149,13 +153,15 @@ class ClusterControl(ClusterView, Protocol):
         ...
 
     async def restart(self, plan: LaunchPlan, progress: ProgressSink, *,
-                      hooks_for: HooksFor | None = None) -> Restarted:
+                      hooks_for: HooksFor | None = None,
+                      replan: Replan | None = None) -> Restarted:
         """Stop ``plan``'s recipe, then serve ``plan`` again (nothing after a failed stop)."""
         ...
 
     async def supervise(self, plan: LaunchPlan, events: SuperviseSink, *,
                         interval: float | None = None, hooks_for: HooksFor | None = None,
-                        mode: str = "foreground") -> SuperviseResult:
+                        mode: str = "foreground", replan: Replan | None = None
+                        ) -> SuperviseResult:
         """Keep ``plan``'s group alive from here until an operator stops it, its
         supervision is ended, the limits are reached, or the task is cancelled."""
         ...

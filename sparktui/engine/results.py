@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sparktui.said import Text, text_json
 from sparktui.steps import Outcome, Step, StepState
+
+if TYPE_CHECKING:
+    from sparktui.plan.model import LaunchPlan
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class ActionResult:
     steps: list[Progress] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     exit_code: int | None = None  # serve of terminal services: their worst exit code
+    served: LaunchPlan | None = None
+    """A serve's plan as it ran: on a Slurm cluster's any N nodes, resolved on the job's."""
 
     @property
     def warnings(self) -> list[Progress]:

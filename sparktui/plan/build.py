@@ -90,7 +90,8 @@ def build_plan(config: LoadedConfig, recipe: LoadedRecipe,
 def slurm_plan(cluster: Cluster, stop_grace: float = 30.0) -> SlurmPlan | None:
     s = cluster.slurm
     return None if s is None else SlurmPlan(s.partition, s.submit_host, s.account, s.qos,
-                                            s.reservation, s.time_limit, stop_grace)
+                                            s.reservation, s.time_limit, stop_grace,
+                                            s.allocate)
 
 
 def api_port(rec: Recipe, services: list[ServicePlan]) -> int:

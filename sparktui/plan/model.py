@@ -111,6 +111,8 @@ class SlurmPlan:
     time_limit: str | None = None
     stop_grace_seconds: float = 30.0
     """What the job's cleanup gives each engine after SIGTERM, as a stop over SSH does."""
+    allocate: str = "plan"
+    """``any``: the serve's plan is resolved on the nodes Slurm allocated (``plan.anywhere``)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -38,6 +38,7 @@ from sparktui.tui.messages import (
 if TYPE_CHECKING:  # annotations only: the app imports this before its first frame
     from sparktui.engine.api import ClusterHealth, Described
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.anywhere import Replan
     from sparktui.plan.bench.aiperf import BenchSettings
     from sparktui.plan.model import LaunchPlan
 
@@ -210,9 +211,9 @@ async def _finished(run_id: int, step: str, work: Awaitable[ActionResult]) -> Ac
 
 
 async def run_serve(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
-                    run_id: int) -> ActionFinished:
+                    run_id: int, replan: Replan | None = None) -> ActionFinished:
     """``serve`` with every step sent to ``sink``; an engine bug is a failed result."""
-    return await _finished(run_id, "serve", control.serve(plan, sink))
+    return await _finished(run_id, "serve", control.serve(plan, sink, replan=replan))
 
 
 async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
@@ -225,10 +226,12 @@ async def run_stop(control: ClusterControl, cluster: str, sink: ProgressSink,
 
 
 async def run_restart(control: ClusterControl, plan: LaunchPlan, sink: ProgressSink,
-                      hooks_for: HooksFor, run_id: int) -> ActionFinished:
+                      hooks_for: HooksFor, run_id: int, replan: Replan | None = None
+                      ) -> ActionFinished:
     """``stop`` of the plan's recipe, then ``serve`` of the plan (not after a failed stop)."""
     try:
-        result = (await control.restart(plan, sink, hooks_for=hooks_for)).result()
+        result = (await control.restart(plan, sink, hooks_for=hooks_for,
+                                        replan=replan)).result()
     except asyncio.CancelledError:
         raise
     except Exception as exc:

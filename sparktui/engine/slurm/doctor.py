@@ -9,17 +9,12 @@ node a warning naming its state (it holds no new job until an admin returns it).
 
 from __future__ import annotations
 
-import re
-
 from sparktui.engine.doctor_check import FAIL, PASS, WARN, Check
-from sparktui.engine.remote.transport import NodeError, argv_command
-from sparktui.engine.slurm.site import SAID_SHOWN, SlurmSite
+from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.slurm.site import SlurmError, SlurmSite
 from sparktui.i18n import N_, N_plural
 from sparktui.said import Code, said
 
-STATE = re.compile(r"[a-z_]{1,32}[*~#!%$@^-]?", re.ASCII)
-"""``sinfo``'s ``%T``: a state word, then a flag (``*`` not responding, ``~`` powered
-off, ...)."""
 TAKES_JOBS = ("idle", "allocated", "mixed", "completing", "reserved", "planned")
 
 
@@ -45,29 +40,16 @@ def _takes_jobs(state: str) -> bool:
     return base in TAKES_JOBS and state[len(base):] in ("", "~", "#")
 
 
-def parse_sinfo(text: str) -> dict[str, str]:
-    """``sinfo --noheader --Node --format=%N %T``'s lines: each node's state word."""
-    out = {}
-    for line in text.splitlines()[:10_000]:
-        words = line.split()
-        if len(words) == 2 and STATE.fullmatch(words[1]) and len(words[0]) <= 64:
-            out[words[0]] = words[1]
-    return out
-
-
 async def slurm_checks(site: SlurmSite, nodes: list[str]) -> list[Check]:
     partition, host = site.slurm.partition, site.host
-    argv = ["sinfo", "--noheader", "--Node", f"--partition={partition}", "--format=%N %T"]
     try:
-        done = await site.t.run(argv_command(argv), timeout=30)
+        states = await site.partition_nodes()
     except NodeError as exc:
         return [Check(host, "slurm", FAIL, exc.said, exc.hint or "")]
-    if not done.ok:
-        words = (done.stderr or done.stdout).strip()[:SAID_SHOWN] or f"exit {done.exit_code}"
+    except SlurmError as exc:
         return [Check(host, "slurm", FAIL, said(SlurmDoctorSaid.NO_SLURM, host=host,
-                                                  said=words),
+                                                  said=exc.said),
                       said(SlurmDoctorSaid.REACH_SLURM, partition=partition))]
-    states = parse_sinfo(done.stdout)
     if not states:
         return [Check(host, "slurm", FAIL, said(SlurmDoctorSaid.NO_PARTITION, host=host,
                                                   partition=partition),

@@ -100,6 +100,22 @@ def parse_job_id(answer: str) -> str | None:
     return first if JOB_ID.fullmatch(first) else None
 
 
+NODE_STATE = re.compile(r"[a-z_]{1,32}[*~#!%$@^-]?", re.ASCII)
+"""``sinfo``'s ``%T``: a state word, then a flag (``*`` not responding, ``~`` powered
+off, ...)."""
+
+
+def parse_sinfo(text: str) -> dict[str, str]:
+    """``sinfo --noheader --Node --format=%N %T``'s lines: each node's state word, for a
+    node name of the config's grammar."""
+    out = {}
+    for line in text.splitlines()[:10_000]:
+        words = line.split()
+        if len(words) == 2 and NODE_STATE.fullmatch(words[1]) and NAME.fullmatch(words[0]):
+            out[words[0]] = words[1]
+    return out
+
+
 def expand_nodes(text: str) -> list[str] | None:
     """A Slurm host list (``a[1-3,5],b07``) as names, each of ``NAME``'s grammar; None
     when it does not read or would expand past ``MAX_NODES``."""

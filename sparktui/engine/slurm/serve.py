@@ -13,36 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from sparktui.engine.remote.transport import NodeError
+from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.services.launch import ServiceRunner
 from sparktui.engine.slurm.jobs import ACTIVE, Job, ended
-from sparktui.engine.slurm.site import SlurmError, SlurmSite
+from sparktui.engine.slurm.site import SlurmError, SlurmSite, looks
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.serve import Serve
+from sparktui.errors import SparkError
 from sparktui.i18n import N_
-from sparktui.plan.render.sbatch import sbatch_job
+from sparktui.plan.anywhere import Replan
+from sparktui.plan.render.sbatch import SbatchJob, plan_nodes, sbatch_job
+from sparktui.plan.render.sbatch_any import holder_job, steps_job
 from sparktui.plan.runtime import runtime_for
 from sparktui.said import Code, Text, said
 from sparktui.steps import Step, StepState
 
-LOOK_SECONDS = 1.0
-"""Between two looks at a job Slurm has not started yet, or whose containers are not up,
-or that was cancelled: the first looks come sooner (``looks``), as most waits are short."""
-SOON_SECONDS, SOON_LOOKS = 0.1, 40
 CANCEL_WAIT_SECONDS = 120.0
 """How long a cancelled job's cleanup is waited for before it is named as left."""
-
-
-def looks() -> Iterator[float]:
-    """The pauses between looks: every 0.1 s for the first 4 s (where most waits end:
-    a cleanup, a job started on idle nodes), then every ``LOOK_SECONDS``; one look is
-    one ``squeue`` of one job."""
-    for _soon in range(SOON_LOOKS):
-        yield SOON_SECONDS
-    while True:
-        yield LOOK_SECONDS
 
 
 class SlurmSaid(Code):
@@ -57,6 +47,9 @@ class SlurmSaid(Code):
     REFUSED = N_("{host}: {verb} refused: {said}")
     DOCKER_ONLY = N_("a Slurm cluster runs its launches in containers: runtime {runtime} "
                      "cannot be a job's step")
+    RESOLVED = N_("job {job} holds {nodes}: the plan is resolved there, head {head}")
+    NOT_OURS = N_("job {job} was given {nodes}: not the cluster's {want} nodes of its table")
+    REPLAN = N_("job {job}: the plan could not be resolved on its nodes ({problem})")
     SECRET_INSIDE = N_("a secret sits inside a command of this recipe: a Slurm job cannot "
                        "take it from its environment; pass it as an env entry instead")
 
@@ -69,33 +62,79 @@ class SlurmServe(Serve):
     """``Serve`` whose start is one job submitted on ``site``."""
 
     def __init__(self, *args: Any, site: SlurmSite, scripts_by_name: Mapping[str, str],
+                 replan: Replan | None = None, table: Mapping[str, Transport] | None = None,
                  **kwargs: Any) -> None:
+        """``replan`` set: the job holds any N nodes of ``table`` (the cluster's, by rank),
+        and the plan is resolved on the ones it got (``plan.anywhere``)."""
         super().__init__(*args, **kwargs)
         self.site = site
         self.scripts_by_name = scripts_by_name
+        self.replan, self.table = replan, table or {}
         self.job: str | None = None
 
-    async def _start(self) -> None:
-        job = sbatch_job(self.plan, scripts=self.scripts_by_name)
+    def _runnable(self, job: SbatchJob) -> None:
         head = self.plan.head.name
         if not runtime_for(self.plan.runtime).runs_image:
             raise StepFailed(head, Step.SLURM, said(SlurmSaid.DOCKER_ONLY,
                                                     runtime=self.plan.runtime))
         if not job.runnable:
             raise StepFailed(head, Step.SLURM, said(SlurmSaid.SECRET_INSIDE))
-        self._say(Step.SLURM, None, StepState.STARTED, self.plan.slurm.partition
-                  if self.plan.slurm else "")
+
+    async def _submit(self, job: SbatchJob) -> Job:
+        """The job submitted, then waited for until Slurm runs it."""
+        self._runnable(job)
+        assert self.plan.slurm is not None
+        self._say(Step.SLURM, None, StepState.STARTED, self.plan.slurm.partition)
         try:
             self.job = await self.site.submit(job.script, job.env)
         except SlurmError as exc:
             raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
-        assert self.plan.slurm is not None
         self._say(Step.SLURM, self.site.host, StepState.OK, said(
             SlurmSaid.SUBMITTED, job=self.job, host=self.site.host,
             partition=self.plan.slurm.partition))
         running = await self._until_running(self.job)
         self._say(Step.SLURM, None, StepState.OK, said(SlurmSaid.RUNNING, job=self.job,
                                                        nodes=", ".join(running.nodes)))
+        return running
+
+    async def _before_preflight(self) -> None:
+        """Any N nodes: the job that holds them first, then the plan resolved on them;
+        the preflight then checks the nodes the job got."""
+        if self.replan is None:
+            return
+        try:
+            exclude = [n for n in await self.site.partition_nodes() if n not in self.table]
+        except SlurmError as exc:
+            raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
+        running = await self._submit(holder_job(
+            self.plan, list(self.table), exclude=exclude, scripts=self.scripts_by_name))
+        want = len(plan_nodes(self.plan))
+        if len(running.nodes) != want or any(n not in self.table for n in running.nodes):
+            raise StepFailed(self.site.host, Step.SLURM, said(
+                SlurmSaid.NOT_OURS, job=self.job, nodes=", ".join(running.nodes), want=want))
+        try:
+            self.plan = self.replan(running.nodes)
+        except SparkError as exc:
+            raise StepFailed(self.site.host, Step.SLURM, said(
+                SlurmSaid.REPLAN, job=self.job, problem=exc.problems[0].code)) from None
+        self.t = {n: self.table[n] for n in plan_nodes(self.plan)}
+        self.services = ServiceRunner(self.t, self._say)
+        self._say(Step.SLURM, None, StepState.OK, said(
+            SlurmSaid.RESOLVED, job=self.job, nodes=", ".join(running.nodes),
+            head=self.plan.head.name))
+
+    async def _start(self) -> None:
+        if self.replan is None:
+            await self._submit(sbatch_job(self.plan, scripts=self.scripts_by_name))
+        else:
+            assert self.job is not None
+            steps = steps_job(self.plan, self.job, scripts=self.scripts_by_name)
+            self._runnable(steps)
+            try:
+                await self.site.run_steps(steps.script, steps.env)
+            except SlurmError as exc:
+                raise StepFailed(self.site.host, Step.LAUNCH, refused(exc)) from None
+        assert self.job is not None
         await self._until_containers(self.job)
 
     async def _look(self, job_id: str) -> Job | None:
@@ -180,13 +219,11 @@ class SlurmServe(Serve):
             now = await self.site.job(job_id)
             if now is not None and not ended(now):
                 await self.site.cancel(now)
-            deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
-            while not ended(await self.site.job(job_id)):
-                if time.monotonic() > deadline:
-                    self._say(Step.ROLLBACK, None, StepState.WARN, said(
-                        SlurmSaid.CANCEL_SLOW, job=job_id, seconds=CANCEL_WAIT_SECONDS))
-                    return False
-                await asyncio.sleep(next(pauses))
+            if await self.site.wait_ended([job_id], time.monotonic() + CANCEL_WAIT_SECONDS,
+                                          lambda _job: None):
+                self._say(Step.ROLLBACK, None, StepState.WARN, said(
+                    SlurmSaid.CANCEL_SLOW, job=job_id, seconds=CANCEL_WAIT_SECONDS))
+                return False
         except (SlurmError, NodeError) as exc:
             why = refused(exc) if isinstance(exc, SlurmError) else exc.said
             self._say(Step.ROLLBACK, self.site.host, StepState.FAILED, why)

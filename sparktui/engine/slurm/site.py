@@ -11,7 +11,9 @@ a look that failed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import time
+from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 
 from sparktui.config.models import Node
@@ -25,12 +27,15 @@ from sparktui.engine.slurm.jobs import (
     on_cluster,
     parse_job_id,
     parse_jobs,
+    parse_sinfo,
 )
 from sparktui.plan.model import SlurmPlan
 from sparktui.plan.render.sh_secrets import reading
 
 LOOK_SECONDS = 30.0
 SUBMIT_SECONDS = 60.0
+STEPS_SECONDS = 600.0
+"""The launches of a plan resolved after allocation: its before_serve hooks run there."""
 SAID_SHOWN = 300
 
 
@@ -39,6 +44,8 @@ class SlurmVerb(StrEnum):
     LOOK = "squeue"
     CANCEL = "scancel"
     WHO = "id"
+    NODES = "sinfo"
+    STEPS = "srun"
 
 
 class SlurmError(Exception):
@@ -76,16 +83,22 @@ class SlurmSite:
             raise SlurmError(self.host, verb, said or f"exit status {done.exit_code}")
         return done.stdout
 
+    def _with_env(self, verb: SlurmVerb, command: str, env: Mapping[str, str]
+                  ) -> tuple[str, str]:
+        """``command`` run with ``env`` read from stdin first (a line each, never in an
+        argv), and the feed for that stdin."""
+        names = list(env)
+        if any("\n" in v or "\r" in v for v in env.values()):
+            broken = next(n for n in names if "\n" in env[n] or "\r" in env[n])
+            raise SlurmError(self.host, verb,
+                             f"{broken} holds a line break: it cannot be handed over")
+        return (reading(names, "exec " + command) if names else command,
+                "".join(f"{env[n]}\n" for n in names))
+
     async def submit(self, script: str, env: Mapping[str, str]) -> str:
         """Submit ``script`` with ``env`` in its environment; the job's id."""
         argv = ["sbatch", "--parsable", "--export=ALL"]
-        names = list(env)
-        if any("\n" in v or "\r" in v for v in env.values()):  # a line each, on stdin
-            broken = next(n for n in names if "\n" in env[n] or "\r" in env[n])
-            raise SlurmError(self.host, SlurmVerb.SUBMIT,
-                             f"{broken} holds a line break: it cannot be handed over")
-        command = reading(names, "exec " + argv_command(argv)) if names else None
-        feed = "".join(f"{env[n]}\n" for n in names)
+        command, feed = self._with_env(SlurmVerb.SUBMIT, argv_command(argv), env)
         out = await self._run(SlurmVerb.SUBMIT, argv, stdin=feed + script,
                               timeout=SUBMIT_SECONDS, command=command)
         job = parse_job_id(out)
@@ -93,11 +106,41 @@ class SlurmSite:
             raise SlurmError(self.host, SlurmVerb.SUBMIT, f"no job id in {out.strip()[:80]!r}")
         return job
 
+    async def run_steps(self, script: str, env: Mapping[str, str]) -> None:
+        """``script`` (its lines ``srun --jobid`` steps of a running job) run by bash on
+        the submit host, ``env`` in its environment: both on its stdin, the values first
+        (as ``submit``'s). Every step of the script has a stdin of its own (/dev/null, a
+        here-document or a pipe): none reads the rest of the script."""
+        argv = ["bash", "-s"]
+        command, feed = self._with_env(SlurmVerb.STEPS, argv_command(argv), env)
+        await self._run(SlurmVerb.STEPS, argv, stdin=feed + script, timeout=STEPS_SECONDS,
+                        command=command)
+
     async def jobs(self) -> list[Job]:
         """Every job of the partition, any user's."""
-        return parse_jobs(await self._run(SlurmVerb.LOOK, [
-            "squeue", "--noheader", f"--partition={self.slurm.partition}",
-            f"--format={FORMAT}"]))
+        return parse_jobs(await self._run(SlurmVerb.LOOK, self._squeue()))
+
+    def _squeue(self) -> list[str]:
+        return ["squeue", "--noheader", f"--partition={self.slurm.partition}",
+                f"--format={FORMAT}"]
+
+    async def user_and_jobs(self) -> tuple[str, list[Job]]:
+        """Who submits here (a job of another user is shown, never touched), and every
+        job of the partition: one command, as a health check asks them at every look."""
+        out = await self._run(SlurmVerb.LOOK, self._squeue(), command=" && ".join(
+            [argv_command(["id", "-un"]), argv_command(self._squeue())]))
+        user, _, jobs = out.partition("\n")
+        return user.strip()[:64], parse_jobs(jobs)
+
+    async def user(self) -> str:
+        """Who submits here."""
+        return (await self._run(SlurmVerb.WHO, ["id", "-un"])).strip()[:64]
+
+    async def partition_nodes(self) -> dict[str, str]:
+        """Each node of the partition (a name of the config's grammar), with its state."""
+        return parse_sinfo(await self._run(SlurmVerb.NODES, [
+            "sinfo", "--noheader", "--Node", f"--partition={self.slurm.partition}",
+            "--format=%N %T"]))
 
     async def recipe_jobs(self, recipe: str) -> list[Job]:
         """The recipe's serve jobs, ended ones too (while Slurm still keeps them)."""
@@ -130,16 +173,45 @@ class SlurmSite:
             if not ended(await self.job(job.id)):
                 raise
 
-    async def user(self) -> str:
-        """Who submits here: a job of another user is shown, never touched."""
-        return (await self._run(SlurmVerb.WHO, ["id", "-un"])).strip()[:64]
+    async def wait_ended(self, jobs: list[str], deadline: float,
+                         gone: Callable[[str], None]) -> list[str]:
+        """Look at ``jobs`` until each has ended (``gone`` told of each as it does) or the
+        ``time.monotonic()`` deadline has passed; the ones still listed then."""
+        waiting, pauses = list(jobs), looks()
+        while waiting:
+            seen = await asyncio.gather(*(self.job(j) for j in waiting))
+            for job, now in zip(list(waiting), seen, strict=True):
+                if ended(now):
+                    waiting.remove(job)
+                    gone(job)
+            if waiting and time.monotonic() > deadline:
+                break
+            if waiting:
+                await asyncio.sleep(next(pauses))
+        return waiting
+
+
+LOOK_PAUSE_SECONDS = 1.0
+"""Between two looks at a job Slurm has not started yet, or whose containers are not up,
+or that was cancelled: the first looks come sooner (``looks``), as most waits are short."""
+SOON_SECONDS, SOON_LOOKS = 0.1, 40
+
+
+def looks() -> Iterator[float]:
+    """The pauses between looks: every 0.1 s for the first 4 s (where most waits end:
+    a cleanup, a job started on idle nodes), then every ``LOOK_PAUSE_SECONDS``; one look
+    is one ``squeue`` of one job."""
+    for _soon in range(SOON_LOOKS):
+        yield SOON_SECONDS
+    while True:
+        yield LOOK_PAUSE_SECONDS
 
 
 async def slurm_status(site: SlurmSite, nodes: list[str]) -> SlurmStatus:
     """The cluster's jobs, for its health; a Slurm that does not answer is the error."""
     try:
-        user = await site.user()
-        return SlurmStatus(site.slurm.partition, user, on_cluster(await site.jobs(), nodes))
+        user, jobs = await site.user_and_jobs()
+        return SlurmStatus(site.slurm.partition, user, on_cluster(jobs, nodes))
     except SlurmError as exc:
         return SlurmStatus(site.slurm.partition, error=str(exc)[:SAID_SHOWN])
     except NodeError as exc:

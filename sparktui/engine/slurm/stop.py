@@ -9,13 +9,12 @@ that follows removes whatever a cleanup left and restores the nodes.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.transport import NodeError
-from sparktui.engine.slurm.jobs import Job, ended, job_name
-from sparktui.engine.slurm.serve import CANCEL_WAIT_SECONDS, SlurmSaid, looks, refused
+from sparktui.engine.slurm.jobs import Job, job_name
+from sparktui.engine.slurm.serve import CANCEL_WAIT_SECONDS, SlurmSaid, refused
 from sparktui.engine.slurm.site import SlurmError, SlurmSite
 from sparktui.said import said
 from sparktui.steps import Step, StepState
@@ -35,27 +34,20 @@ async def cancel_jobs(site: SlurmSite, recipe: str | None, log: ProgressLog) -> 
     """Cancel this operator's serve jobs and wait for each to end; False when one could
     not be cancelled or looked at (named): the stop over SSH still runs, and fails."""
     try:
-        user, listed = await asyncio.gather(site.user(), site.jobs())
+        user, listed = await site.user_and_jobs()
         jobs = ours(listed, user, [recipe] if recipe else None)
         for job in jobs:
             log(Step.SLURM, site.host, StepState.STARTED, job.id)
             await site.cancel(job)
-        deadline, pauses = time.monotonic() + CANCEL_WAIT_SECONDS, looks()
-        waiting = list(jobs)
-        while waiting:
-            seen = await asyncio.gather(*(site.job(j.id) for j in waiting))
-            for job, now in zip(list(waiting), seen, strict=True):
-                if ended(now):
-                    waiting.remove(job)
-                    log(Step.SLURM, site.host, StepState.OK,
-                        said(SlurmSaid.CANCELLED, job=job.id))
-            if waiting and time.monotonic() > deadline:
-                for job in waiting:
-                    log(Step.SLURM, site.host, StepState.FAILED, said(
-                        SlurmSaid.CANCEL_SLOW, job=job.id, seconds=CANCEL_WAIT_SECONDS))
-                return False
-            if waiting:
-                await asyncio.sleep(next(pauses))
+        left = await site.wait_ended(
+            [j.id for j in jobs], time.monotonic() + CANCEL_WAIT_SECONDS,
+            lambda gone: log(Step.SLURM, site.host, StepState.OK,
+                             said(SlurmSaid.CANCELLED, job=gone)))
+        for slow in left:
+            log(Step.SLURM, site.host, StepState.FAILED, said(
+                SlurmSaid.CANCEL_SLOW, job=slow, seconds=CANCEL_WAIT_SECONDS))
+        if left:
+            return False
     except SlurmError as exc:
         log(Step.SLURM, site.host, StepState.FAILED, refused(exc))
         return False

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from sparktui.config.models import Cluster, Config, Node
     from sparktui.engine.remote.transport import Transport
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.anywhere import Replan
     from sparktui.plan.model import LaunchPlan
 
 
@@ -98,6 +99,7 @@ class SuperviseEngine(Protocol):
     def transport(self, node: Node) -> Transport: ...
     def slurm_site(self, cluster: str) -> SlurmSite: ...
     async def serve(self, plan: LaunchPlan, progress: ProgressSink, *,
-                    keep_on_failure: bool = False) -> ActionResult: ...
+                    keep_on_failure: bool = False,
+                    replan: Replan | None = None) -> ActionResult: ...
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
                    hooks_for: HooksFor | None = None, disarm: bool = True) -> ActionResult: ...

@@ -26,7 +26,7 @@ from sparktui.engine.deadline import within
 from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.results import ActionResult, Progress
-from sparktui.engine.slurm.supervise import time_limit_failure
+from sparktui.engine.slurm.supervise import running_plan, time_limit_failure
 from sparktui.engine.supervise import remote
 from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
 from sparktui.engine.supervise.codes import (
@@ -67,6 +67,7 @@ from sparktui.engine.supervise.record import (
     RestartEvent,
 )
 from sparktui.plan.after_stop import HooksFor
+from sparktui.plan.anywhere import Replan
 from sparktui.plan.model import LaunchPlan
 from sparktui.said import Text, said
 
@@ -77,15 +78,13 @@ CLEANUP_SECONDS = 20.0
 class Supervisor:
     def __init__(self, engine: SuperviseEngine, plan: LaunchPlan, policy: Policy,
                  events: SuperviseSink, *, mode: str = "foreground",
-                 hooks_for: HooksFor | None = None):
-        self.engine, self.plan, self.policy, self.emit_to = engine, plan, policy, events
-        self.hooks_for = hooks_for
+                 hooks_for: HooksFor | None = None, replan: Replan | None = None):
+        self.engine, self.policy, self.emit_to = engine, policy, events
+        self.hooks_for, self.replan = hooks_for, replan
         cluster = engine.cluster(plan.cluster)
         self.transports = {n.name: engine.transport(n) for n in cluster.nodes}
-        self.home = self.transports[plan.head.name]
-        self.group = members(plan)
-        # The group's nodes: a stop or a power off that concerns it writes its mark there.
-        self.watched = list(dict.fromkeys(m.node for m in self.group))
+        self.home = self.transports[cluster.ranked[0].name]  # where health reads it
+        self._adopt(plan)
         holder = f"{remote.who()} pid {os.getpid()}"
         self.lease = Lease(uuid.uuid4().hex, math.ceil(policy.lease), holder, plan.cluster,
                            plan.recipe, mode, time.time())
@@ -175,7 +174,20 @@ class Supervisor:
                         return ended
             await asyncio.sleep(max(0.0, self.policy.interval - (time.monotonic() - cycle)))
 
+    def _adopt(self, plan: LaunchPlan) -> None:
+        """The plan as it runs: on a Slurm cluster's any N nodes, the job's (a restart's
+        job may hold others). The group's nodes are watched: a stop or a power off that
+        concerns it writes its mark there."""
+        self.plan, self.group = plan, members(plan)
+        self.watched = list(dict.fromkeys(m.node for m in self.group))
+
     async def _start(self) -> SuperviseResult | None:
+        if self.replan is not None:  # the nodes its running job holds, if one runs
+            found = await running_plan(self.engine.slurm_site(self.plan.cluster), self.plan,
+                                       self.replan)
+            if not isinstance(found, LaunchPlan):
+                return SuperviseResult("failed", detail=found) if found else None
+            self._adopt(found)
         looks = await self._looks()
         present = [m for m in self.group if _has(looks.get(m.node), m.container)]
         running = started_of(self.group, looks)
@@ -262,7 +274,8 @@ class Supervisor:
     async def _serve(self) -> ActionResult | SuperviseResult:
         """Serve the plan while watching the marks: an operator's stop cancels it."""
         task = asyncio.ensure_future(self.engine.serve(self.plan, self._progress,
-                                                       keep_on_failure=True))
+                                                       keep_on_failure=True,
+                                                       replan=self.replan))
         try:
             while True:
                 done, _pending = await asyncio.wait({task}, timeout=self.policy.interval)
@@ -276,7 +289,9 @@ class Supervisor:
                                            disarm=False)
                     return await self._disarmed(mark)
                 if done:
-                    return task.result()
+                    if (result := task.result()).served is not None:
+                        self._adopt(result.served)
+                    return result
         finally:
             if not task.done():
                 task.cancel()

@@ -19,6 +19,7 @@ from sparktui.visible import visible
 if TYPE_CHECKING:
     from sparktui.engine.api import ClusterControl
     from sparktui.plan.after_stop import HooksFor
+    from sparktui.plan.anywhere import Replan
     from sparktui.plan.model import LaunchPlan
 
 
@@ -45,12 +46,13 @@ class Restarted:
 
 
 async def restart(control: ClusterControl, plan: LaunchPlan, progress: ProgressSink, *,
-                  hooks_for: HooksFor | None = None) -> Restarted:
+                  hooks_for: HooksFor | None = None, replan: Replan | None = None
+                  ) -> Restarted:
     stopped = await control.stop(plan.cluster, progress, recipe=plan.recipe,
                                  hooks_for=hooks_for)
     if not stopped.ok:
         return Restarted(stopped, None)
-    return Restarted(stopped, await control.serve(plan, progress))
+    return Restarted(stopped, await control.serve(plan, progress, replan=replan))
 
 
 class RestartSaid(Code):

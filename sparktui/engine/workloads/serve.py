@@ -73,8 +73,10 @@ class Serve:
                  progress: ProgressSink, scripts: ScriptText, *, hf_cache_host: str,
                  ready_timeout: float, poll_seconds: float = POLL_SECONDS,
                  keep_on_failure: bool = False, stop_grace: float = 30.0,
-                 fit: Callable[[], Awaitable[FitReport]] | None = None, force: bool = False,
-                 model_free: Callable[[ProgressLog], Awaitable[Said | None]] | None = None):
+                 fit: Callable[[LaunchPlan], Awaitable[FitReport]] | None = None,
+                 force: bool = False,
+                 model_free: Callable[[LaunchPlan, ProgressLog], Awaitable[Said | None]]
+                 | None = None):
         self.plan = plan
         self.driver = driver_for(plan.runtime)
         self.t = transports
@@ -108,6 +110,7 @@ class Serve:
         services = self.plan.services
         exit_code = None
         try:
+            await self._before_preflight()
             await self._images_present(await self._each(Step.PREFLIGHT, self._image))
             await self._each(Step.PREFLIGHT, self._preflight)
             await self._service_step(self.services.preflight(services))
@@ -131,6 +134,10 @@ class Serve:
             self._say_left()
             return ActionResult(False, exc.node, exc.step, exc.detail, list(self._say.events))
         return ActionResult(True, steps=list(self._say.events), exit_code=exit_code)
+
+    async def _before_preflight(self) -> None:
+        """Nothing: the plan's nodes are known (a Slurm serve on any N nodes first has the
+        job allocate them, then resolves its plan there: ``engine/slurm/serve.py``)."""
 
     async def _start(self) -> None:
         """The before_serve hooks, the first services, then each launch in start order
@@ -205,7 +212,7 @@ class Serve:
         checked on a node that answers nothing) stops here, unless forced."""
         if self.fit is None or not self.plan.nodes:
             return
-        report = self.fit_report = await self.fit()
+        report = self.fit_report = await self.fit(self.plan)
         blocking = [n for n in report.nodes if n.verdict in (NO_FIT, ERROR)]
         for n in report.nodes:
             state = (StepState.OK if n.verdict == FITS else
@@ -223,8 +230,9 @@ class Serve:
         if len(self.plan.nodes) > 1:
             await rendezvous_free(head, self.plan, found)
         self._shares(found)
-        if self.model_free and (why := await self.model_free(self._say)):  # behind the router
-            raise StepFailed(self.plan.head.name, Step.ROUTER, why)  # a name served already
+        # behind the router: a name served already
+        if self.model_free and (why := await self.model_free(self.plan, self._say)):
+            raise StepFailed(self.plan.head.name, Step.ROUTER, why)
 
     def _shares(self, found: dict[str, list[Workload]]) -> None:
         settings = question_for(self.plan).settings

@@ -12,9 +12,10 @@ grammar (``config.rules``), so none holds a newline.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from sparktui.config.runtime_name import RuntimeName
 from sparktui.plan.model import LaunchPlan, SlurmPlan
 from sparktui.plan.render.run_id import with_placeholder
 from sparktui.plan.render.sh import comment, hook_line, launch_line
@@ -26,11 +27,19 @@ CLEANUP_SECONDS = 120
 must run while the job still lives (once it has ended, Slurm refuses a new step)."""
 
 
-def _directives(plan: LaunchPlan, slurm: SlurmPlan) -> list[str]:
-    nodes = sorted({n.name for n in plan.nodes} | {i.node for s in plan.services
-                                                    for i in s.instances})
+def plan_nodes(plan: LaunchPlan) -> list[str]:
+    return sorted({n.name for n in plan.nodes} | {i.node for s in plan.services
+                                                 for i in s.instances})
+
+
+def directives(plan: LaunchPlan, slurm: SlurmPlan, *, named: bool = True,
+               exclude: Sequence[str] = ()) -> list[str]:
+    """``#SBATCH`` lines: the plan's nodes by name, or (``named=False``) as many of the
+    partition's, ``exclude`` (nodes outside the cluster's table) left out."""
+    nodes = plan_nodes(plan)
     options = [("job-name", f"sparktui-{plan.recipe}"), ("partition", slurm.partition),
-               ("nodes", str(len(nodes))), ("nodelist", ",".join(nodes)),
+               ("nodes", str(len(nodes))), ("nodelist", ",".join(nodes) if named else None),
+               ("exclude", ",".join(exclude) or None),
                ("ntasks-per-node", "1"), ("account", slurm.account), ("qos", slurm.qos),
                ("reservation", slurm.reservation), ("time", slurm.time_limit),
                ("output", f"sparktui-{plan.recipe}-%j.out"),
@@ -39,11 +48,63 @@ def _directives(plan: LaunchPlan, slurm: SlurmPlan) -> list[str]:
                                      if value)]
 
 
-def _step(node: str) -> str:
-    """The prefix that runs a shell command line on ``node`` as a step of this job."""
+def step_prefix(node: str, job: str | None = None) -> str:
+    """The prefix that runs a shell command line on ``node`` as a step of this job (of
+    job ``job``, from outside it: the launches of a plan resolved after allocation)."""
     return " ".join(shlex.quote(w) for w in [
-        "srun", "--nodes=1", "--ntasks=1", f"--nodelist={node}", "--overlap", "--", "sh",
-        "-c"])
+        "srun", *([f"--jobid={job}"] if job else []), "--nodes=1", "--ntasks=1",
+        f"--nodelist={node}", "--overlap", "--", "sh", "-c"])
+
+
+def containers(plan: LaunchPlan) -> list[tuple[str, str, RuntimeName]]:
+    """(node, container, runtime) of everything the plan starts."""
+    return [(n.name, n.container, plan.runtime) for n in plan.nodes] + [
+        (i.node, i.container, s.runtime) for s in plan.services for i in s.instances]
+
+
+def removal_line(plan: LaunchPlan, node: str, name: str, runtime: RuntimeName) -> str:
+    """``name`` removed on ``node`` in the background, its engine given the stop grace."""
+    assert plan.slurm is not None
+    r = runtime_for(runtime).removal(name, plan.slurm.stop_grace_seconds)
+    return (f"{step_prefix(node)} {shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} "
+            "</dev/null &")
+
+
+CLEANUP_HEAD = ["",
+                "# the job's end (scancel, its time limit, a lost node) removes what it started,",
+                "# then restores each node (its after_stop hooks), every step tried",
+                "# (a second TERM, another scancel --batch, does not cut it short)",
+                "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e"]
+
+
+def start_lines(plan: LaunchPlan, step: Callable[[str], str], scripts: Mapping[str, str],
+                secrets: Secrets) -> list[str]:
+    """The before_serve hooks, the services and every launch, each a step on its node,
+    in start order."""
+    out: list[str] = []
+    for node in plan.nodes:
+        if node.before_serve:
+            out += ["", comment(f"before serve on {node.name}")]
+            out += [hook_line(node, step(node.name), s, scripts, secrets)
+                    for s in node.before_serve]
+
+    def services(phases: tuple[str, ...]) -> None:
+        for service in plan.services:
+            if service.start in phases:
+                out.append("")
+                out.append(comment(f"service {service.name} ({service.type}, {service.start})"))
+                out.extend(launch_line(inst, step(inst.node),
+                                       with_placeholder(service.runtime, inst.launch), secrets)
+                           for inst in service.instances)
+
+    services(("infra", "before_workers"))
+    for name in plan.start_order:
+        node = plan.node(name)
+        out += ["", comment(f"launch on {node.name} (rank {node.rank}, {node.role})"),
+                launch_line(node, step(name), with_placeholder(plan.runtime, node.launch),
+                            secrets)]
+    services(("after_frontend",))
+    return out
 
 
 @dataclass(frozen=True)
@@ -66,55 +127,30 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
     """``render_sbatch``'s script with what a submitter must hand it."""
     assert plan.slurm is not None
     secrets = Secrets()
-    containers = [(n.name, n.container, plan.runtime) for n in plan.nodes] + [
-        (i.node, i.container, s.runtime) for s in plan.services for i in s.instances]
-    head = ["#!/bin/bash", *_directives(plan, plan.slurm),
+    head = ["#!/bin/bash", *directives(plan, plan.slurm),
             comment(f"sparktui launch plan: recipe {plan.recipe} on cluster {plan.cluster}, "
                     "as one Slurm job (docs/slurm.md)"),
             "# Generated; each command's argv is quoted for the step's shell, then this one's.",
             "set -eu"]
-    out = ["", "# the job's end (scancel, its time limit, a lost node) removes what it started,",
-           "# then restores each node (its after_stop hooks), every step tried",
-           "# (a second TERM, another scancel --batch, does not cut it short)",
-           "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e"]
-    grace = plan.slurm.stop_grace_seconds  # each engine's, as a stop over SSH gives it
-    removals = [(node, runtime_for(runtime).removal(name, grace))
-                for node, name, runtime in containers]
-    out += [f"{_step(node)} {shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} "
-            "</dev/null &" for node, r in removals]
+    out = [*CLEANUP_HEAD, *(removal_line(plan, *c) for c in containers(plan))]
     out += ["wait  # every node's removal at once, then each node restored"]
-    out += [hook_line(node, _step(node.name), s, scripts, secrets)
+    out += [hook_line(node, step_prefix(node.name), s, scripts, secrets)
             for node in plan.nodes for s in node.after_stop]
     out += ["}", "trap cleanup TERM INT EXIT"]
-    for node in plan.nodes:
-        if node.before_serve:
-            out += ["", comment(f"before serve on {node.name}")]
-            out += [hook_line(node, _step(node.name), s, scripts, secrets)
-                    for s in node.before_serve]
-
-    def services(phases: tuple[str, ...]) -> None:
-        for service in plan.services:
-            if service.start in phases:
-                out.append("")
-                out.append(comment(f"service {service.name} ({service.type}, {service.start})"))
-                out.extend(launch_line(inst, _step(inst.node),
-                                       with_placeholder(service.runtime, inst.launch), secrets)
-                           for inst in service.instances)
-
-    services(("infra", "before_workers"))
-    for name in plan.start_order:
-        node = plan.node(name)
-        out += ["", comment(f"launch on {node.name} (rank {node.rank}, {node.role})"),
-                launch_line(node, _step(name), with_placeholder(plan.runtime, node.launch),
-                            secrets)]
-    services(("after_frontend",))
+    out += start_lines(plan, step_prefix, scripts, secrets)
     if plan.nodes:
         out += ["", "# the job lasts as long as the head's container; waited for in the",
                 "# background, so a TERM to this shell (scancel --batch) runs the cleanup now",
-                f"{_step(plan.head.name)} "
+                f"{step_prefix(plan.head.name)} "
                 f"{shlex.quote(shlex.join(['docker', 'wait', plan.head.container]))} "
                 "</dev/null &", "wait $!"]
-    out = secrets.scrubbed(out)
-    script = "\n".join([*head, *secrets.preamble(), *out]) + "\n"
+    return assembled(head, out, secrets)
+
+
+def assembled(head: list[str], body: list[str], secrets: Secrets) -> SbatchJob:
+    """The script: its head, the secrets' checks, then ``body`` with every value passed
+    by name scrubbed wherever else it shows."""
+    body = secrets.scrubbed(body)  # first: a value it had to star makes the preamble refuse
+    script = "\n".join([*head, *secrets.preamble(), *body]) + "\n"
     return SbatchJob(script, {n: secrets.by_name[n] for n in secrets.names
                               if n in secrets.by_name}, not secrets.masked_inside)

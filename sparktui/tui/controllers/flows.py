@@ -219,13 +219,15 @@ class ActionFlows:
         self.ask(Action.RESTART, self._ask_restart)
 
     def _ask_restart(self) -> Ask | None:
-        if (plan := self.selected_plan()) is None:
+        preview = self.host.now().preview()
+        if preview is None or (plan := preview.plan) is None:
             return None
         request = restart_request(plan, partial(self.host.fresh_health, plan.cluster))
         return Ask(ConfirmScreen(request), _("cancelled; nothing was restarted"),
                    Action.RESTART, plan.cluster, plan.recipe,
                    lambda control, sink, run_id: workers.run_restart(
-                       control, plan, sink, self._hooks(sink), run_id), url=api_url(plan))
+                       control, plan, sink, self._hooks(sink), run_id, preview.replan),
+                   url=api_url(plan))
 
     def serve(self) -> None:
         """``s``: the selected recipe's plan on the cluster in focus, then the run."""
@@ -247,7 +249,8 @@ class ActionFlows:
         warning = "\n".join([*([warning] if warning else []), *names_seen(health, plan)])
         screen = ServePlanScreen(plan.recipe, plan.cluster, preview.text, warning)
         return Ask(screen, "", Action.SERVE, plan.cluster, plan.recipe,
-                   lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id),
+                   lambda control, sink, run_id: workers.run_serve(control, plan, sink, run_id,
+                                                                   preview.replan),
                    url=api_url(plan), plan=plan)
 
     def bench(self) -> None:

@@ -16,6 +16,7 @@ from sparktui.config.loader import load_recipe
 from sparktui.config.models import Cluster, Node
 from sparktui.errors import Problem, SparkError
 from sparktui.i18n import N_, _, ngettext
+from sparktui.plan.anywhere import Replan, replan_for
 from sparktui.plan.build import build_plan, declared_api_port
 from sparktui.plan.cluster import total_nodes_needed
 from sparktui.plan.image_pin import remembered
@@ -128,6 +129,8 @@ class PlanPreview:
 
     plan: LaunchPlan | None
     why: str = ""
+    replan: Replan | None = None
+    """For a Slurm cluster's any N nodes: the plan resolved on the job's (the action's)."""
 
     @property
     def ok(self) -> bool:
@@ -165,7 +168,7 @@ def plan_preview(config: LoadedConfig, entry: RecipeEntry, cluster: str | None) 
     except SparkError as exc:
         return PlanPreview(None, _("No plan for {recipe} on {cluster}:").format(
             recipe=entry.name, cluster=cluster) + "\n" + render_problems(exc.problems))
-    return PlanPreview(plan)
+    return PlanPreview(plan, replan=replan_for(config, entry.loaded, plan))
 
 
 class KeptPreview:

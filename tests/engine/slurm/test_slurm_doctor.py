@@ -10,7 +10,8 @@ import json
 import pytest
 
 from sparktui.cli import main
-from sparktui.engine.slurm.doctor import _takes_jobs, parse_sinfo
+from sparktui.engine.slurm.doctor import _takes_jobs
+from sparktui.engine.slurm.jobs import parse_sinfo
 
 pytestmark = pytest.mark.hosts
 

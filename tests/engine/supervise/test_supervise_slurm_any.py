@@ -1,0 +1,61 @@
+"""Supervision on a Slurm cluster whose jobs hold any N of its nodes (``allocate =
+"any"``), on the test bed's real Slurm: the supervisor watches the nodes the running
+job holds (not the first of the table), and its restart's new job resolves the plan on
+the nodes that one got."""
+
+from __future__ import annotations
+
+import pytest
+from engine.slurm.test_slurm_anywhere import ANY, _colleagues_job_on
+from lookalike import Why
+from polling import eventually
+from site_support import toy_recipe
+from supervise_support import (
+    LOOK_OVER_SSH,
+    TOP,
+    SupervisorProcess,
+    all_new,
+    running,
+    sparks,
+    wait_supervised,
+)
+
+from sparktui.cli import main
+
+pytestmark = pytest.mark.hosts
+
+# A look-alike, not the real vLLM (tests/lookalike.py): an engine killed on purpose; 2-node
+# groups.
+LOOKALIKE = (Why.FAULT, Why.MULTI_NODE)
+HELD = ("node2", "node3")
+
+
+def _jobs(bed) -> set[str]:
+    return {j for j, info in bed.jobs().items()
+            if info["state"] == "RUNNING" and info["name"] == "sparktui-toy"}
+
+
+def test_a_supervisor_adopts_the_jobs_nodes_and_resubmits_onto_the_free_ones(site, capsys):
+    s = sparks(site(3, extra_toml=ANY, top=TOP + "\nready_timeout_seconds = 120"))
+    bed = s.hosts.start_slurm(partition="spark")
+    _colleagues_job_on(bed, "node1")
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0, capsys.readouterr()
+    first = _jobs(bed)
+    with SupervisorProcess(s, "toy") as sup:
+        wait_supervised(s, sup, nodes=HELD)
+        assert _jobs(bed) == first, bed.jobs()  # adopted where it runs: no new job
+        assert "sparktui-toy" not in s.hosts.node("node1").containers()
+        before = running(s, HELD)
+        s.hosts.node("node3").docker("kill", "sparktui-toy")
+        eventually(lambda: all_new(s, before), 180, "every container of the group new",
+                   explain=sup.output, every=LOOK_OVER_SSH)
+        second = eventually(lambda: (now := _jobs(bed)) and now != first and now,
+                            60, "a new job serving", explain=bed.logs)
+        assert len(second) == 1, bed.jobs()
+        assert "sparktui-toy" not in s.hosts.node("node1").containers()
+        capsys.readouterr()
+        assert main(s.cli("stop", "--yes")) == 0
+        assert sup.wait(60) == 0, sup.output()
+    assert _jobs(bed) == set()
+    assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
