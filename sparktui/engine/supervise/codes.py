@@ -39,6 +39,13 @@ class FailureSaid(Code):
     TIME_LIMIT = N_("{node}: its Slurm job {detail} reached its time limit")
 
 
+class OtherFailureSaid(Code):
+    """A failure of a kind this version does not know (a newer supervisor wrote it): its
+    kind is shown as the code it is, among words of this version's."""
+
+    KIND = N_("{node}: {kind} ({detail})")
+
+
 class MarkSaid(Code):
     """An operator's action, as the mark it left on the nodes says it."""
 
@@ -121,17 +128,23 @@ def _clean(value: Any) -> str:
     return shorten(visible(str(value)), 300)
 
 
+def _text(value: Any) -> Text:
+    """A reason's sentence (``Reason.from_dict`` read it back as one), or its text; a
+    number or nothing where a node should have said something, as text."""
+    return value if isinstance(value, str | Said) else str(value or "")
+
+
 def _cleaned(value: Text) -> Text:
     """``_clean`` on text, and on each text value of a sentence (kept a sentence: its words
     are made when shown)."""
     return value.redacted(_clean) if isinstance(value, Said) else _clean(value)
 
 
-def failure_said(failure: Failure) -> Text:
+def failure_said(failure: Failure) -> Said:
     node, detail = _clean(failure.node), _cleaned(failure.detail)
     code = FailureSaid.__members__.get(failure.kind.upper())
     if code is None:
-        return f"{node}: {_clean(failure.kind)} ({detail})"
+        return said(OtherFailureSaid.KIND, node=node, kind=_clean(failure.kind), detail=detail)
     return said(code, node=node, detail=detail)
 
 
@@ -178,7 +191,7 @@ def reason_said(reason: Reason | None) -> Text:
         case "serve_failed":
             return said(EndSaid.SERVE_FAILED, node=_clean(v.get("node") or "-"),
                         step=step_label(_clean(v.get("step") or "-")),
-                        detail=_clean(v.get("detail") or ""))
+                        detail=_cleaned(_text(v.get("detail"))))
         case "disarmed":
             return said(EndSaid.DISARMED, what=mark_said(_mark(v)))
         case "interrupted":

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparktui import untrusted_json
-from sparktui.said import Text, text_from_json, text_json
+from sparktui.said import Said, Text, kept_json, text_from_json, text_json
 
 HISTORY_KEPT = 50
 """Restarts kept in the record, newest last."""
@@ -67,7 +67,7 @@ class Failure:
     detail: Text = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "node": self.node, "detail": text_json(self.detail)}
+        return {"kind": self.kind, "node": self.node, "detail": kept_json(self.detail)}
 
     @classmethod
     def from_dict(cls, data: Any) -> Failure | None:
@@ -79,20 +79,24 @@ class Failure:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why supervision ended or gave up: a code (``codes.reason_said``) and its values."""
+    """Why supervision ended or gave up: a code (``codes.reason_said``) and its values: a
+    name, a number, or what a node said as a sentence (a failed serve's ``detail``), kept
+    as its code (``kept_json``) and read back as one."""
 
     code: str
     values: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, **self.values}
+        return {"code": self.code, **{k: kept_json(v) if isinstance(v, Said) else v
+                                      for k, v in self.values.items()}}
 
     @classmethod
     def from_dict(cls, data: Any) -> Reason | None:
         if not isinstance(data, dict) or not isinstance(data.get("code"), str):
             return None
-        values = {k: _finite(v) for k, v in data.items()
-                  if k != "code" and isinstance(v, str | int | float | type(None))}
+        values = {k: text_from_json(v) if isinstance(v, dict) else _finite(v)
+                  for k, v in data.items()
+                  if k != "code" and isinstance(v, str | int | float | dict | type(None))}
         return cls(data["code"], values)
 
 
@@ -182,11 +186,11 @@ class RestartEvent:
     at: float
     failure: Failure
     ok: bool | None = None  # None: under way
-    detail: str = ""  # why it failed
+    detail: Text = ""  # why it failed: what a node said, or a sentence as data
 
     def as_dict(self) -> dict[str, Any]:
         return {"at": self.at, "failure": self.failure.as_dict(), "ok": self.ok,
-                "detail": self.detail}
+                "detail": kept_json(self.detail)}
 
     @classmethod
     def from_dict(cls, data: Any) -> RestartEvent | None:
@@ -197,7 +201,7 @@ class RestartEvent:
         if failure is None:
             return None
         return cls(_num(data.get("at")), failure, ok if isinstance(ok, bool) else None,
-                   _str(data.get("detail")))
+                   text_from_json(data.get("detail")))
 
 
 @dataclass(frozen=True)
