@@ -303,17 +303,21 @@ def _kept_value(value: Param) -> Any:
 _UNITS: dict[str, type[float] | type[int]] = {
     "seconds": Seconds, "duration": Duration, "size": Size, "percent": Percent,
     "millis": Millis}
-"""A value's unit as a record keeps it (``Number`` and ``Gib`` add their digits)."""
-MAX_DIGITS = 6
-ITEMS = "items"
-"""A list's unit: ``items`` and the separator of its ``Items`` (``items; ``)."""
+"""A value's unit as a node keeps it: ``size``; a ``Number``'s and a ``Gib``'s with their
+digits (``number.2.fixed.signed``, ``gib.1``); a list's ``{"sep": "; ", "of": [...]}``
+(an ``Items``' separator, its values' units)."""
+_DIGITS = frozenset(str(n) for n in range(7))
+"""The decimals a number read back may have (0 to 6)."""
 MAX_SEPARATOR = 4
 
 
-def _unit(value: Param) -> str | None:
-    """``gib.1``, ``number.2.fixed.signed``, ``size``, ``items; ``; None: a plain value."""
-    if isinstance(value, Items):
-        return ITEMS + value.sep
+def _unit(value: Param) -> Any:
+    """What ``value`` is, beyond the JSON of it (None: nothing, a plain value)."""
+    if isinstance(value, Items | list | tuple):
+        items = value.items if isinstance(value, Items) else value
+        of = [_unit(v) for v in items]
+        unit = {"sep": value.sep} if isinstance(value, Items) else {}
+        return {**unit, "of": of} if any(of) else unit or None
     if isinstance(value, Gib):
         return f"gib.{value.digits}"
     if isinstance(value, Number):
@@ -324,22 +328,21 @@ def _unit(value: Param) -> str | None:
 
 def _typed(value: Param, unit: Any) -> Param:
     """``value`` read back as the unit a node kept beside it says it was; a unit this
-    version does not know, or a value that is no finite number, leaves it as it is."""
-    if not isinstance(unit, str):
-        return value
-    if isinstance(value, list):
-        sep = unit.removeprefix(ITEMS)
-        return Items(value, sep) if unit.startswith(ITEMS) and len(sep) <= MAX_SEPARATOR \
-            else value
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value):
+    version does not know, or that does not fit the value, leaves it as JSON held it."""
+    if isinstance(value, list) and isinstance(unit, dict):
+        of = unit["of"] if isinstance(unit.get("of"), list) else []
+        items = [_typed(v, u) for v, u in zip(value, [*of, *[None] * len(value)], strict=False)]
+        sep = unit.get("sep")
+        return Items(items, sep) if isinstance(sep, str) and len(sep) <= MAX_SEPARATOR \
+            else items
+    if not isinstance(unit, str) or isinstance(value, bool) \
+            or not isinstance(value, int | float) or not math.isfinite(value):
         return value
     name, *rest = unit.split(".")
-    digits = int(rest[0]) if rest and rest[0].isdecimal() and len(rest[0]) == 1 \
-        and int(rest[0]) <= MAX_DIGITS else None
-    if name == "gib" and digits is not None:
+    digits = int(rest[0]) if rest and rest[0] in _DIGITS else None
+    if name == "gib" and digits is not None and len(rest) == 1:
         return Gib(value, digits)
-    if name == "number" and digits is not None:
+    if name == "number" and digits is not None and set(rest[1:]) <= {"fixed", "signed"}:
         return Number(value, digits, fixed="fixed" in rest, signed="signed" in rest)
     cls = _UNITS.get(name)
     return cls(value) if cls is not None and not rest else value

@@ -20,7 +20,7 @@ from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import Failure, Lease, Mark, Reason
 from sparktui.fmt import format_time
 from sparktui.i18n import N_, N_plural
-from sparktui.labels import step_label
+from sparktui.labels import step_said
 from sparktui.said import Code, Duration, Layout, Said, Size, Text, joined, said
 from sparktui.visible import shorten, visible
 
@@ -190,7 +190,7 @@ def reason_said(reason: Reason | None) -> Text:
                         window=Duration(_seconds(v.get("window"))))
         case "serve_failed":
             return said(EndSaid.SERVE_FAILED, node=_clean(v.get("node") or "-"),
-                        step=step_label(_clean(v.get("step") or "-")),
+                        step=step_said(_clean(v.get("step") or "-")),
                         detail=_cleaned(_text(v.get("detail"))))
         case "disarmed":
             return said(EndSaid.DISARMED, what=mark_said(_mark(v)))
