@@ -334,7 +334,7 @@ def _typed(value: Param, unit: Any) -> Param:
         items = [_typed(v, u) for v, u in zip(value, [*of, *[None] * len(value)], strict=False)]
         sep = unit.get("sep")
         return Items(items, sep) if isinstance(sep, str) and len(sep) <= MAX_SEPARATOR \
-            else items
+            and sep.isprintable() else items
     if not isinstance(unit, str) or isinstance(value, bool) \
             or not isinstance(value, int | float) or not math.isfinite(value):
         return value

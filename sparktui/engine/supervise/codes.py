@@ -21,7 +21,7 @@ from sparktui.engine.supervise.record import Failure, Lease, Mark, Reason
 from sparktui.fmt import format_time
 from sparktui.i18n import N_, N_plural
 from sparktui.labels import step_said
-from sparktui.said import Code, Duration, Layout, Said, Size, Text, joined, said
+from sparktui.said import Code, Duration, Items, Layout, Param, Said, Size, Text, joined, said
 from sparktui.visible import shorten, visible
 
 
@@ -136,8 +136,22 @@ def _text(value: Any) -> Text:
 
 def _cleaned(value: Text) -> Text:
     """``_clean`` on text, and on each text value of a sentence (kept a sentence: its words
-    are made when shown)."""
-    return value.redacted(_clean) if isinstance(value, Said) else _clean(value)
+    are made when shown); one line: a sentence of lines (``Layout.LINES``: a node may keep
+    one) is its first."""
+    cleaned = _one_line(value)
+    return cleaned if isinstance(cleaned, str | Said) else _clean(cleaned)
+
+
+def _one_line(value: Param) -> Param:
+    if isinstance(value, Said):
+        if value.code is Layout.LINES:
+            return _one_line(value.params.get("head", ""))
+        return Said(value.code, {k: _one_line(v) for k, v in value.params.items()})
+    if isinstance(value, Items):
+        return Items([_one_line(v) for v in value.items], value.sep)
+    if isinstance(value, list | tuple):
+        return [_one_line(v) for v in value]
+    return _clean(value) if isinstance(value, str) else value
 
 
 def failure_said(failure: Failure) -> Said:

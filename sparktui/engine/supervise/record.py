@@ -32,20 +32,32 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _bounded(value: Any, bound: float) -> int | float | None:
+    """A finite number under ``bound`` as it is (an int stays an int), else None. An int
+    too large for a float is compared as an int: an answer, never an OverflowError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    finite = isinstance(value, int) or math.isfinite(value)
+    return value if finite and abs(value) < bound else None
+
+
 def _num(value: Any, default: float = 0.0) -> float:
     """A finite number below 1e10 (seconds: some 300 years), else ``default``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    number = float(value)
-    return number if math.isfinite(number) and abs(number) < 1e10 else default
+    kept = _bounded(value, 1e10)
+    return default if kept is None else float(kept)
+
+
+REASON_BOUND = 1e18
+"""A reason's number: seconds, a count, or bytes (a node's memory, 1.3e11 on a Spark)."""
 
 
 def _finite(value: Any) -> Any:
-    """Numbers as ``_num`` keeps them (an int stays an int); anything else as it is."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        kept = _num(value)
-        return int(kept) if isinstance(value, int) else kept
-    return value
+    """A reason's number under ``REASON_BOUND`` (an int stays an int), else 0; anything
+    else as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    kept = _bounded(value, REASON_BOUND)
+    return 0 if kept is None else kept
 
 
 def _object(text: str) -> dict[str, Any] | None:

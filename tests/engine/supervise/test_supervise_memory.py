@@ -107,6 +107,7 @@ def test_memory_not_given_back_is_a_give_up_naming_the_node(site, capsys):
     shown = capsys.readouterr().out
     assert "не удалось: память не освобождена на node2: перезагрузите его (доступно 9,3" \
         in shown and "10000000000" not in shown, shown
+    assert shown.count("доступно 9,3") == 2 and " 0 B" not in shown, shown  # the reason's too
     # the figure: the wait is the bound and at most one interval's look more (a look is
     # one SSH command per node, and a read of the marks between looks)
     waited = record.reason.values["waited"]
