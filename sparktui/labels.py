@@ -4,24 +4,43 @@ and tests, people read ``step_label(code)`` in their language."""
 from __future__ import annotations
 
 from sparktui.i18n import N_, _
-from sparktui.said import Code, Said, Seconds, said
+from sparktui.said import Code, Said, Seconds, Text, said
 from sparktui.steps import Outcome, Step, StepState
 
-# A step shown today by its code keeps that code as its English words (before_serve).
-STEPS: dict[Step, str] = {
-    Step.PREFLIGHT: N_("preflight"), Step.FIT: N_("memory fit"),
-    Step.SHARES: N_("memory shares"), Step.HF: N_("HF refs"),
-    Step.BEFORE_SERVE: N_("before_serve"), Step.SERVICE: N_("service"),
-    Step.LAUNCH: N_("launch"), Step.READY: N_("ready"), Step.ROLLBACK: N_("rollback"),
-    Step.LEFT: N_("left running"),
-    Step.STOP: N_("stop"), Step.AFTER_STOP: N_("after_stop"), Step.SHUTDOWN: N_("shutdown"),
-    Step.HALT: N_("halt"), Step.DELAY: N_("delay"), Step.POWER_OFF: N_("power off"),
-    Step.POWER_ON: N_("power on"), Step.BOOT: N_("boot"), Step.SUPERVISE: N_("supervise"),
-    Step.ROUTER: N_("router"),
-    Step.BENCH: N_("benchmark"),
-    Step.PULL_IMAGE: N_("pull image"), Step.PULL_MODEL: N_("pull model"),
-    Step.SLURM: N_("slurm job"),
-}
+
+class StepLabel(Code):
+    """A step's words (``Step``'s member of the same name). A step named inside a
+    sentence is one of these (``step_said``), so the sentence keeps the step as its code
+    (``step_label.ready``) and its words are made where it is shown. A step shown today by
+    its code keeps that code as its English words (before_serve)."""
+
+    PREFLIGHT = N_("preflight")
+    FIT = N_("memory fit")
+    SHARES = N_("memory shares")
+    HF = N_("HF refs")
+    BEFORE_SERVE = N_("before_serve")
+    SERVICE = N_("service")
+    LAUNCH = N_("launch")
+    READY = N_("ready")
+    ROLLBACK = N_("rollback")
+    LEFT = N_("left running")
+    STOP = N_("stop")
+    AFTER_STOP = N_("after_stop")
+    SHUTDOWN = N_("shutdown")
+    HALT = N_("halt")
+    DELAY = N_("delay")
+    POWER_OFF = N_("power off")
+    POWER_ON = N_("power on")
+    BOOT = N_("boot")
+    SUPERVISE = N_("supervise")
+    ROUTER = N_("router")
+    BENCH = N_("benchmark")
+    PULL_IMAGE = N_("pull image")
+    PULL_MODEL = N_("pull model")
+    SLURM = N_("slurm job")
+
+
+STEPS: dict[Step, str] = {step: StepLabel[step.name].value for step in Step}
 STATES: dict[StepState, str] = {
     StepState.OK: "ok", StepState.FAILED: N_("failed"), StepState.WARN: N_("warn"),
     StepState.STARTED: N_("started"), StepState.WAITING: N_("waiting"),
@@ -31,6 +50,12 @@ STATES: dict[StepState, str] = {
 def step_label(step: str) -> str:
     """``step`` in the active language; a code that is no ``Step`` (``-``) as it is."""
     return _(STEPS[Step(step)]) if step in STEPS else step
+
+
+def step_said(step: str) -> Text:
+    """``step`` as a sentence whose words are its label, made when shown; a code that
+    is no ``Step`` (``-``, a newer version's) as it is."""
+    return said(StepLabel[Step(step).name]) if step in STEPS else step
 
 
 def state_label(state: str) -> str:

@@ -15,6 +15,7 @@ list of them (shown apart by commas; ``Items`` names another separator).
 from __future__ import annotations
 
 import json
+import math
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -267,13 +268,92 @@ def text_json(value: Text | None) -> Any:
 
 READ_DEPTH = 8
 """How deep a sentence read back may nest (``joined`` in ``joined``): more is not ours."""
+KEPT_CHARS = 300
+"""The longest text a node keeps of a sentence (a value it said, a path): the rest is cut."""
+
+
+def kept_json(value: Text | None) -> Any:
+    """A detail as a node keeps it (a supervision record): ``text_json``'s document, each
+    text cut to ``KEPT_CHARS``, and beside a sentence's ``params`` the unit of each value
+    that has one (``"units": {"free": "size"}``), so that ``text_from_json`` gives back
+    the sentence that says the same words in any language ("96.0 GiB", "96,0 ГиБ"), never
+    the bare number the JSON holds (103079215104)."""
+    if isinstance(value, Said):
+        return _kept(value.redacted(lambda text: text[:KEPT_CHARS]))
+    return value[:KEPT_CHARS] if isinstance(value, str) else value
+
+
+def _kept(sentence: Said) -> dict[str, Any]:
+    units = {k: unit for k, v in sentence.params.items() if (unit := _unit(v))}
+    document = {"code": sentence.code.code,
+                "params": {k: _kept_value(v) for k, v in sentence.params.items()}}
+    return {**document, "units": units} if units else document
+
+
+def _kept_value(value: Param) -> Any:
+    if isinstance(value, Said):
+        return _kept(value)
+    if isinstance(value, Items):
+        return [_kept_value(v) for v in value.items]
+    if isinstance(value, list | tuple):
+        return [_kept_value(v) for v in value]
+    return json_value(value)
+
+
+_UNITS: dict[str, type[float] | type[int]] = {
+    "seconds": Seconds, "duration": Duration, "size": Size, "percent": Percent,
+    "millis": Millis}
+"""A value's unit as a node keeps it: ``size``; a ``Number``'s and a ``Gib``'s with their
+digits (``number.2.fixed.signed``, ``gib.1``); a list's ``{"sep": "; ", "of": [...]}``
+(an ``Items``' separator, its values' units)."""
+_DIGITS = frozenset(str(n) for n in range(7))
+"""The decimals a number read back may have (0 to 6)."""
+MAX_SEPARATOR = 4
+
+
+def _unit(value: Param) -> Any:
+    """What ``value`` is, beyond the JSON of it (None: nothing, a plain value)."""
+    if isinstance(value, Items | list | tuple):
+        items = value.items if isinstance(value, Items) else value
+        of = [_unit(v) for v in items]
+        unit = {"sep": value.sep} if isinstance(value, Items) else {}
+        return {**unit, "of": of} if any(of) else unit or None
+    if isinstance(value, Gib):
+        return f"gib.{value.digits}"
+    if isinstance(value, Number):
+        return ".".join(["number", str(value.digits), *(["fixed"] if value.fixed else []),
+                         *(["signed"] if value.signed else [])])
+    return next((name for name, cls in _UNITS.items() if type(value) is cls), None)
+
+
+def _typed(value: Param, unit: Any) -> Param:
+    """``value`` read back as the unit a node kept beside it says it was; a unit this
+    version does not know, or that does not fit the value, leaves it as JSON held it."""
+    if isinstance(value, list) and isinstance(unit, dict):
+        of = unit["of"] if isinstance(unit.get("of"), list) else []
+        items = [_typed(v, u) for v, u in zip(value, [*of, *[None] * len(value)], strict=False)]
+        sep = unit.get("sep")
+        return Items(items, sep) if isinstance(sep, str) and len(sep) <= MAX_SEPARATOR \
+            and sep.isprintable() else items
+    if not isinstance(unit, str) or isinstance(value, bool) \
+            or not isinstance(value, int | float) or not math.isfinite(value):
+        return value
+    name, *rest = unit.split(".")
+    digits = int(rest[0]) if rest and rest[0] in _DIGITS else None
+    if name == "gib" and digits is not None and len(rest) == 1:
+        return Gib(value, digits)
+    if name == "number" and digits is not None and set(rest[1:]) <= {"fixed", "signed"}:
+        return Number(value, digits, fixed="fixed" in rest, signed="signed" in rest)
+    cls = _UNITS.get(name)
+    return cls(value) if cls is not None and not rest else value
 
 
 def text_from_json(data: Any, depth: int = READ_DEPTH) -> Text:
-    """A detail as ``text_json`` wrote it, read back (from a node's record: untrusted):
-    text as it is, a sentence by its code among the codes loaded, its values as JSON held
-    them (a ``Seconds`` comes back a plain number). A code no loaded enum has stays its
-    code, as text: what was said, never an error; anything else is no detail at all."""
+    """A detail as ``text_json`` or ``kept_json`` wrote it, read back (from a node's
+    record: untrusted): text as it is, a sentence by its code among the codes loaded, its
+    values as JSON held them, typed again by the units kept beside them (a ``Size`` is
+    shown as one again). A code no loaded enum has stays its code, as text: what was
+    said, never an error; anything else is no detail at all."""
     if isinstance(data, str):
         return data
     if not (depth and isinstance(data, dict) and isinstance(data.get("code"), str)
@@ -282,8 +362,9 @@ def text_from_json(data: Any, depth: int = READ_DEPTH) -> Text:
     code = _codes().get(data["code"])
     if code is None:
         return data["code"]
-    return Said(code, {k: _param_from_json(v, depth - 1) for k, v in data["params"].items()
-                       if isinstance(k, str)})
+    units = data["units"] if isinstance(data.get("units"), dict) else {}
+    return Said(code, {k: _typed(_param_from_json(v, depth - 1), units.get(k))
+                       for k, v in data["params"].items() if isinstance(k, str)})
 
 
 def _param_from_json(value: Any, depth: int) -> Param:

@@ -110,7 +110,8 @@ COMMON = {"/health", "KV", "Tmux", "tmux", "exec", "ssh", "swap", "env:", "TTFT 
           # sparktui bench: units and figures' names, the same in every language
           "E2E s p50/p90/p99", "ITL ms p50/p90/p99", "TTFT ms p50/p90/p99", "req/s", "tok/s",
           "ok", "TTFT p50 ms", "Benchmark", "docker",
-          "{size}/s"}  # sparktui pull: a transfer rate
+          "{size}/s",  # sparktui pull: a transfer rate
+          "{node}: {kind} ({detail})"}  # a failure of a kind unknown here: punctuation only
 SAME_AS_ENGLISH = {
     "ru": set(),
     "es": {"total", "4 Plan", "Plan", "plan", "error", "fabric", "kernel", "local", "no", "script",

@@ -16,15 +16,22 @@ from sparktui.engine.remote.transport import NodeError, Reason
 from sparktui.engine.services.launch import ServiceSaid
 from sparktui.engine.status import StatusSaid
 from sparktui.i18n import install
+from sparktui.plan.pull.model import ModelSaid
 from sparktui.said import (
+    KEPT_CHARS,
     Code,
+    Duration,
+    Gib,
     Items,
     Layout,
+    Millis,
+    Number,
     Percent,
     Said,
     Seconds,
     Size,
     joined,
+    kept_json,
     said,
     text_from_json,
     text_json,
@@ -134,3 +141,57 @@ def test_a_detail_read_back_from_json_is_the_same_sentence(russian) -> None:
     for _ in range(20):
         deep = {"code": "layout.value", "params": {"value": deep}}
     assert isinstance(text_from_json(deep), Said)  # nesting past the limit is cut, not read
+
+
+def _kept_and_read(value: Said) -> Said:
+    back = text_from_json(json.loads(json.dumps(kept_json(value))))
+    assert isinstance(back, Said)
+    return back
+
+
+def test_a_kept_sentence_says_its_values_in_their_units_when_read_back(russian) -> None:
+    """A node keeps a sentence's typed values as numbers, their units beside them: read
+    back, "96.0 GiB" is a size again, never the 103079215104 its JSON holds, in whichever
+    language reads it (#31)."""
+    short = said(ModelSaid.DISK_SHORT, node="node2", need=Size(96 << 30), repo="org/m",
+                 folder="/hf", free=Size(3 << 30))
+    figures = Said(Layout.LINES, {"head": Items([Seconds(2.5), Duration(5400)], "; "), "tail": [
+        Percent(0.42), Millis(26.0), Gib(243.25), Number(1234.5, 1, fixed=True, signed=True)]})
+    sentence = joined(Layout.COLON, short, figures)
+    back = _kept_and_read(sentence)
+    russian_words = str(sentence)
+    assert str(back) == russian_words and "96,0" in russian_words, russian_words
+    install("en")
+    assert str(back) == str(sentence) == ("node2 needs 96.0\u00a0GiB for org/m in /hf but has "
+                                          "3.0\u00a0GiB free: 2.5 sec; 1h 30m\n42%, 26 ms, "
+                                          "243.2\u00a0GiB, +1,234.5"), str(back)
+    assert back == sentence
+    # the JSON a node keeps holds numbers, and what they are beside them; without the
+    # units (what ``--json`` shows) the numbers would be read back bare
+    kept = kept_json(short)
+    assert kept["params"]["need"] == 96 << 30 and kept["units"] == {"need": "size",
+                                                                    "free": "size"}
+    assert {k: v for k, v in kept.items() if k != "units"} == text_json(short)
+    assert "103079215104" in str(text_from_json(json.loads(json.dumps(text_json(short)))))
+
+
+def test_units_read_from_a_node_are_untrusted() -> None:
+    """A unit a node wrote that this version does not know, or that does not fit its
+    value, leaves the value as JSON held it; a text kept is bounded."""
+    def read(value: object, unit: object) -> object:
+        return text_from_json({"code": "layout.value", "params": {"value": value},
+                               "units": {"value": unit}}).params["value"]  # type: ignore
+
+    assert type(read(5, "size")) is Size and type(read(5.0, "seconds")) is Seconds
+    for value, unit in ((5, "lightyears"), ("5", "size"), (True, "size"), (5, "size.2"),
+                        (5, "number.12"), (5, "number.2.bold"), (5, "gib.x"), (5, "gib.1.x"),
+                        (5, ["size"]), (5, None), (["a"], "size"), (["a"], {"sep": "far too"}),
+                        (["a"], {"of": "size"}), (float("inf"), "size")):
+        assert read(value, unit) == value and type(read(value, unit)) is type(value), unit
+    assert text_from_json({"code": "layout.value", "params": {"value": 1},
+                           "units": "size"}).params["value"] == 1  # type: ignore
+    number = read(1.5, "number.3.fixed.signed")
+    assert isinstance(number, Number) and str(number) == "+1.500"
+    long = said(Layout.VALUE, value="x" * 10_000)
+    assert len(kept_json(long)["params"]["value"]) == KEPT_CHARS
+    assert len(kept_json("y" * 10_000)) == KEPT_CHARS and kept_json(None) is None

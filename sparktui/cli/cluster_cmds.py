@@ -11,7 +11,7 @@ from typing import Any
 
 from sparktui.cli.context import config_from, recipe_from, recipes_dir_from, with_engine
 from sparktui.cli.output import figure, print_json_line, print_progress, yes_no
-from sparktui.cli.service_output import print_services, served_line
+from sparktui.cli.service_output import print_services, serve_failed_line, served_line
 from sparktui.cli.supervise_cmd import print_supervision
 from sparktui.cli.telemetry_cmds import health_telemetry, print_deep
 from sparktui.config.discovery import list_recipes
@@ -82,9 +82,7 @@ def run_serve(args: argparse.Namespace) -> int:
             if not args.json:
                 print(served_line(served, result))
             return EXIT_OK if result.exit_code is None else result.exit_code
-        print(_("serve failed {where}: {detail}").format(
-            where=failed_where(result.failed_node, result.failed_step), detail=result.detail),
-            file=sys.stderr)
+        print(serve_failed_line(result), file=sys.stderr)
         if pull_would_fix(result):
             print(_("sparktui pull {recipe} --cluster {cluster} puts the image and the model on "
                     "every node that lacks them").format(recipe=shlex.quote(plan.recipe),

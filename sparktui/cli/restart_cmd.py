@@ -9,15 +9,13 @@ import sys
 from sparktui.cli.cluster_cmds import _hooks_for, confirmed, print_health, print_stopped
 from sparktui.cli.context import config_from, recipe_from, with_engine
 from sparktui.cli.output import print_progress
-from sparktui.cli.service_output import served_line
+from sparktui.cli.service_output import serve_failed_line, served_line
 from sparktui.engine.api import ClusterControl, RestartSaid, restart_refusal
 from sparktui.errors import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
 from sparktui.i18n import _
-from sparktui.labels import failed_where
 from sparktui.plan.anywhere import replan_for
 from sparktui.plan.build import build_plan
 from sparktui.plan.router import sharing
-from sparktui.scrub import scrub
 
 
 def confirm_restart(cluster: str, recipe: str) -> bool:
@@ -58,9 +56,7 @@ def run_restart(args: argparse.Namespace) -> int:
         served = done.served
         assert served is not None
         if not served.ok:
-            print(_("serve failed {where}: {detail}").format(
-                where=failed_where(served.failed_node, served.failed_step),
-                detail=scrub(str(served.detail))), file=sys.stderr)
+            print(serve_failed_line(served), file=sys.stderr)
             print(_("{recipe} is DOWN on {cluster}: it was stopped and did not come back; "
                     "serve it again once the cause is fixed").format(
                 recipe=plan.recipe, cluster=plan.cluster), file=sys.stderr)

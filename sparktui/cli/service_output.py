@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sparktui.engine.api import ActionResult, ClusterHealth, MetricsStatus
 from sparktui.i18n import _, ngettext
-from sparktui.labels import container_state
+from sparktui.labels import container_state, failed_where
 from sparktui.plan.model import LaunchPlan
+from sparktui.scrub import scrub
 
 
 def print_services(health: ClusterHealth) -> None:
@@ -49,3 +50,11 @@ def served_line(plan: LaunchPlan, result: ActionResult) -> str:
     return ngettext("{recipe} on {cluster}: {count} service ready",
                     "{recipe} on {cluster}: {count} services ready", count).format(
         recipe=plan.recipe, cluster=plan.cluster, count=count)
+
+
+def serve_failed_line(result: ActionResult) -> str:
+    """Why a serve failed and where, for ``serve`` and ``restart`` alike: the detail a
+    sentence as data until here, its words made now, in the language active; every secret
+    masked."""
+    return scrub(_("serve failed {where}: {detail}").format(
+        where=failed_where(result.failed_node, result.failed_step), detail=result.detail))

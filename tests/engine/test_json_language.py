@@ -73,9 +73,10 @@ def last(text: str) -> Any:
 
 
 def codes(document: Any) -> set[str]:
-    """Every sentence's code in ``document``."""
+    """Every sentence's code in ``document`` (one a node keeps has its values' units)."""
     if isinstance(document, dict):
-        found = {document["code"]} if set(document) == {"code", "params"} else set()
+        found = ({document["code"]} if {"code", "params"} <= set(document)
+                 <= {"code", "params", "units"} else set())
         return found.union(*(codes(v) for v in document.values()))
     if isinstance(document, list):
         return set().union(*(codes(v) for v in document))

@@ -20,8 +20,8 @@ from sparktui.engine.supervise.policy import Policy
 from sparktui.engine.supervise.record import Failure, Lease, Mark, Reason
 from sparktui.fmt import format_time
 from sparktui.i18n import N_, N_plural
-from sparktui.labels import step_label
-from sparktui.said import Code, Duration, Layout, Said, Size, Text, joined, said
+from sparktui.labels import step_said
+from sparktui.said import Code, Duration, Items, Layout, Param, Said, Size, Text, joined, said
 from sparktui.visible import shorten, visible
 
 
@@ -37,6 +37,13 @@ class FailureSaid(Code):
     SERVE = N_("{node}: serve failed ({detail})")
     STALLED = N_("{node}: no token generated for {detail} s while requests wait")
     TIME_LIMIT = N_("{node}: its Slurm job {detail} reached its time limit")
+
+
+class OtherFailureSaid(Code):
+    """A failure of a kind this version does not know (a newer supervisor wrote it): its
+    kind is shown as the code it is, among words of this version's."""
+
+    KIND = N_("{node}: {kind} ({detail})")
 
 
 class MarkSaid(Code):
@@ -121,17 +128,37 @@ def _clean(value: Any) -> str:
     return shorten(visible(str(value)), 300)
 
 
+def _text(value: Any) -> Text:
+    """A reason's sentence (``Reason.from_dict`` read it back as one), or its text; a
+    number or nothing where a node should have said something, as text."""
+    return value if isinstance(value, str | Said) else str(value or "")
+
+
 def _cleaned(value: Text) -> Text:
     """``_clean`` on text, and on each text value of a sentence (kept a sentence: its words
-    are made when shown)."""
-    return value.redacted(_clean) if isinstance(value, Said) else _clean(value)
+    are made when shown); one line: a sentence of lines (``Layout.LINES``: a node may keep
+    one) is its first."""
+    cleaned = _one_line(value)
+    return cleaned if isinstance(cleaned, str | Said) else _clean(cleaned)
 
 
-def failure_said(failure: Failure) -> Text:
+def _one_line(value: Param) -> Param:
+    if isinstance(value, Said):
+        if value.code is Layout.LINES:
+            return _one_line(value.params.get("head", ""))
+        return Said(value.code, {k: _one_line(v) for k, v in value.params.items()})
+    if isinstance(value, Items):
+        return Items([_one_line(v) for v in value.items], value.sep)
+    if isinstance(value, list | tuple):
+        return [_one_line(v) for v in value]
+    return _clean(value) if isinstance(value, str) else value
+
+
+def failure_said(failure: Failure) -> Said:
     node, detail = _clean(failure.node), _cleaned(failure.detail)
     code = FailureSaid.__members__.get(failure.kind.upper())
     if code is None:
-        return f"{node}: {_clean(failure.kind)} ({detail})"
+        return said(OtherFailureSaid.KIND, node=node, kind=_clean(failure.kind), detail=detail)
     return said(code, node=node, detail=detail)
 
 
@@ -177,8 +204,8 @@ def reason_said(reason: Reason | None) -> Text:
                         window=Duration(_seconds(v.get("window"))))
         case "serve_failed":
             return said(EndSaid.SERVE_FAILED, node=_clean(v.get("node") or "-"),
-                        step=step_label(_clean(v.get("step") or "-")),
-                        detail=_clean(v.get("detail") or ""))
+                        step=step_said(_clean(v.get("step") or "-")),
+                        detail=_cleaned(_text(v.get("detail"))))
         case "disarmed":
             return said(EndSaid.DISARMED, what=mark_said(_mark(v)))
         case "interrupted":

@@ -204,12 +204,12 @@ class Supervisor:
         served = await self._serve()
         if isinstance(served, SuperviseResult):
             return served
-        if not served.ok:
-            failure = Failure("serve", served.failed_node or self.plan.head.name,
-                              str(served.detail).split("\n")[0])
+        if not served.ok:  # kept as its code: each reader reads it in their words
+            why = first_line(served.detail)
+            failure = Failure("serve", served.failed_node or self.plan.head.name, why)
             return await self._give_up(Reason("serve_failed", {
-                "node": served.failed_node, "step": served.failed_step,
-                "detail": str(served.detail).split("\n")[0][:300]}), failure)
+                "node": served.failed_node, "step": served.failed_step, "detail": why}),
+                failure)
         await self._healthy_again()
         return None
 
@@ -250,12 +250,12 @@ class Supervisor:
         if isinstance(back, Mark):
             return await self._disarmed(back)
         if back is not None:  # a restart now would end in an out-of-memory
-            self.restarts[-1] = replace(event, ok=False, detail=str(reason_said(back)))
+            self.restarts[-1] = replace(event, ok=False, detail=reason_said(back))
             return await self._give_up(back, failure)
         served = await self._serve()
         if isinstance(served, SuperviseResult):
             return served
-        detail = "" if served.ok else str(served.detail).split("\n")[0][:300]
+        detail = "" if served.ok else first_line(served.detail)
         self.restarts[-1] = replace(event, ok=served.ok, detail=detail)
         if served.ok:
             self._emit(Happening.RESTARTED, said(SuperviseSaid.RESTARTED))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparktui import untrusted_json
-from sparktui.said import Text, text_from_json, text_json
+from sparktui.said import Said, Text, kept_json, text_from_json, text_json
 
 HISTORY_KEPT = 50
 """Restarts kept in the record, newest last."""
@@ -32,20 +32,32 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _bounded(value: Any, bound: float) -> int | float | None:
+    """A finite number under ``bound`` as it is (an int stays an int), else None. An int
+    too large for a float is compared as an int: an answer, never an OverflowError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    finite = isinstance(value, int) or math.isfinite(value)
+    return value if finite and abs(value) < bound else None
+
+
 def _num(value: Any, default: float = 0.0) -> float:
     """A finite number below 1e10 (seconds: some 300 years), else ``default``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    number = float(value)
-    return number if math.isfinite(number) and abs(number) < 1e10 else default
+    kept = _bounded(value, 1e10)
+    return default if kept is None else float(kept)
+
+
+REASON_BOUND = 1e18
+"""A reason's number: seconds, a count, or bytes (a node's memory, 1.3e11 on a Spark)."""
 
 
 def _finite(value: Any) -> Any:
-    """Numbers as ``_num`` keeps them (an int stays an int); anything else as it is."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        kept = _num(value)
-        return int(kept) if isinstance(value, int) else kept
-    return value
+    """A reason's number under ``REASON_BOUND`` (an int stays an int), else 0; anything
+    else as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    kept = _bounded(value, REASON_BOUND)
+    return 0 if kept is None else kept
 
 
 def _object(text: str) -> dict[str, Any] | None:
@@ -67,7 +79,7 @@ class Failure:
     detail: Text = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "node": self.node, "detail": text_json(self.detail)}
+        return {"kind": self.kind, "node": self.node, "detail": kept_json(self.detail)}
 
     @classmethod
     def from_dict(cls, data: Any) -> Failure | None:
@@ -79,20 +91,24 @@ class Failure:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why supervision ended or gave up: a code (``codes.reason_said``) and its values."""
+    """Why supervision ended or gave up: a code (``codes.reason_said``) and its values: a
+    name, a number, or what a node said as a sentence (a failed serve's ``detail``), kept
+    as its code (``kept_json``) and read back as one."""
 
     code: str
     values: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, **self.values}
+        return {"code": self.code, **{k: kept_json(v) if isinstance(v, Said) else v
+                                      for k, v in self.values.items()}}
 
     @classmethod
     def from_dict(cls, data: Any) -> Reason | None:
         if not isinstance(data, dict) or not isinstance(data.get("code"), str):
             return None
-        values = {k: _finite(v) for k, v in data.items()
-                  if k != "code" and isinstance(v, str | int | float | type(None))}
+        values = {k: text_from_json(v) if isinstance(v, dict) else _finite(v)
+                  for k, v in data.items()
+                  if k != "code" and isinstance(v, str | int | float | dict | type(None))}
         return cls(data["code"], values)
 
 
@@ -182,11 +198,11 @@ class RestartEvent:
     at: float
     failure: Failure
     ok: bool | None = None  # None: under way
-    detail: str = ""  # why it failed
+    detail: Text = ""  # why it failed: what a node said, or a sentence as data
 
     def as_dict(self) -> dict[str, Any]:
         return {"at": self.at, "failure": self.failure.as_dict(), "ok": self.ok,
-                "detail": self.detail}
+                "detail": kept_json(self.detail)}
 
     @classmethod
     def from_dict(cls, data: Any) -> RestartEvent | None:
@@ -197,7 +213,7 @@ class RestartEvent:
         if failure is None:
             return None
         return cls(_num(data.get("at")), failure, ok if isinstance(ok, bool) else None,
-                   _str(data.get("detail")))
+                   text_from_json(data.get("detail")))
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,14 @@ from engine.test_json_language import codes, steady
 from lookalike import Why
 from polling import eventually
 from site_support import toy_recipe
-from supervise_support import TOP, SupervisorProcess
+from supervise_support import TOP, SupervisorProcess, supervision
 
 from sparktui.cli import main
-from sparktui.engine.api import Happening, SuperviseEvent
+from sparktui.engine.api import Happening, SuperviseEvent, reason_said
+from sparktui.engine.workloads.serve import ServeSaid
 from sparktui.i18n import install
-from sparktui.present.supervision import event_line
-from sparktui.said import json_value
+from sparktui.present.supervision import event_line, status_line
+from sparktui.said import Said, json_value
 
 # A look-alike, not the real vLLM (tests/lookalike.py): the same serve under supervision,
 # once per language; 2-node groups.
@@ -110,3 +111,61 @@ def test_supervise_json_is_the_same_lines_in_every_language(site):
     assert [steady(e) for e in ru] == [steady(e) for e in en]
     assert {"supervise_said.armed", "supervise_said.adopted", "supervise_said.healthy",
             "end_said.interrupted"} <= codes(en), en
+
+
+RUN_OWN = {"lines", "last_lines", "holder"}
+"""What two supervisors of the same group say of their own run: their pid, the failed
+engine's last lines (node text, as it came)."""
+
+
+def settled(value):
+    """``value`` with what differs between two runs by itself set aside (``steady``)."""
+    if isinstance(value, dict):
+        return steady({k: "<run>" if k in RUN_OWN else settled(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [settled(v) for v in value]
+    return steady(value)
+
+
+def test_a_failed_serve_is_kept_as_its_code_and_read_in_the_readers_language(site):
+    """A supervisor whose serve never answers gives up (#31): under ``ru`` it writes the
+    same ``supervise --json`` lines and leaves the same record on the head as under
+    ``en``: the serve's failure is kept as its code, not in the supervisor's words. A
+    record written under ``ru`` reads in English, and one written under ``en`` in
+    Russian."""
+    s = site(2, top=TOP + "\nready_timeout_seconds = 2")
+    s.recipe("toy", toy_recipe(env='STANDIN_READY_AFTER = "600"'))
+    outputs, statuses = [], []
+    for lang in ("ru", "en"):
+        try:
+            with SupervisorProcess(s, "toy", "--json", lang=lang) as sup:
+                assert sup.wait(180) == 1, sup.output()  # gave up
+                outputs.append(sup.output())
+            statuses.append(supervision(s))  # as the head keeps it, before a stop clears it
+        finally:
+            main(s.cli("stop", "--yes"))
+    ru, en = ([json.loads(line) for line in text.splitlines() if line.startswith("{")]
+              for text in outputs)
+    assert en[-1]["result"] == ru[-1]["result"] == "gave_up", (en, ru)
+    # a wait is said as often as it polls: each line once
+    assert {json.dumps(settled(e), sort_keys=True) for e in ru} == \
+        {json.dumps(settled(e), sort_keys=True) for e in en}
+    assert {"supervise_said.gave_up", "end_said.serve_failed", "serve_said.no_answer",
+            "step_label.ready"} <= codes(en), en
+    assert en[-1]["reason"]["detail"]["code"] == "serve_said.no_answer", en[-1]
+    written_ru, written_en = statuses
+    assert written_ru.state == written_en.state == "gave_up"
+    assert settled(written_ru.as_dict()) == settled(written_en.as_dict())
+    detail = written_ru.record.reason.values["detail"]
+    assert isinstance(detail, Said) and detail.code is ServeSaid.NO_ANSWER, detail
+    english = "serve failed on node1 at ready: no answer on /v1/models after 2 s"
+    assert str(reason_said(written_ru.record.reason)) == english
+    assert english in (status_line(written_ru, 0.0) or "")
+    install("ru")
+    try:
+        russian = str(reason_said(written_en.record.reason))
+        line = status_line(written_en, 0.0) or ""
+    finally:
+        install("en")
+    assert russian == "запуск не удался на node1 на шаге готов: нет ответа на /v1/models за 2 с"
+    assert russian in line and "no answer" not in line, line

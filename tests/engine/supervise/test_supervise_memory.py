@@ -96,10 +96,18 @@ def test_memory_not_given_back_is_a_give_up_naming_the_node(site, capsys):
     assert status.state == "gave_up" and record.reason.code == "memory_not_reclaimed"
     assert record.reason.values["node"] == "node2"
     restart = record.restarts[-1]
-    assert restart.ok is False and restart.detail.startswith("memory not reclaimed on node2")
+    assert restart.ok is False and str(restart.detail).startswith(
+        "memory not reclaimed on node2: reboot it (9.3\u00a0GiB available of the ")
     capsys.readouterr()
     main(s.cli("health"))
     assert "supervision of toy gave up at" in capsys.readouterr().out
+    # kept as its code and values, sizes with their unit (#31): a supervisor that spoke
+    # English is read in Russian, its sizes as sizes, never the bytes its JSON holds
+    assert main(["--lang", "ru", *s.cli("health")]) in (0, 1)
+    shown = capsys.readouterr().out
+    assert "не удалось: память не освобождена на node2: перезагрузите его (доступно 9,3" \
+        in shown and "10000000000" not in shown, shown
+    assert shown.count("доступно 9,3") == 2 and " 0 B" not in shown, shown  # the reason's too
     # the figure: the wait is the bound and at most one interval's look more (a look is
     # one SSH command per node, and a read of the marks between looks)
     waited = record.reason.values["waited"]

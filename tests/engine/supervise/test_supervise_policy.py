@@ -144,15 +144,36 @@ def test_untrusted_words_stay_on_one_line():
     text = str(failure_said(hostile))
     assert "\x1b" not in text and "\n" not in text and "\u202e" not in text
     assert "\n" not in str(reason_said(Reason("lease_lost", {"holder": "a\nb"})))
+    lines = {"code": "layout.lines", "params": {"head": "exited", "tail": "forged line"}}
+    kept = {"code": "layout.colon", "params": {"head": lines, "tail": ["a", "b\n"]},
+            "units": {"tail": {"sep": "\n"}}}
+    for detail in (lines, kept):
+        failure = Failure.from_dict({"kind": "missing", "node": "n1", "detail": detail})
+        reason = Reason.from_dict({"code": "serve_failed", "detail": detail})
+        assert failure is not None and reason is not None
+        for text in (str(failure_said(failure)), str(reason_said(reason))):
+            assert "\n" not in text and "forged" not in text, text
     assert str(reason_said(Reason("no such code"))) == "no such code"
 
 
+KEPT = st.fixed_dictionaries({
+    "code": st.sampled_from(["serve_said.no_answer", "layout.colon", "layout.lines",
+                             "end_said.x", "x"]),
+    "params": st.dictionaries(st.sampled_from(["seconds", "head", "tail"]), st.one_of(
+        st.integers(), st.floats(), st.text(), st.lists(st.integers()))),
+    "units": st.one_of(st.text(), st.dictionaries(st.sampled_from(["seconds", "head", "tail"]),
+                                                  st.one_of(st.text(), st.dictionaries(
+                                                      st.text(), st.text()))))})
+"""A sentence a node kept (a failed serve's detail), with units a node may have bent."""
+
+
 @given(st.sampled_from(["never_healthy", "too_many_restarts", "serve_failed", "disarmed",
-                        "interrupted", "lease_lost", "x"]),
+                        "interrupted", "lease_lost", "memory_not_reclaimed", "x"]),
        st.dictionaries(st.sampled_from(["restarts", "window", "node", "step", "detail",
-                                        "action", "cluster", "recipe", "by", "at", "holder"]),
+                                        "action", "cluster", "recipe", "by", "at", "holder",
+                                        "available", "needed", "waited"]),
                        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
-                                 st.text())))
+                                 st.text(), KEPT, st.dictionaries(st.text(), st.text()))))
 def test_any_reason_read_back_is_put_into_words(code, values):
     reason = Reason.from_dict(json.loads(json.dumps({"code": code, **values})))
     assert reason is not None and "\n" not in str(reason_said(reason))

@@ -176,5 +176,10 @@ def test_restart_whose_serve_fails_says_the_recipe_is_down(site, capsys):
         err = capsys.readouterr().err
         assert "toy is DOWN on test" in err
         assert "sparktui-toy" not in s.hosts.node("node1").containers()
+        # why, in the words serve itself says it (one line for both: serve_failed_line)
+        said = [line for line in err.splitlines() if line.startswith("serve failed on node2")]
+        assert len(said) == 1, err
+        assert main(s.cli("serve", "toy")) != ExitCode.OK
+        assert said[0] in capsys.readouterr().err.splitlines()
     finally:
         main(s.cli("stop", "--yes"))
