@@ -109,7 +109,7 @@ def test_every_example_recipe_has_goldens() -> None:
 def test_no_stale_golden_files() -> None:
     expected = {f"{_stem(c)}.{ext}" for c in CASES for ext in EXTENSIONS.values()}
     present = {p.name for p in GOLDEN.iterdir()
-               if p.is_file() and p.suffix != ".sbatch"}  # test_plan_sbatch.py's
+               if p.is_file() and p.suffix != ".sbatch"}  # test_plan_sbatch*.py's
     assert present == expected
 
 

@@ -105,5 +105,5 @@ def test_the_steps_run_each_launch_in_the_job_on_its_node(tmp_path):
                for line in launches)
     assert launches[-1].startswith("srun --jobid=4242 --nodes=1 --ntasks=1 "
                                    "--nodelist=spark-a3")  # the head last, in start order
-    _golden("qwen3-235b-2node.shared.steps.sh", job.script)
+    _golden("qwen3-235b-2node.shared.steps.sbatch", job.script)
     _bash_parses(job.script, tmp_path)

@@ -22,13 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from sparktui.engine.deadline import within
+from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.node_error import Reason
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.status import Workload
 from sparktui.engine.supervise import shell
 from sparktui.engine.supervise.policy import StallWatch
-from sparktui.engine.supervise.record import Failure, Mark
+from sparktui.engine.supervise.record import LOG_LINES_KEPT, Failure, Mark
 from sparktui.engine.telemetry import metrics
 from sparktui.engine.workloads.discover import (
     Direct,
@@ -200,3 +201,24 @@ async def check(plan: LaunchPlan, transports: Mapping[str, Transport], group: li
     found, api = await asyncio.gather(looks_job, api_job)
     looks = {n.node: n for n in found}
     return Check(member_failures(group, looks, started) + api, looks)
+
+
+def has_container(node_look: NodeLook | None, container: str) -> bool:
+    """The node said what it runs, and ``container`` is among it."""
+    return (node_look is not None and node_look.workloads is not None
+            and any(w.name == container for w in node_look.workloads))
+
+
+async def member_lines(plan: LaunchPlan, transports: Mapping[str, Transport],
+                       group: list[Member], node: str) -> tuple[str, ...]:
+    """The last lines of the group's member on ``node`` (kept with a failure); none
+    when it has none there or the node does not answer."""
+    member = next((m for m in group if m.node == node), None)
+    if member is None:
+        return ()
+    try:
+        text = await driver_for(plan.runtime).last_lines(transports[node], member.container,
+                                                         LOG_LINES_KEPT)
+    except NodeError:
+        return ()
+    return tuple(text.splitlines()[-LOG_LINES_KEPT:])

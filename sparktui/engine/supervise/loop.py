@@ -23,12 +23,21 @@ import uuid
 from dataclasses import replace
 
 from sparktui.engine.deadline import within
-from sparktui.engine.drivers import driver_for
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.results import ActionResult, Progress
 from sparktui.engine.slurm.supervise import running_plan, time_limit_failure
 from sparktui.engine.supervise import remote
-from sparktui.engine.supervise.checks import Check, NodeLook, check, look, members, started_of
+from sparktui.engine.supervise.baseline import MarkBaseline
+from sparktui.engine.supervise.checks import (
+    Check,
+    NodeLook,
+    check,
+    has_container,
+    look,
+    member_lines,
+    members,
+    started_of,
+)
 from sparktui.engine.supervise.codes import (
     SuperviseSaid,
     apart,
@@ -58,7 +67,6 @@ from sparktui.engine.supervise.policy import (
 )
 from sparktui.engine.supervise.record import (
     HISTORY_KEPT,
-    LOG_LINES_KEPT,
     Failure,
     Lease,
     Mark,
@@ -89,8 +97,7 @@ class Supervisor:
         self.lease = Lease(uuid.uuid4().hex, math.ceil(policy.lease), holder, plan.cluster,
                            plan.recipe, mode, time.time())
         self.timeout = engine.config.health_timeout_seconds
-        self.seen: set[str] = set()  # ids of the marks that were there when it armed
-        self.read_from: set[str] = set()  # nodes whose marks it has read once
+        self.marks = MarkBaseline()
         self.restarts: list[RestartEvent] = []
         self.ever_healthy = False
         self.started: dict = {}
@@ -189,7 +196,7 @@ class Supervisor:
                 return SuperviseResult("failed", detail=found) if found else None
             self._adopt(found)
         looks = await self._looks()
-        present = [m for m in self.group if _has(looks.get(m.node), m.container)]
+        present = [m for m in self.group if has_container(looks.get(m.node), m.container)]
         running = started_of(self.group, looks)
         if len(running) == len(self.group):
             self.started = running
@@ -234,7 +241,8 @@ class Supervisor:
         mark = await self._disarming_now()
         if mark is not None:
             return await self._disarmed(mark)
-        self.last_lines, self.last_lines_node = await self._lines(failure.node), failure.node
+        lines = await member_lines(self.plan, self.transports, self.group, failure.node)
+        self.last_lines, self.last_lines_node = lines, failure.node
         event = RestartEvent(time.time(), failure)
         self.restarts = [*self.restarts, event][-HISTORY_KEPT:]
         window = restarts_within([r.at for r in self.restarts], event.at, self.policy.window)
@@ -303,7 +311,8 @@ class Supervisor:
         await self._save("watching")
 
     async def _give_up(self, reason: Reason, failure: Failure) -> SuperviseResult:
-        lines = await self._lines(failure.node)  # this failure's, not a restart's before
+        # this failure's lines, not a restart's before
+        lines = await member_lines(self.plan, self.transports, self.group, failure.node)
         if lines or failure.node != self.last_lines_node:
             self.last_lines, self.last_lines_node = lines, failure.node
         await self._save("gave_up", reason)
@@ -342,20 +351,7 @@ class Supervisor:
         return self._disarming({n: x.marks for n, x in looks.items() if x.marks is not None})
 
     def _disarming(self, marks: dict[str, list[Mark]]) -> Mark | None:
-        """A mark new since arming that ends this supervision. A node read for the first
-        time (it did not answer when the supervisor armed) gives its baseline instead."""
-        found = None
-        for node, node_marks in marks.items():
-            first = node not in self.read_from
-            self.read_from.add(node)
-            for mark in node_marks:
-                if mark.id in self.seen:
-                    continue
-                self.seen.add(mark.id)
-                if not first and found is None and mark.disarms(self.plan.cluster,
-                                                                self.plan.recipe):
-                    found = mark
-        return found
+        return self.marks.disarming(marks, self.plan.cluster, self.plan.recipe)
 
     async def _ended_by(self, marks: dict[str, list[Mark]]) -> SuperviseResult | None:
         mark = self._disarming(marks)
@@ -367,17 +363,6 @@ class Supervisor:
             self._emit(Happening.LOST, reason_said(reason))
             return SuperviseResult("lost", reason, holder=holder)
         return None
-
-    async def _lines(self, node: str) -> tuple[str, ...]:
-        member = next((m for m in self.group if m.node == node), None)
-        if member is None:
-            return ()
-        try:
-            text = await driver_for(self.plan.runtime).last_lines(
-                self.transports[node], member.container, LOG_LINES_KEPT)
-        except NodeError:
-            return ()
-        return tuple(text.splitlines()[-LOG_LINES_KEPT:])
 
     async def _heartbeat(self) -> None:
         while True:
@@ -405,9 +390,4 @@ class Supervisor:
 
     def _emit(self, kind: Happening, text: Text = "", **values) -> None:
         self.emit_to(SuperviseEvent(kind, text, **values))
-
-
-def _has(node_look: NodeLook | None, container: str) -> bool:
-    return (node_look is not None and node_look.workloads is not None
-            and any(w.name == container for w in node_look.workloads))
 
