@@ -14,7 +14,7 @@ import pytest
 from sparktui.engine.slurm.jobs import Job, SlurmStatus
 from sparktui.engine.status import ClusterHealth
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
-from sparktui.tui.widgets.clusters import ClustersPane
+from sparktui.tui.widgets.clusters import ClustersPane, RefKind, lines_of
 from tui.support import make_app, posting, serving_health
 from tui.test_snapshots_actions import Host
 
@@ -48,7 +48,7 @@ async def test_the_job_lines_follow_the_health_and_leave_with_it():
         branch = pane.cluster_tree.root.children[0]
 
         def lines() -> list[str]:
-            return [str(c.label) for c in branch.children if c.data is not None and c.data.job]
+            return [str(c.label) for c in lines_of(branch, RefKind.JOB)]
 
         assert lines() == ["⧗ job 41 RUNNING 23:59:10", "⧗ job 42 PENDING Resources (alice)"]
         await posting(_slurm(SlurmStatus("spark", "ops", JOBS[:1])))(pilot)
