@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from sparktui.engine.status import ClusterHealth, RouterStatus
-from sparktui.tui.widgets.clusters import ClustersPane
+from sparktui.tui.widgets.clusters import ClustersPane, RefKind, lines_of
 from tui.support import make_app, posting, serving_health
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -41,12 +41,12 @@ async def test_the_router_lines_follow_the_health_and_leave_with_it():
         await posting(_router())(pilot)
         pane: ClustersPane = app.dashboard.clusters_pane  # type: ignore[attr-defined]
         branch = pane.cluster_tree.root.children[0]
-        line = next(c for c in branch.children if c.data is not None and c.data.router)
+        line = next(iter(lines_of(branch, RefKind.ROUTER)))
         assert "router 10.0.0.11:4000" in str(line.label)
         assert [str(c.label) for c in line.children] == ["qwen3-235b", "org/small"]
         await posting(replace(_router(), router=RouterStatus(
             "spark1", ADDRESS, "running", ["org/small"], True)))(pilot)
-        line = next(c for c in branch.children if c.data is not None and c.data.router)
+        line = next(iter(lines_of(branch, RefKind.ROUTER)))
         assert [str(c.label) for c in line.children] == ["org/small"]
         await posting(serving_health())(pilot)
-        assert not any(c.data is not None and c.data.router for c in branch.children)
+        assert not lines_of(branch, RefKind.ROUTER)

@@ -12,10 +12,10 @@ from dataclasses import replace
 import pytest
 
 from sparktui.engine.slurm.jobs import Job, SlurmStatus
-from sparktui.engine.status import ClusterHealth
-from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen
-from sparktui.tui.widgets.clusters import ClustersPane
-from tui.support import make_app, posting, serving_health
+from sparktui.engine.status import ClusterHealth, NodeHealth
+from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, verdict
+from sparktui.tui.widgets.clusters import ClustersPane, RefKind, lines_of
+from tui.support import NOW, make_app, posting, serving_health
 from tui.test_snapshots_actions import Host
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -48,7 +48,7 @@ async def test_the_job_lines_follow_the_health_and_leave_with_it():
         branch = pane.cluster_tree.root.children[0]
 
         def lines() -> list[str]:
-            return [str(c.label) for c in branch.children if c.data is not None and c.data.job]
+            return [str(c.label) for c in lines_of(branch, RefKind.JOB)]
 
         assert lines() == ["⧗ job 41 RUNNING 23:59:10", "⧗ job 42 PENDING Resources (alice)"]
         await posting(_slurm(SlurmStatus("spark", "ops", JOBS[:1])))(pilot)
@@ -77,3 +77,51 @@ def test_a_stop_confirmation_shows_the_jobs_it_cancels_and_the_one_it_leaves(
     marked as never touched; Slurm's words (a name with markup) shown as written."""
     health = _slurm(SlurmStatus("spark", "ops", JOBS))
     assert snap_compare(_stop_of(health), terminal_size=SIZES[size], run_before=_settle)
+
+
+OWN_PENDING = Job("43", "PENDING", "Resources", "1:00:00", "ops", (),
+                  "sparktui-qwen3-235b-2node")
+
+
+def _idle(*jobs: Job) -> ClusterHealth:
+    """Both nodes answer and run nothing; Slurm lists ``jobs``."""
+    return ClusterHealth("2nodes", [NodeHealth("spark1", True, latency_ms=1.2),
+                                    NodeHealth("spark2", True, latency_ms=1.4)],
+                         NOW - 4, slurm=SlurmStatus("spark", "ops", list(jobs)))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_stop_confirmation_names_the_pending_serve_job_instead_of_nothing(
+        snap_compare, size: str):
+    """No container yet, but the operator's serve job waits for nodes: the verdict names
+    it (a colleague's pending job is listed above, never named as ours)."""
+    health = _idle(OWN_PENDING, JOBS[1])
+    assert snap_compare(_stop_of(health), terminal_size=SIZES[size], run_before=_settle)
+
+
+def test_the_verdict_names_the_operators_serve_jobs_that_have_not_ended():
+    def said(health: ClusterHealth, recipe: str | None = None) -> str:
+        return verdict(health, lambda w: True, "Stop", "2nodes", recipe=recipe).plain
+
+    nothing = "Nothing of 2nodes runs on its nodes."
+    assert said(_idle(OWN_PENDING, JOBS[1])) == (
+        "Slurm job 43 of qwen3-235b-2node is PENDING: nothing of it runs on the nodes of "
+        "2nodes yet.")
+    assert said(_idle(replace(OWN_PENDING, state="RUNNING", nodes=("spark1",)))) == (
+        "Slurm job 43 of qwen3-235b-2node is RUNNING: nothing of it runs on the nodes of "
+        "2nodes yet.")
+    assert said(_idle(OWN_PENDING), recipe="qwen3-235b-2node").startswith("Slurm job 43 ")
+    assert said(_idle(OWN_PENDING), recipe="toy") == nothing  # another recipe's job
+    assert said(_idle(JOBS[1])) == nothing  # a colleague's: never ours to name
+    assert said(_idle(replace(OWN_PENDING, state="COMPLETED"))) == nothing  # ended
+    assert said(_idle(replace(OWN_PENDING, name="train-7b"))) == nothing  # not a serve
+    assert said(_idle()) == nothing
+
+
+def test_the_verdict_shows_slurms_words_through_the_filter_never_as_markup():
+    hostile = Job("43\x1b]0;owned\x07", "PENDING", "", "", "ops", (),
+                  "sparktui-[bold red]toy\n")
+    text = verdict(_idle(hostile), lambda w: True, "Stop", "2nodes")
+    assert text.plain == ("Slurm job 43\\x1b]0;owned\\x07 of [bold red]toy\\n is PENDING: "
+                          "nothing of it runs on the nodes of 2nodes yet.")
+    assert [span.style for span in text.spans] == ["bold"]  # one style: no markup was read

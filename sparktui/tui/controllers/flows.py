@@ -81,7 +81,7 @@ def restart_request(plan: LaunchPlan, check: HealthCheck) -> ConfirmRequest:
                "the nodes answer right now; ✖ marks what will be replaced.").format(
             recipe=recipe, cluster=cluster),
         check=check, affects=lambda w: w.cluster == cluster and w.recipe == recipe,
-        refuse=lambda health: restart_refusal(health, plan))
+        refuse=lambda health: restart_refusal(health, plan), recipe=recipe)
 
 
 class ActionFlows:
@@ -203,7 +203,8 @@ class ActionFlows:
         after a fresh look at the cluster."""
         return ConfirmRequest(title=title, verb=verb, cluster=cluster, what=what,
                               check=partial(self.host.fresh_health, cluster),
-                              affects=lambda w: w.cluster == cluster and w.recipe == recipe)
+                              affects=lambda w: w.cluster == cluster and w.recipe == recipe,
+                              recipe=recipe)
 
     def _hooks(self, sink: Callable[[Progress], None]) -> HooksFor:
         def skipped(recipe: str, exc: SparkError) -> None:

@@ -27,7 +27,7 @@ from textual.widgets import Button, Input, Static
 from sparktui.engine.api import ClusterHealth, NodeHealth, Workload
 from sparktui.fmt import format_ms, format_number, format_optional
 from sparktui.i18n import _, ngettext
-from sparktui.present.slurm import slurm_lines
+from sparktui.present.slurm import slurm_lines, waiting_serves
 from sparktui.present.supervision import status_line
 from sparktui.said import Said
 from sparktui.tui.markup import esc
@@ -52,6 +52,7 @@ class ConfirmRequest:
     untouched: str = ""  # the verdict when nothing is touched (default: nothing runs)
     stays: str = ""  # why a workload not touched stays (default: its cluster is another)
     refuse: Refusal | None = None  # asked on the fresh health: a reason disables the action
+    recipe: str | None = None  # the action is on this recipe only (its Slurm jobs are named)
 
 
 def _figure(value: float | None) -> str:
@@ -122,7 +123,8 @@ def refused(reason: Said, verb: str) -> Text:
 
 
 def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: str,
-            cluster: str, *, typed: bool = True, untouched: str = "") -> Text:
+            cluster: str, *, typed: bool = True, untouched: str = "",
+            recipe: str | None = None) -> Text:
     hit = [w for w in health.workloads if affects(w)]
     text = Text()
     if hit:
@@ -130,8 +132,12 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
         text.append(ngettext("{verb} touches {n} workload on {nodes}.",
                              "{verb} touches {n} workloads on {nodes}.", len(hit)).format(
             verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
-    elif untouched or not health.unknown:
-        text.append(untouched or _("Nothing of {cluster} runs on its nodes.").format(
+    elif untouched:
+        text.append(untouched, style="bold")
+    elif not health.unknown:  # a serve job no container shows yet is named, not "nothing"
+        jobs = waiting_serves(health.slurm, cluster, recipe) if health.slurm is not None \
+            else []
+        text.append("\n".join(jobs) or _("Nothing of {cluster} runs on its nodes.").format(
             cluster=cluster), style="bold")
     else:  # a node did not say what it runs: never "nothing runs"
         text.append(_("What runs on {cluster} is {state}.").format(
@@ -225,7 +231,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.query_one("#confirm-verdict", Static).update(
             refused(self.refusal, self.request.verb) if self.refusal is not None else
             verdict(health, self.affects, self.request.verb, self.request.cluster,
-                    typed=self.request.typed, untouched=self.request.untouched))
+                    typed=self.request.typed, untouched=self.request.untouched,
+                    recipe=self.request.recipe))
         self.typed_required = (self.refusal is None and self.request.typed
                                and needs_typed_name(health))
         name = self.query_one("#confirm-name", Input)

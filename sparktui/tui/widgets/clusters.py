@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum, auto
 
 from rich.text import Text
 from textual import on
@@ -24,18 +25,30 @@ from sparktui.visible import visible
 UNKNOWN, UP, DOWN, ROUTER, JOB = "○", "●", "✖", "⇄", "⧗"
 
 
+class RefKind(Enum):
+    """What kind of tree line a ``Ref`` is: one value, so a line is never two kinds."""
+
+    CLUSTER = auto()  # the cluster's own line, or one of its nodes (``Ref.node`` names it)
+    ROUTER = auto()  # the cluster's router line or one of its models (selects the cluster)
+    JOB = auto()  # one of the cluster's Slurm jobs (selects the cluster)
+
+
 @dataclass(frozen=True)
 class Ref:
     """What a tree line stands for."""
 
     cluster: str
     node: str | None = None
-    router: bool = False  # the cluster's router line or one of its models (selects the cluster)
-    job: bool = False  # one of the cluster's Slurm jobs (selects the cluster)
+    kind: RefKind = RefKind.CLUSTER
 
 
 class ClusterTree(Tree[Ref]):
     BINDINGS = bindings(Target.CLUSTER_TREE)
+
+
+def lines_of(branch: TreeNode[Ref], kind: RefKind) -> list[TreeNode[Ref]]:
+    """A cluster's lines of one kind (its router line, its job lines), in tree order."""
+    return [c for c in branch.children if c.data is not None and c.data.kind is kind]
 
 
 def job_labels(status: SlurmStatus) -> list[Text]:
@@ -136,16 +149,16 @@ class ClustersPane(Vertical):
         labels = job_labels(status) if status is not None else []
         if self._jobs.get(cluster) == [str(label) for label in labels]:
             return
-        for line in [c for c in branch.children if c.data is not None and c.data.job]:
+        for line in lines_of(branch, RefKind.JOB):
             line.remove()
         for label in labels:
-            branch.add_leaf(label, data=Ref(cluster, job=True))
+            branch.add_leaf(label, data=Ref(cluster, kind=RefKind.JOB))
         self._jobs[cluster] = [str(label) for label in labels]
 
     def _router_lines(self, branch: TreeNode[Ref], status: RouterStatus | None) -> None:
         """The router (when a health check found one) and the models it holds."""
         cluster = branch.data.cluster  # type: ignore[union-attr]
-        line = next((c for c in branch.children if c.data is not None and c.data.router), None)
+        line = next(iter(lines_of(branch, RefKind.ROUTER)), None)
         if status is None:
             if line is not None:
                 line.remove()
@@ -159,14 +172,14 @@ class ClustersPane(Vertical):
             label.append(f"{status.state} ", style=style)
         label.append(host, style="dim")
         if line is None:
-            line = branch.add(label, data=Ref(cluster, router=True), expand=True)
+            line = branch.add(label, data=Ref(cluster, kind=RefKind.ROUTER), expand=True)
         else:
             line.set_label(label)
         models = tuple(status.models)
         if self._routers.get(cluster) != models or (not line.children and models):
             line.remove_children()
             for model in models:
-                line.add_leaf(Text(model), data=Ref(cluster, router=True))
+                line.add_leaf(Text(model), data=Ref(cluster, kind=RefKind.ROUTER))
             self._routers[cluster] = models
 
     def _cluster_label(self, cluster: Cluster) -> Text:

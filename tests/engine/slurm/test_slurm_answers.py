@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sparktui.engine.slurm.jobs import (
+    FIELDS,
     MAX_NODES,
     SEP,
     Job,
@@ -22,19 +23,25 @@ from sparktui.engine.slurm.jobs import (
 from sparktui.engine.slurm.stop import ours
 
 
-def _line(*fields: str) -> str:
-    """A line of ``squeue``: the time limit and time used (``%l``, ``%M``) go before the
-    name, which is last."""
-    *first, name = fields
-    return SEP.join([*first, "1:00:00", "5:00", name]) if len(fields) == 7 else \
-        SEP.join(fields)
+def _line(*, id: str = "41", state: str = "RUNNING", reason: str = "None",
+          time_left: str = "1:00:00", user: str = "ops", nodes: str = "",
+          limit: str = "1:00:00", used: str = "5:00", name: str = "j") -> str:
+    """A line of ``squeue --format=FORMAT``: each field named as ``Job`` names it, put in
+    ``FIELDS``' order by its ``%`` code (a code added to ``FIELDS`` fails here, not as a
+    line that quietly does not read)."""
+    by_code = {"%i": id, "%T": state, "%r": reason, "%L": time_left, "%u": user,
+               "%N": nodes, "%l": limit, "%M": used, "%j": name}
+    assert sorted(by_code) == sorted(FIELDS)
+    return SEP.join(by_code[code] for code in FIELDS)
 
 
 def test_squeue_lines_read_as_jobs_and_a_name_is_kept_whole_but_cut():
     text = "\n".join([
-        _line("41", "PENDING", "Resources", "1:00:00", "ops", "", "sparktui-toy"),
-        _line("42", "RUNNING", "None", "58:12", "alice", "spark[01-02]", f"x{SEP}y [red]z"),
-        _line("43_7", "RUNNING", "None", "UNLIMITED", "bob", "spark03", "n" * 500),
+        _line(id="41", state="PENDING", reason="Resources", time_left="1:00:00", user="ops",
+              name="sparktui-toy"),
+        _line(id="42", time_left="58:12", user="alice", nodes="spark[01-02]",
+              name=f"x{SEP}y [red]z"),
+        _line(id="43_7", time_left="UNLIMITED", user="bob", nodes="spark03", name="n" * 500),
     ])
     jobs = parse_jobs(text)
     assert jobs[0] == Job("41", "PENDING", "Resources", "1:00:00", "ops", (), "sparktui-toy",
@@ -45,16 +52,16 @@ def test_squeue_lines_read_as_jobs_and_a_name_is_kept_whole_but_cut():
 
 
 @pytest.mark.parametrize("line", [
-    "", "garbage", _line("41", "PENDING"),                          # too few fields
-    _line("4x", "RUNNING", "None", "1:00", "u", "n1", "j"),         # not a job id
-    _line("41", "running; rm", "None", "1:00", "u", "n1", "j"),     # not a state
+    "", "garbage", SEP.join(["41", "PENDING"]),                     # too few fields
+    _line(id="4x", nodes="n1"),                                     # not a job id
+    _line(state="running; rm", nodes="n1"),                         # not a state
 ])
 def test_a_line_that_does_not_read_is_no_job(line):
     assert parse_jobs(line) == []
 
 
 def test_short_fields_keep_printable_ascii_only():
-    job = parse_jobs(_line("1", "PENDING", "Res\x1b[31mources", "1:00", "u\u202e", "", "j"))[0]
+    job = parse_jobs(_line(state="PENDING", reason="Res\x1b[31mources", user="u\u202e"))[0]
     assert job.reason == "Res[31mources" and job.user == "u"
 
 
