@@ -43,7 +43,6 @@ from sparktui.engine.remote.hostkeys import (
 from sparktui.engine.remote.node_error import NodeError
 from sparktui.engine.results import ActionResult, ExecResult, Progress, ProgressSink
 from sparktui.engine.slurm.jobs import Job, SlurmStatus, job_name
-from sparktui.engine.slurm.jobs import ended as job_ended
 from sparktui.engine.slurm.serve import SlurmSaid
 from sparktui.engine.status import (
     SOURCE_SEP,
@@ -154,7 +153,7 @@ __all__ = [
     "SuperviseSink", "SupervisionReason", "SupervisionStatus", "TelemetryFrame", "Transfer",
     "TransferSink", "Workload", "attachable", "bench_dir", "cleared_said", "clearing_said",
     "containers", "failure_said", "find_tool", "foreign_line", "history_key", "in_source",
-    "init_host_keys", "job_ended", "job_name", "kept", "kept_runs", "known_hosts_path",
+    "init_host_keys", "job_name", "kept", "kept_runs", "known_hosts_path",
     "load_engine", "log_source",
     "mark_said", "nothing_runs", "open_engine", "pull_would_fix", "reason_said", "recipes_of",
     "restart_refusal", "share_holders", "short_said", "taken", "within",

@@ -7,7 +7,7 @@ marked as such: shown, never touched.
 
 from __future__ import annotations
 
-from sparktui.engine.api import Job, SlurmStatus, job_ended, job_name
+from sparktui.engine.api import SlurmStatus, job_name
 from sparktui.i18n import _
 from sparktui.visible import visible
 
@@ -36,15 +36,6 @@ def slurm_lines(status: SlurmStatus) -> list[str]:
     return lines
 
 
-def own_serve_jobs(status: SlurmStatus, recipe: str | None = None) -> list[Job]:
-    """The operator's serve jobs (of ``recipe``; of any recipe without one) that have not
-    ended: a serve no container may show yet (pending: no node; running: its steps still
-    starting), as ``SlurmStatus.holds`` counts them."""
-    prefix = job_name("")
-    return [j for j in status.jobs if j.user == status.user and not job_ended(j)
-            and (j.name == job_name(recipe) if recipe else j.name.startswith(prefix))]
-
-
 def waiting_serves(status: SlurmStatus, cluster: str, recipe: str | None = None) -> list[str]:
     """A sentence for each of the operator's serve jobs that have not ended, for a
     confirmation whose check saw nothing run: "nothing runs" would hide the job. The job's
@@ -54,4 +45,4 @@ def waiting_serves(status: SlurmStatus, cluster: str, recipe: str | None = None)
               "{cluster} yet.").format(job=visible(j.id), state=visible(j.state),
                                        recipe=visible(j.name.removeprefix(prefix)),
                                        cluster=cluster)
-            for j in own_serve_jobs(status, recipe)]
+            for j in status.own_serves(recipe)]

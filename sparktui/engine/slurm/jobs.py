@@ -176,15 +176,18 @@ class SlurmStatus:
     jobs: list[Job] = field(default_factory=list)
     error: str | None = None
 
+    def own_serves(self, recipe: str | None = None) -> list[Job]:
+        """The operator's serve jobs (of ``recipe``; of any recipe without one) that have
+        not ended: a serve no container may show yet (pending: no node; running: its
+        steps still starting)."""
+        return [j for j in self.jobs if j.user == self.user and not ended(j)
+                and (j.name == job_name(recipe) if recipe else j.name.startswith(
+                    job_name("")))]
+
     def holds(self, recipe: str | None) -> bool:
-        """Whether the operator may have a serve here that no container shows yet (a job
-        pending, or starting its steps): one of their serve jobs (of ``recipe``) not ended,
-        or a Slurm that could not say."""
-        if self.error is not None:
-            return True
-        return any(j.user == self.user and j.state in ACTIVE
-                   and (j.name == job_name(recipe) if recipe else j.name.startswith(
-                       job_name(""))) for j in self.jobs)
+        """Whether the operator may have a serve here that no container shows yet: one of
+        their serve jobs (of ``recipe``) not ended, or a Slurm that could not say."""
+        return self.error is not None or bool(self.own_serves(recipe))
 
     def as_dict(self) -> dict[str, object]:
         return {"partition": self.partition, "user": self.user,
