@@ -59,3 +59,23 @@ def test_a_supervisor_adopts_the_jobs_nodes_and_resubmits_onto_the_free_ones(sit
         assert sup.wait(60) == 0, sup.output()
     assert _jobs(bed) == set()
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
+
+
+def test_a_supervisor_that_cannot_ask_slurm_where_the_group_runs_does_not_guess(site, capsys):
+    """Slurm gone while the group serves: the supervisor cannot know which nodes its job
+    holds, so it ends at once naming Slurm's words, and the group runs on untouched (a
+    guess would watch, and restart, the wrong nodes)."""
+    s = sparks(site(3, extra_toml=ANY, top=TOP + "\nready_timeout_seconds = 120"))
+    s.hosts.start_slurm(partition="spark")
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0, capsys.readouterr()
+    before = {n.name: n.containers().get("sparktui-toy", {}).get("Id")
+              for n in s.hosts.nodes}
+    assert sum(1 for cid in before.values() if cid) == 2, before
+    s.hosts.stop_slurm()
+    capsys.readouterr()
+    assert main(s.cli("supervise", "toy")) == 1
+    out = capsys.readouterr()
+    assert "Unable to contact slurm controller" in out.out + out.err, out
+    after = {n.name: n.containers().get("sparktui-toy", {}).get("Id") for n in s.hosts.nodes}
+    assert after == before
