@@ -10,15 +10,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from plan_support import EXAMPLE_CONFIG, RECIPES
 
+from sparktui.config.loader import load_config, load_recipe
 from sparktui.engine.slurm.jobs import Job, SlurmStatus
 from sparktui.engine.status import ClusterHealth, NodeHealth
+from sparktui.plan.build import build_plan
+from sparktui.plan.render import render
 from sparktui.tui.screens.confirm import ConfirmRequest, ConfirmScreen, verdict
+from sparktui.tui.screens.serve_plan import ServePlanScreen
 from sparktui.tui.widgets.clusters import ClustersPane, RefKind, lines_of
 from tui.support import NOW, make_app, posting, serving_health
 from tui.test_snapshots_actions import Host
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+SLURM_EXAMPLE = EXAMPLE_CONFIG.with_name("slurm.toml")
 JOBS = [Job("41", "RUNNING", "None", "23:59:10", "ops", ("spark1", "spark2"),
             "sparktui-qwen3-235b"),
         Job("42", "PENDING", "Resources", "1-00:00:00", "alice", (), "sparktui-[b]other")]
@@ -125,3 +131,27 @@ def test_the_verdict_shows_slurms_words_through_the_filter_never_as_markup():
     assert text.plain == ("Slurm job 43\\x1b]0;owned\\x07 of [bold red]toy\\n is PENDING: "
                           "nothing of it runs on the nodes of 2nodes yet.")
     assert [span.style for span in text.spans] == ["bold"]  # one style: no markup was read
+
+
+def _any_nodes_plan(tmp_path):
+    text = SLURM_EXAMPLE.read_text().replace("[clusters.slurm]\n",
+                                             '[clusters.slurm]\nallocate = "any"\n')
+    (tmp_path / "config.toml").write_text(text)
+    return build_plan(load_config(tmp_path / "config.toml"),
+                      load_recipe(RECIPES / "qwen3-235b-2node" / "recipe.toml"))
+
+
+def test_a_plan_on_any_nodes_says_the_nodes_it_shows_are_the_first_by_rank(tmp_path):
+    shown = render(_any_nodes_plan(tmp_path), "text")
+    assert ("slurm: any 2 of the cluster's nodes, as Slurm gives them: the nodes below are "
+            "the first by rank; a serve resolves the plan on the job's") in shown
+    named = build_plan(load_config(SLURM_EXAMPLE),
+                       load_recipe(RECIPES / "qwen3-235b-2node" / "recipe.toml"))
+    assert "any 2" not in render(named, "text")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_serve_preview_of_a_plan_on_any_nodes(snap_compare, size: str, tmp_path):
+    plan = _any_nodes_plan(tmp_path)
+    screen = ServePlanScreen(plan.recipe, plan.cluster, render(plan, "text"), "")
+    assert snap_compare(Host(screen), terminal_size=SIZES[size], run_before=_settle)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparktui.i18n import _
+from sparktui.i18n import _, ngettext
 from sparktui.plan.model import HookStep, LaunchPlan, NodePlan
 from sparktui.plan.render.argv import launch_lines
 from sparktui.plan.render.masked import masked_plan
@@ -38,6 +38,14 @@ def render_text(plan: LaunchPlan) -> str:
         out.append(_("  router: {address} on {node} (SMG; its workers are made again "
                      "from what serves, after each serve and stop)").format(
             address=plan.router.address, node=plan.router.node))
+    if plan.slurm is not None and plan.slurm.allocate == "any" and plan.nodes:
+        n = len({n.name for n in plan.nodes} | {i.node for s in plan.services
+                                                 for i in s.instances})
+        out.append(ngettext(
+            "  slurm: any {n} of the cluster's nodes, as Slurm gives it: the node below is "
+            "the first by rank; a serve resolves the plan on the job's",
+            "  slurm: any {n} of the cluster's nodes, as Slurm gives them: the nodes below "
+            "are the first by rank; a serve resolves the plan on the job's", n).format(n=n))
     out.append("")
     out.append(_("Nodes:"))
     out += node_map(plan) if plan.services else _table(plan.nodes)
