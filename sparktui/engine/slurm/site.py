@@ -116,11 +116,8 @@ class SlurmSite:
         await self._run(SlurmVerb.STEPS, argv, stdin=feed + script, timeout=STEPS_SECONDS,
                         command=command)
 
-    async def jobs(self) -> list[Job]:
-        """Every job of the partition, any user's."""
-        return parse_jobs(await self._run(SlurmVerb.LOOK, self._squeue()))
-
     def _squeue(self) -> list[str]:
+        """Every job of the partition, any user's."""
         return ["squeue", "--noheader", f"--partition={self.slurm.partition}",
                 f"--format={FORMAT}"]
 

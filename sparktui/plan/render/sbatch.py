@@ -44,8 +44,10 @@ def directives(plan: LaunchPlan, slurm: SlurmPlan, *, named: bool = True,
                ("reservation", slurm.reservation), ("time", slurm.time_limit),
                ("output", f"sparktui-{plan.recipe}-%j.out"),
                ("signal", f"B:TERM@{CLEANUP_SECONDS}" if slurm.time_limit else None)]
-    return ["#SBATCH --exclusive", *(f"#SBATCH --{key}={value}" for key, value in options
-                                     if value)]
+    # --no-requeue: a node lost would requeue the job (Slurm's default), to launch again
+    # later over containers its first run left; a serve is restarted by its supervisor
+    return ["#SBATCH --exclusive", "#SBATCH --no-requeue",
+            *(f"#SBATCH --{key}={value}" for key, value in options if value)]
 
 
 def step_prefix(node: str, job: str | None = None) -> str:
@@ -62,15 +64,24 @@ def containers(plan: LaunchPlan) -> list[tuple[str, str, RuntimeName]]:
         (i.node, i.container, s.runtime) for s in plan.services for i in s.instances]
 
 
+def cleanup_prefix(node: str) -> str:
+    """The prefix that runs a shell command line on ``node`` in the cleanup (``ON_NODE``)."""
+    return f"on {shlex.quote(node)}"
+
+
 def removal_line(plan: LaunchPlan, node: str, name: str, runtime: RuntimeName) -> str:
     """``name`` removed on ``node`` in the background, its engine given the stop grace."""
     assert plan.slurm is not None
     r = runtime_for(runtime).removal(name, plan.slurm.stop_grace_seconds)
-    return (f"{step_prefix(node)} {shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} "
-            "</dev/null &")
+    return (f"{cleanup_prefix(node)} "
+            f"{shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} </dev/null &")
 
 
-CLEANUP_HEAD = ["",
+ON_NODE = ["", "# run $2 on node $1: here on the batch host itself, else as a step; a job Slurm",
+           "# is killing (a node lost) takes no new step, but its batch host still cleans up",
+           "on() {", 'if [ "$1" = "${SLURMD_NODENAME:-}" ]; then sh -c "$2"',
+           'else srun --nodes=1 --ntasks=1 --nodelist="$1" --overlap -- sh -c "$2"; fi', "}"]
+CLEANUP_HEAD = [*ON_NODE, "",
                 "# the job's end (scancel, its time limit, a lost node) removes what it started,",
                 "# then restores each node (its after_stop hooks), every step tried",
                 "# (a second TERM, another scancel --batch, does not cut it short)",
@@ -134,7 +145,7 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
             "set -eu"]
     out = [*CLEANUP_HEAD, *(removal_line(plan, *c) for c in containers(plan))]
     out += ["wait  # every node's removal at once, then each node restored"]
-    out += [hook_line(node, step_prefix(node.name), s, scripts, secrets)
+    out += [hook_line(node, cleanup_prefix(node.name), s, scripts, secrets)
             for node in plan.nodes for s in node.after_stop]
     out += ["}", "trap cleanup TERM INT EXIT"]
     out += start_lines(plan, step_prefix, scripts, secrets)

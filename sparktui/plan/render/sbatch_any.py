@@ -31,6 +31,7 @@ from sparktui.plan.render.sbatch import (
     CLEANUP_HEAD,
     SbatchJob,
     assembled,
+    cleanup_prefix,
     containers,
     directives,
     removal_line,
@@ -69,7 +70,7 @@ def holder_job(plan: LaunchPlan, ranked: Sequence[str], *, exclude: Sequence[str
     hooks = plan.nodes[0].after_stop  # the recipe's: the same on every node
     for node in ranked:
         on = dataclasses.replace(plan.nodes[0], name=node, local=False)
-        out += [_on_held(node, hook_line(on, step_prefix(node), s, scripts, secrets))
+        out += [_on_held(node, hook_line(on, cleanup_prefix(node), s, scripts, secrets))
                 for s in hooks]
     out += ["}", "trap 'cleanup; exit 143' TERM INT", "trap cleanup EXIT", "",
             "# the head, as the plan resolved on these nodes will have it",
