@@ -69,7 +69,11 @@ def test_the_job_holds_the_plans_nodes_and_cleans_up_what_it_started(
     steps = [line for line in lines if line.startswith("srun ") and "docker run" in line]
     assert ["spark-a2" in steps[0], "spark-a1" in steps[1]] == [True, True]
     assert "trap cleanup TERM INT EXIT" in lines
-    assert sum("docker rm -f sparktui-qwen3-235b-2node" in line for line in lines) == 2
+    removals = [line for line in lines if "docker rm -f sparktui-qwen3-235b-2node" in line]
+    assert [r.split("'")[0] for r in removals] == [  # the cleanup's, then each node's guard
+        "on spark-a1 ", "on spark-a2 ",
+        "srun --nodes=1 --ntasks=1 --nodelist=spark-a1 --overlap -- sh -c ",
+        "srun --nodes=1 --ntasks=1 --nodelist=spark-a2 --overlap -- sh -c "]
     assert "docker wait sparktui-qwen3-235b-2node" in out
 
 

@@ -74,7 +74,30 @@ def removal_line(plan: LaunchPlan, node: str, name: str, runtime: RuntimeName) -
     assert plan.slurm is not None
     r = runtime_for(runtime).removal(name, plan.slurm.stop_grace_seconds)
     return (f"{cleanup_prefix(node)} "
-            f"{shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} </dev/null &")
+            f"{shlex.quote('; '.join(filter(None, (r.stop, r.remove))))} </dev/null & "
+            'removing="$removing $!"')
+
+
+def guard_line(node: str, removes: Sequence[str]) -> str:
+    """A step on ``node`` that lasts as long as the job and runs ``removes`` when Slurm
+    ends it: a job Slurm kills (a node lost, the time limit reached) takes no new step,
+    but each node's own slurmd still signals the steps there."""
+    body = (f"trap {shlex.quote('; '.join([*removes, 'exit 0']))} TERM; "
+            "while :; do sleep 86400 & wait $!; done")
+    return f"{step_prefix(node)} {shlex.quote(body)} </dev/null &"
+
+
+def guard_lines(plan: LaunchPlan) -> list[str]:
+    """Each node's guard (``guard_line``) of what the plan starts there."""
+    by_node: dict[str, list[str]] = {}
+    for node, name, runtime in containers(plan):
+        by_node.setdefault(node, []).append(runtime_for(runtime).removal(name, 0).remove)
+    return [*GUARD_HEAD, *(guard_line(node, removes) for node, removes in by_node.items())]
+
+
+GUARD_HEAD = ["", "# each node's guard: a step lasting as long as the job; when Slurm ends the job",
+              "# (a node lost, the time limit), each node's own slurmd signals its guard,",
+              "# which removes what the job started there"]
 
 
 ON_NODE = ["", "# run $2 on node $1: here on the batch host itself, else as a step; a job Slurm",
@@ -85,7 +108,10 @@ CLEANUP_HEAD = [*ON_NODE, "",
                 "# the job's end (scancel, its time limit, a lost node) removes what it started,",
                 "# then restores each node (its after_stop hooks), every step tried",
                 "# (a second TERM, another scancel --batch, does not cut it short)",
-                "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e"]
+                "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e", 'removing=""']
+
+
+REMOVALS_WAITED = 'wait $removing  # every node\'s removal at once, then each node restored'
 
 
 def start_lines(plan: LaunchPlan, step: Callable[[str], str], scripts: Mapping[str, str],
@@ -144,10 +170,10 @@ def sbatch_job(plan: LaunchPlan, *, scripts: Mapping[str, str]) -> SbatchJob:
             "# Generated; each command's argv is quoted for the step's shell, then this one's.",
             "set -eu"]
     out = [*CLEANUP_HEAD, *(removal_line(plan, *c) for c in containers(plan))]
-    out += ["wait  # every node's removal at once, then each node restored"]
+    out += [REMOVALS_WAITED]
     out += [hook_line(node, cleanup_prefix(node.name), s, scripts, secrets)
             for node in plan.nodes for s in node.after_stop]
-    out += ["}", "trap cleanup TERM INT EXIT"]
+    out += ["}", "trap cleanup TERM INT EXIT", *guard_lines(plan)]
     out += start_lines(plan, step_prefix, scripts, secrets)
     if plan.nodes:
         out += ["", "# the job lasts as long as the head's container; waited for in the",

@@ -29,17 +29,21 @@ from collections.abc import Mapping, Sequence
 from sparktui.plan.model import LaunchPlan
 from sparktui.plan.render.sbatch import (
     CLEANUP_HEAD,
+    GUARD_HEAD,
+    REMOVALS_WAITED,
     SbatchJob,
     assembled,
     cleanup_prefix,
     containers,
     directives,
+    guard_line,
     removal_line,
     start_lines,
     step_prefix,
 )
 from sparktui.plan.render.sh import comment, hook_line
 from sparktui.plan.render.sh_secrets import Secrets
+from sparktui.plan.runtime import runtime_for
 
 LAUNCH_WAIT_LOOKS = 900
 """Looks (a second apart, each one step) for the head's container before the job lets
@@ -66,13 +70,16 @@ def holder_job(plan: LaunchPlan, ranked: Sequence[str], *, exclude: Sequence[str
     out = [*_HELD, *CLEANUP_HEAD]
     out += [_on_held(node, removal_line(plan, node, name, runtime))
             for node in ranked for name, runtime in names]
-    out += ["wait  # every node's removal at once, then each node restored"]
+    out += [REMOVALS_WAITED]
     hooks = plan.nodes[0].after_stop  # the recipe's: the same on every node
     for node in ranked:
         on = dataclasses.replace(plan.nodes[0], name=node, local=False)
         out += [_on_held(node, hook_line(on, cleanup_prefix(node), s, scripts, secrets))
                 for s in hooks]
-    out += ["}", "trap 'cleanup; exit 143' TERM INT", "trap cleanup EXIT", "",
+    removes = [runtime_for(runtime).removal(name, 0).remove for name, runtime in names]
+    out += ["}", "trap 'cleanup; exit 143' TERM INT", "trap cleanup EXIT", *GUARD_HEAD]
+    out += [_on_held(node, guard_line(node, removes)) for node in ranked]
+    out += ["",
             "# the head, as the plan resolved on these nodes will have it",
             'head=""', f"for node in {shlex.join(ranked)}; do",
             'if holds "$node"; then head=$node; break; fi', "done"]
