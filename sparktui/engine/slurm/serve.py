@@ -38,6 +38,8 @@ CANCEL_WAIT_SECONDS = 120.0
 class SlurmSaid(Code):
     SUBMITTED = N_("job {job} submitted from {host} to partition {partition}")
     PENDING = N_("job {job} pending: {reason}")
+    PENDING_AT = N_("job {job} pending: {reason} ({place} of {waiting} waiting in the "
+                    "partition, by priority)")
     RUNNING = N_("job {job} runs on {nodes}")
     ENDED = N_("job {job} ended before {node} had its container ({state})")
     GONE = N_("job {job} ended before it ran ({state})")
@@ -144,7 +146,8 @@ class SlurmServe(Serve):
             raise StepFailed(self.site.host, Step.SLURM, refused(exc)) from None
 
     async def _until_running(self, job_id: str) -> Job:
-        said_reason, pauses = None, looks()
+        said_now: tuple[str, tuple[int, int] | None] | None = None
+        pauses = looks()
         while True:
             job = await self._look(job_id)
             if job is None or job.state not in ACTIVE:
@@ -153,11 +156,22 @@ class SlurmServe(Serve):
             if job.running:
                 return job
             reason = job.reason if job.pending else job.state  # CONFIGURING: nodes boot
-            if reason != said_reason:  # said when it changes, not at every look
-                said_reason = reason
-                self._say(Step.SLURM, None, StepState.WAITING,
-                          said(SlurmSaid.PENDING, job=job_id, reason=reason))
+            place = await self._place(job_id) if job.pending else None
+            if (reason, place) != said_now:  # said when it changes, not at every look
+                said_now = (reason, place)
+                self._say(Step.SLURM, None, StepState.WAITING, said(
+                    SlurmSaid.PENDING, job=job_id, reason=reason) if place is None else said(
+                    SlurmSaid.PENDING_AT, job=job_id, reason=reason, place=place[0],
+                    waiting=place[1]))
             await asyncio.sleep(next(pauses))
+
+    async def _place(self, job_id: str) -> tuple[int, int] | None:
+        """The job's place in the queue, or None when Slurm could not say it (the reason
+        is said all the same; the next look at the job itself names a Slurm gone)."""
+        try:
+            return await self.site.queue_place(job_id)
+        except (SlurmError, NodeError):
+            return None
 
     async def _until_containers(self, job_id: str) -> None:
         """Each node's container has started (the job's steps start them in start order);

@@ -20,6 +20,7 @@ from sparktui.config.models import Node
 from sparktui.engine.remote.transport import NodeError, Transport, argv_command
 from sparktui.engine.slurm.jobs import (
     FORMAT,
+    JOB_ID,
     Job,
     SlurmStatus,
     ended,
@@ -37,6 +38,8 @@ SUBMIT_SECONDS = 60.0
 STEPS_SECONDS = 600.0
 """The launches of a plan resolved after allocation: its before_serve hooks run there."""
 SAID_SHOWN = 300
+MAX_PENDING_READ = 100_000
+"""Pending job ids read at most, for a job's place in the queue."""
 
 
 class SlurmVerb(StrEnum):
@@ -128,6 +131,16 @@ class SlurmSite:
             [argv_command(["id", "-un"]), argv_command(self._squeue())]))
         user, _, jobs = out.partition("\n")
         return user.strip()[:64], parse_jobs(jobs)
+
+    async def queue_place(self, job_id: str) -> tuple[int, int] | None:
+        """Where ``job_id`` waits: its place among the partition's pending jobs in
+        Slurm's priority order (1: next), and how many wait; None when it is not among
+        them (started meanwhile, or ended)."""
+        out = await self._run(SlurmVerb.LOOK, [
+            "squeue", "--noheader", f"--partition={self.slurm.partition}",
+            "--states=PENDING", "--sort=-Q,i", "--format=%i"])
+        ids = [w for w in out.split()[:MAX_PENDING_READ] if JOB_ID.fullmatch(w)]
+        return (ids.index(job_id) + 1, len(ids)) if job_id in ids else None
 
     async def user(self) -> str:
         """Who submits here."""

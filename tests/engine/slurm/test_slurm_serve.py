@@ -67,7 +67,7 @@ def _colleagues_job(bed) -> str:
 def _pending_reasons(rec: Recorder) -> list[Said]:
     """The serve's pending lines that name why (the nodes are another job's)."""
     return [e.detail for e in rec.events if isinstance(e.detail, Said)
-            and e.detail.code is SlurmSaid.PENDING
+            and e.detail.code in (SlurmSaid.PENDING, SlurmSaid.PENDING_AT)
             and e.detail.params["reason"] in ("Resources", "Priority")]
 
 
@@ -96,6 +96,8 @@ def test_a_pending_serve_says_why_ctrl_c_cancels_it_and_a_colleagues_job_is_neve
     asyncio.run(serve_until_pending())
     pending = _pending_reasons(rec)[0]
     ours = str(pending.params["job"])
+    placed = [p for p in _pending_reasons(rec) if p.code is SlurmSaid.PENDING_AT]
+    assert placed and (placed[-1].params["place"], placed[-1].params["waiting"]) == (1, 1)
     assert any(isinstance(e.detail, Said) and e.detail.code is SlurmSaid.CANCELLED
                and e.detail.params["job"] == ours for e in rec.events), rec.events
     assert set(bed.jobs()) == {theirs}  # ours cancelled, theirs runs on
