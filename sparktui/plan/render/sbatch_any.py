@@ -37,6 +37,7 @@ from sparktui.plan.render.sbatch import (
     containers,
     directives,
     guard_line,
+    plan_nodes,
     removal_line,
     start_lines,
     step_prefix,
@@ -100,7 +101,7 @@ def holder_job(plan: LaunchPlan, ranked: Sequence[str], *, exclude: Sequence[str
             f"{shlex.quote(shlex.join(['docker', 'wait', plan.head.container]))} "
             "</dev/null &", "wait $!"]
     head = ["#!/bin/bash", *directives(plan, plan.slurm, named=False, exclude=exclude),
-            comment(f"sparktui: recipe {plan.recipe} on any {len(plan.nodes)} node(s) of "
+            comment(f"sparktui: recipe {plan.recipe} on any {len(plan_nodes(plan))} node(s) of "
                     f"cluster {plan.cluster}: the job holds them, the serve launches "
                     "(docs/slurm.md)"),
             "set -eu"]

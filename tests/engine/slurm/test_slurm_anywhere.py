@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from bench_support import bench_setup, kept_runs
 from lookalike import Why
 from polling import eventually
 from site_support import toy_recipe
@@ -16,8 +17,9 @@ from sparktui.cli import main
 
 pytestmark = pytest.mark.hosts
 
-# A look-alike, not the real vLLM (tests/lookalike.py): 2-node groups on a 3-node bed.
-LOOKALIKE = (Why.MULTI_NODE,)
+# A look-alike, not the real vLLM (tests/lookalike.py): 2-node groups on a 3-node bed;
+# bench figures the test sets.
+LOOKALIKE = (Why.MULTI_NODE, Why.FIGURES)
 
 ANY = '[clusters.slurm]\npartition = "spark"\nsubmit_host = "node1"\nallocate = "any"\n'
 
@@ -61,6 +63,10 @@ def test_the_plan_is_resolved_on_the_nodes_slurm_gave(site, capsys):
     assert main(s.cli("health", "--json")) == 0
     shown = {j["id"]: j for j in json.loads(capsys.readouterr().out)["slurm"]["jobs"]}
     assert shown[ours[0]]["nodes"] == ["node2", "node3"] and shown[ours[0]]["ours"]
+    assert main(s.cli("logs", "--tail", "3")) == 0  # found where the job put them
+    tagged = {line.split(" | ")[0] for line in capsys.readouterr().out.splitlines()
+              if " | " in line}
+    assert tagged == {"node2", "node3"}, tagged
     assert main(s.cli("stop", "--yes")) == 0, capsys.readouterr()
     assert f"job {ours[0]} cancelled" in capsys.readouterr().out
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
@@ -102,3 +108,22 @@ def test_the_job_ends_with_its_heads_container_and_its_cleanup_empties_every_nod
                60, "the job ended with its head", explain=bed.logs)
     eventually(lambda: "sparktui-toy" not in s.hosts.node("node3").containers(), 60,
                "the worker removed by the job's cleanup", explain=bed.logs)
+
+
+def test_bench_loads_the_head_the_job_got(site, tmp_path, monkeypatch, capsys):
+    """Bench finds the serving head where the job put it (node2, not the table's first)
+    and loads it there; the run names the job's nodes."""
+    tokenizer = bench_setup(tmp_path, monkeypatch)
+    s = site(3, extra_toml=ANY, top="ready_timeout_seconds = 120")
+    bed = s.hosts.start_slurm(partition="spark")
+    _colleagues_job_on(bed, "node1")
+    s.hosts.node("node2").set_engine(ttft=0.05, tpot=0.01)
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy")) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert main(s.cli("bench", "toy", "--tokenizer", str(tokenizer), "--input-tokens", "16",
+                      "--output-tokens", "8", "--concurrency", "1", "--requests", "4",
+                      "--json")) == 0, capsys.readouterr()
+    [run] = kept_runs(tmp_path)
+    assert (run["head"], run["nodes"]) == ("node2", ["node2", "node3"]), run
+    assert run["levels"][0]["requests"] == 4 and run["levels"][0]["errors"] == 0
