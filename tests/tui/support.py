@@ -127,7 +127,7 @@ class RecordingEngine(NullEngine):
     async def close(self) -> None:
         self.calls.append(("close",))
 
-    async def serve(self, plan, progress, *, keep_on_failure=False, force=False):
+    async def serve(self, plan, progress, *, keep_on_failure=False, force=False, replan=None):
         from sparktui.engine.api import ActionResult
 
         self.calls.append(("serve",))

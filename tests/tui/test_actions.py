@@ -142,7 +142,7 @@ class SlowServe(RecordingEngine):
         super().__init__()
         self.release = asyncio.Event()
 
-    async def serve(self, plan, progress, *, keep_on_failure=False, force=False):
+    async def serve(self, plan, progress, *, keep_on_failure=False, force=False, replan=None):
         self.calls.append(("serve", plan.recipe))
         progress(Progress("ready", plan.head.name, "waiting", "/v1/models"))
         await self.release.wait()
