@@ -124,6 +124,22 @@ def test_the_verdict_names_the_operators_serve_jobs_that_have_not_ended():
     assert said(_idle()) == nothing
 
 
+def _idle_slurm_unknown() -> ClusterHealth:
+    return replace(_idle(), slurm=SlurmStatus("spark", error="login1: squeue: timed out"))
+
+
+def test_the_verdict_never_says_nothing_runs_while_slurm_cannot_be_asked():
+    said = verdict(_idle_slurm_unknown(), lambda w: True, "Stop", "2nodes").plain
+    assert said == ("No container of 2nodes runs, but its Slurm jobs are unknown: Slurm "
+                    "could not be asked.")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_stop_confirmation_while_slurm_cannot_be_asked(snap_compare, size: str):
+    assert snap_compare(_stop_of(_idle_slurm_unknown()), terminal_size=SIZES[size],
+                        run_before=_settle)
+
+
 def test_the_verdict_shows_slurms_words_through_the_filter_never_as_markup():
     hostile = Job("43\x1b]0;owned\x07", "PENDING", "", "", "ops", (),
                   "sparktui-[bold red]toy\n")
