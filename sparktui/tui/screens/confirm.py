@@ -134,7 +134,7 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
             verb=verb, n=len(hit), nodes=", ".join(nodes)), style="bold")
     elif untouched:
         text.append(untouched, style="bold")
-    elif health.slurm is not None and health.slurm.error is not None:
+    elif not health.unknown and health.slurm is not None and health.slurm.error is not None:
         # no container, but a serve job Slurm could not be asked about may be starting one
         text.append(_("No container of {cluster} runs, but its Slurm jobs are unknown: "
                       "Slurm could not be asked.").format(cluster=cluster), style="bold red")
