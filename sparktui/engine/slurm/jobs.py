@@ -67,6 +67,11 @@ def ended(job: Job | None) -> bool:
     return job is None or job.state not in ACTIVE
 
 
+def output_file(recipe: str, job_id: str) -> str:
+    """Where a serve's job writes (``--output``, relative to where ``sbatch`` ran)."""
+    return f"{job_name(recipe)}-{job_id}.out"
+
+
 def job_name(recipe: str) -> str:
     """The name a serve's job has (the recipe is of ``NAME``'s grammar)."""
     return f"sparktui-{recipe}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.services.launch import ServiceRunner
-from sparktui.engine.slurm.jobs import ACTIVE, Job, ended
+from sparktui.engine.slurm.jobs import ACTIVE, Job, ended, output_file
 from sparktui.engine.slurm.site import SlurmError, SlurmSite, looks
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.engine.workloads.serve import Serve
@@ -28,7 +28,7 @@ from sparktui.plan.anywhere import Replan
 from sparktui.plan.render.sbatch import SbatchJob, plan_nodes, sbatch_job
 from sparktui.plan.render.sbatch_any import holder_job, steps_job
 from sparktui.plan.runtime import runtime_for
-from sparktui.said import Code, Text, said
+from sparktui.said import Code, Layout, Said, Text, joined, said
 from sparktui.steps import Step, StepState
 
 CANCEL_WAIT_SECONDS = 120.0
@@ -43,6 +43,7 @@ class SlurmSaid(Code):
     RUNNING = N_("job {job} runs on {nodes}")
     ENDED = N_("job {job} ended before {node} had its container ({state})")
     GONE = N_("job {job} ended before it ran ({state})")
+    OUTPUT = N_("its output {file} ends: {lines}")
     LEFT = N_("Slurm job {job}")
     CANCELLED = N_("job {job} cancelled; its cleanup removed what it started")
     CANCEL_SLOW = N_("job {job} was cancelled but Slurm still lists it after {seconds} s")
@@ -151,8 +152,9 @@ class SlurmServe(Serve):
         while True:
             job = await self._look(job_id)
             if job is None or job.state not in ACTIVE:
-                raise StepFailed(self.plan.head.name, Step.SLURM, said(
-                    SlurmSaid.GONE, job=job_id, state=job.state if job else "ended"))
+                raise StepFailed(self.plan.head.name, Step.SLURM, await self._with_output(
+                    job_id, said(SlurmSaid.GONE, job=job_id,
+                                 state=job.state if job else "ended")))
             if job.running:
                 return job
             reason = job.reason if job.pending else job.state  # CONFIGURING: nodes boot
@@ -164,6 +166,16 @@ class SlurmServe(Serve):
                     SlurmSaid.PENDING_AT, job=job_id, reason=reason, place=place[0],
                     waiting=place[1]))
             await asyncio.sleep(next(pauses))
+
+    async def _with_output(self, job_id: str, why: Said) -> Text:
+        """``why``, and the last lines the job wrote (what failed in it), when readable."""
+        try:
+            lines = await self.site.output_tail(self.plan.recipe, job_id)
+        except NodeError:
+            lines = ""
+        return joined(Layout.SEMICOLON, why, said(
+            SlurmSaid.OUTPUT, file=output_file(self.plan.recipe, job_id), lines=lines)) \
+            if lines else why
 
     async def _place(self, job_id: str) -> tuple[int, int] | None:
         """The job's place in the queue, or None when Slurm could not say it (the reason
@@ -193,9 +205,9 @@ class SlurmServe(Serve):
                 return
             job = await self._look(job_id)
             if job is None or job.state not in ACTIVE:
-                raise StepFailed(waiting[0].name, Step.LAUNCH, said(
-                    SlurmSaid.ENDED, job=job_id, node=waiting[0].name,
-                    state=job.state if job else "ended"))
+                raise StepFailed(waiting[0].name, Step.LAUNCH, await self._with_output(
+                    job_id, said(SlurmSaid.ENDED, job=job_id, node=waiting[0].name,
+                                 state=job.state if job else "ended")))
             await asyncio.sleep(next(pauses))
 
     async def _after_ready(self) -> None:

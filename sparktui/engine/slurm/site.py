@@ -26,11 +26,13 @@ from sparktui.engine.slurm.jobs import (
     ended,
     job_name,
     on_cluster,
+    output_file,
     parse_job_id,
     parse_jobs,
     parse_sinfo,
 )
 from sparktui.plan.model import SlurmPlan
+from sparktui.plan.render.sbatch import CLEANUP_MARK
 from sparktui.plan.render.sh_secrets import reading
 
 LOOK_SECONDS = 30.0
@@ -38,6 +40,7 @@ SUBMIT_SECONDS = 60.0
 STEPS_SECONDS = 600.0
 """The launches of a plan resolved after allocation: its before_serve hooks run there."""
 SAID_SHOWN = 300
+OUTPUT_LINES_SHOWN, OUTPUT_LINE_SHOWN, OUTPUT_READ = 5, 200, 16_000
 MAX_PENDING_READ = 100_000
 """Pending job ids read at most, for a job's place in the queue."""
 
@@ -141,6 +144,21 @@ class SlurmSite:
             "--states=PENDING", "--sort=-Q,i", "--format=%i"])
         ids = [w for w in out.split()[:MAX_PENDING_READ] if JOB_ID.fullmatch(w)]
         return (ids.index(job_id) + 1, len(ids)) if job_id in ids else None
+
+    async def output_tail(self, recipe: str, job_id: str) -> str:
+        """The last lines the job wrote before its cleanup began (its ``--output`` file,
+        where ``sbatch`` ran: the batch host writes it there on a shared home), each cut,
+        " | "-joined; "" when it cannot be read here. What the job wrote is the node's
+        text: shown through the terminal filter only."""
+        path = output_file(recipe, job_id)
+        done = await self.t.run(argv_command(["tail", "-c", str(OUTPUT_READ), "--", path]),
+                                timeout=LOOK_SECONDS)
+        if not done.ok:
+            return ""
+        lines = [line.strip()[:OUTPUT_LINE_SHOWN] for line in done.stdout.splitlines()]
+        if CLEANUP_MARK in lines:
+            lines = lines[:lines.index(CLEANUP_MARK)]
+        return " | ".join([line for line in lines if line][-OUTPUT_LINES_SHOWN:])
 
     async def user(self) -> str:
         """Who submits here."""

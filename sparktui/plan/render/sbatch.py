@@ -42,7 +42,7 @@ def directives(plan: LaunchPlan, slurm: SlurmPlan, *, named: bool = True,
                ("exclude", ",".join(exclude) or None),
                ("ntasks-per-node", "1"), ("account", slurm.account), ("qos", slurm.qos),
                ("reservation", slurm.reservation), ("time", slurm.time_limit),
-               ("output", f"sparktui-{plan.recipe}-%j.out"),
+               ("output", f"sparktui-{plan.recipe}-%j.out"),  # engine/slurm/jobs.output_file
                ("signal", f"B:TERM@{CLEANUP_SECONDS}" if slurm.time_limit else None)]
     # --no-requeue: a node lost would requeue the job (Slurm's default), to launch again
     # later over containers its first run left; a serve is restarted by its supervisor
@@ -82,7 +82,8 @@ def guard_line(node: str, removes: Sequence[str]) -> str:
     """A step on ``node`` that lasts as long as the job and runs ``removes`` when Slurm
     ends it: a job Slurm kills (a node lost, the time limit reached) takes no new step,
     but each node's own slurmd still signals the steps there."""
-    body = (f"trap {shlex.quote('; '.join([*removes, 'exit 0']))} TERM; "
+    quiet = [f"{r} >/dev/null 2>&1" for r in removes]  # most often gone already
+    body = (f"trap {shlex.quote('; '.join([*quiet, 'exit 0']))} TERM; "
             "while :; do sleep 86400 & wait $!; done")
     return f"{step_prefix(node)} {shlex.quote(body)} </dev/null &"
 
@@ -100,6 +101,9 @@ GUARD_HEAD = ["", "# each node's guard: a step lasting as long as the job; when 
               "# which removes what the job started there"]
 
 
+CLEANUP_MARK = "sparktui: the job's cleanup starts"
+"""Written to the job's output as its cleanup starts: what came before is what the job
+said of its own end (``engine/slurm/site.output_tail``)."""
 ON_NODE = ["", "# run $2 on node $1: here on the batch host itself, else as a step; a job Slurm",
            "# is killing (a node lost) takes no new step, but its batch host still cleans up",
            "on() {", 'if [ "$1" = "${SLURMD_NODENAME:-}" ]; then sh -c "$2"',
@@ -108,7 +112,8 @@ CLEANUP_HEAD = [*ON_NODE, "",
                 "# the job's end (scancel, its time limit, a lost node) removes what it started,",
                 "# then restores each node (its after_stop hooks), every step tried",
                 "# (a second TERM, another scancel --batch, does not cut it short)",
-                "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e", 'removing=""']
+                "cleanup() {", "trap '' TERM INT", "trap - EXIT", "set +e",
+                f"printf '%s\\n' {shlex.quote(CLEANUP_MARK)} >&2", 'removing=""']
 
 
 REMOVALS_WAITED = 'wait $removing  # every node\'s removal at once, then each node restored'

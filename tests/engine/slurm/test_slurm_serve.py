@@ -150,3 +150,19 @@ def test_a_slurm_that_does_not_answer_never_keeps_the_containers_up(site, capsys
     assert "stop failed on node1 at slurm job" in said, out
     assert "squeue refused: slurm_load_jobs error: Unable to contact slurm controller" in said
     assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
+
+
+def test_a_job_that_fails_before_its_containers_says_what_it_wrote(site, capsys):
+    """A before_serve hook fails inside the job (its script stops there): the serve's
+    failure names the node still without a container and ends with the last lines the
+    job wrote (its --output file), where the hook's own words are."""
+    s = site(2, extra_toml=SLURM, top="ready_timeout_seconds = 120")
+    bed = s.hosts.start_slurm(partition="spark")
+    s.recipe("toy", toy_recipe(extra='before_serve = ["echo boom-from-the-hook >&2; exit 3"]'))
+    assert main(s.cli("serve", "toy")) == 1
+    err = capsys.readouterr().err
+    assert "ended before node2 had its container" in err, err
+    assert "its output sparktui-toy-" in err and "boom-from-the-hook" in err, err
+    assert "No such container" not in err  # what the cleanup said is not the cause
+    assert not [j for j, i in bed.jobs().items() if i["state"] in ("PENDING", "RUNNING")]
+    assert not any("sparktui-toy" in node.containers() for node in s.hosts.nodes)
