@@ -80,10 +80,8 @@ class Serve:
         self.plan = plan
         self.driver = driver_for(plan.runtime)
         self.t = transports
-        self.scripts = scripts
-        self.hf_cache_host = hf_cache_host
-        self.ready_timeout = ready_timeout
-        self.poll_seconds = poll_seconds
+        self.scripts, self.hf_cache_host = scripts, hf_cache_host
+        self.ready_timeout, self.poll_seconds = ready_timeout, poll_seconds
         self.keep = keep_on_failure
         self.stop_grace = stop_grace
         self.started: list[NodePlan] = []
@@ -136,8 +134,7 @@ class Serve:
         return ActionResult(True, steps=list(self._say.events), exit_code=exit_code)
 
     async def _before_preflight(self) -> None:
-        """Nothing: the plan's nodes are known (a Slurm serve on any N nodes first has the
-        job allocate them, then resolves its plan there: ``engine/slurm/serve.py``)."""
+        """Nothing: a Slurm serve on any N nodes allocates them here (engine/slurm/serve.py)."""
 
     async def _start(self) -> None:
         """The before_serve hooks, the first services, then each launch in start order
@@ -230,9 +227,8 @@ class Serve:
         if len(self.plan.nodes) > 1:
             await rendezvous_free(head, self.plan, found)
         self._shares(found)
-        # behind the router: a name served already
         if self.model_free and (why := await self.model_free(self.plan, self._say)):
-            raise StepFailed(self.plan.head.name, Step.ROUTER, why)
+            raise StepFailed(self.plan.head.name, Step.ROUTER, why)  # served behind the router
 
     def _shares(self, found: dict[str, list[Workload]]) -> None:
         settings = question_for(self.plan).settings
