@@ -74,6 +74,8 @@ class EndSaid(Code):
                               "available of the {needed} {recipe} needs, {seconds:g} s after "
                               "its stop)")
     LEASE_LOST = N_("another supervisor took over: {holder}")
+    WHERE_UNKNOWN = N_("Slurm could not say which nodes the group's job holds, so nothing "
+                       "was watched or restarted: {detail}")
 
 
 class ClearedSaid(Code):
@@ -217,6 +219,8 @@ def reason_said(reason: Reason | None) -> Text:
                         recipe=_clean(v.get("recipe") or "?"), seconds=_seconds(v.get("waited")))
         case "lease_lost":
             return said(EndSaid.LEASE_LOST, holder=_clean(v.get("holder") or "?"))
+        case "where_unknown":
+            return said(EndSaid.WHERE_UNKNOWN, detail=_cleaned(_text(v.get("detail"))))
     return _clean(reason.code)
 
 

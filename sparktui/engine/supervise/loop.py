@@ -192,8 +192,12 @@ class Supervisor:
         if self.replan is not None:  # the nodes its running job holds, if one runs
             found = await running_plan(self.engine.slurm_site(self.plan.cluster), self.plan,
                                        self.replan)
+            if not found:
+                return None
             if not isinstance(found, LaunchPlan):
-                return SuperviseResult("failed", detail=found) if found else None
+                # the record said "watching" at arming: it ends, saying why, not stale
+                await self._save("ended", Reason("where_unknown", {"detail": found}))
+                return SuperviseResult("failed", detail=found)
             self._adopt(found)
         looks = await self._looks()
         present = [m for m in self.group if has_container(looks.get(m.node), m.container)]

@@ -17,10 +17,12 @@ from supervise_support import (
     all_new,
     running,
     sparks,
+    supervision,
     wait_supervised,
 )
 
 from sparktui.cli import main
+from sparktui.engine.supervise.codes import reason_said
 
 pytestmark = pytest.mark.hosts
 
@@ -79,3 +81,9 @@ def test_a_supervisor_that_cannot_ask_slurm_where_the_group_runs_does_not_guess(
     assert "Unable to contact slurm controller" in out.out + out.err, out
     after = {n.name: n.containers().get("sparktui-toy", {}).get("Id") for n in s.hosts.nodes}
     assert after == before
+    # its record, written "watching" at arming, ends saying why (not a stale "watching")
+    status = supervision(s)
+    assert status.state == "ended" and status.lease is None, status
+    assert status.record is not None and status.record.reason is not None
+    assert status.record.reason.code == "where_unknown"
+    assert "Unable to contact slurm controller" in str(reason_said(status.record.reason))
