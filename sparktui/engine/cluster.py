@@ -24,7 +24,13 @@ from sparktui.engine.reads import ClusterReads
 from sparktui.engine.remote.attach import docker_shell_argv, tmux_attach_argv
 from sparktui.engine.remote.transport import NodeError
 from sparktui.engine.results import ActionResult, ExecResult, ProgressSink
-from sparktui.engine.router import RouterSaid, refresh_router
+from sparktui.engine.router import (
+    POLL_SECONDS,
+    SERVED_LOOKS,
+    RouterSaid,
+    refresh_router,
+    seen_ready,
+)
 from sparktui.engine.router_key import RouterKeyError, client_key
 from sparktui.engine.router_names import say_unread, taken
 from sparktui.engine.slurm.serve import SlurmServe
@@ -83,7 +89,7 @@ class ClusterEngine(ClusterReads):
                                      progress, self.config.command_timeout_seconds)
         await history.after_serve(self.transport(ranked[0]), plan.cluster,
                                   plan.recipe, self.config.health_timeout_seconds, progress)
-        return await self.refresh_router(plan.cluster, progress, result,
+        return await self.refresh_router(plan.cluster, progress, result, served=plan.recipe,
                                          share_model=bool(plan.router and plan.router.share_model))
 
     async def stop(self, cluster: str, progress: ProgressSink, *, recipe: str | None = None,
@@ -147,10 +153,13 @@ class ClusterEngine(ClusterReads):
         return taken(health, plan)
 
     async def refresh_router(self, cluster: str, progress: ProgressSink,
-                             result: ActionResult, *, share_model: bool = False
-                             ) -> ActionResult:
+                             result: ActionResult, *, share_model: bool = False,
+                             served: str | None = None) -> ActionResult:
         """The router made again from what serves now; its warnings join ``result``'s.
-        ``share_model``: the serve it follows balances a name on purpose."""
+        ``share_model``: the serve it follows balances a name on purpose. ``served``: the
+        recipe that serve just saw answer /v1/models; a look that does not see it ready
+        (a probe timed out on a busy node) is a failed look, not the truth, so it is
+        looked at again before the router is made without it (or removed)."""
         router = router_plan(self.config, self.cluster(cluster))
         if router is None:
             return result
@@ -166,6 +175,11 @@ class ClusterEngine(ClusterReads):
         nodes = {n.name: n for n in self._nodes(cluster)}
         try:
             health = await self.health(cluster)
+            for _ in range(SERVED_LOOKS):
+                if served is None or seen_ready(health, served):
+                    break
+                await asyncio.sleep(POLL_SECONDS)
+                health = await self.health(cluster)
         except Exception as exc:  # the serve or stop stays as it went
             log(Step.ROUTER, router.node, StepState.WARN, str(exc) or type(exc).__name__)
             return dataclasses.replace(result, steps=[*result.steps, *log.events])

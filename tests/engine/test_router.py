@@ -111,6 +111,46 @@ def test_the_router_lists_routes_streams_and_drops_a_stopped_recipe(site, capsys
                what="the router removed")
 
 
+def test_a_look_that_misses_the_head_serve_just_saw_ready_does_not_remove_the_router(
+        site, capsys):
+    """The serve saw the head answer /v1/models; the look after it (for the router's
+    workers) times out on a busy node. A failed look is not "nothing serves": it is
+    looked at again, and the router comes up with the head. The look-alike's
+    STANDIN_MODELS_HANGS leaves the two /v1/models after its first unanswered (a real
+    engine cannot be made to miss exactly those looks)."""
+    s, node = _router_site(site)
+    s.recipe("alpha", toy_recipe(port=30463, nodes=1, env='STANDIN_MODELS_HANGS = "2"', extra=(
+        'args = ["--served-model-name", "org/alpha", "--gpu-memory-utilization", "0.3"]')))
+    base = f"http://{node.addr}:{ROUTER_PORT}/v1"
+    assert main(s.cli("serve", "alpha")) == 0
+    out = capsys.readouterr().out
+    assert "left out of the router" not in out and "router is removed" not in out, out
+    assert f"{base}: org/alpha" in out, out
+    assert _models(base) == ["org/alpha"]
+    assert main(s.cli("stop", "--yes")) == 0
+
+
+def test_a_node_that_does_not_answer_is_never_read_as_nothing_serves(site, capsys):
+    """A stop leaves no head the router can see, but node2's docker does not answer: what
+    it serves is unknown, so the router is left as it is, never removed."""
+    router_image.required()
+    s = site(2, extra_toml=ROUTER)
+    node = s.hosts.node("node1")
+    _prepend_top_level(s.config_path, f'home_dir = "{node.home}"\n')
+    router_image.install(node)
+    s.recipe("alpha", _recipe(30464, "org/alpha"))
+    assert main(s.cli("serve", "alpha")) == 0
+    router = node.containers()["sparktui--router"]["Id"]
+    capsys.readouterr()
+    s.hosts.node("node2").docker_down()
+    assert main(s.cli("stop", "--yes", "--recipe", "alpha")) != 0  # node2 could not be stopped
+    out = capsys.readouterr()
+    assert "sparktui-alpha" not in node.containers(), out
+    assert "the router is left as it is: a node did not answer" in out.out, out
+    assert "router is removed" not in out.out, out
+    assert node.containers()["sparktui--router"]["Id"] == router
+
+
 def test_a_bad_router_table_is_refused_with_its_line(tmp_path, capsys):
     config = tmp_path / "config.toml"
     config.write_text('[[clusters]]\nname = "c"\nnodes = [{ name = "n1", ssh_ip = "10.0.0.1", '

@@ -87,6 +87,7 @@ def test_one_model_name_is_one_recipes_unless_shared_and_the_router_wants_its_ke
     # the router came up (its failure only warns: a later refused request would not say why)
     assert "router did not come up" not in printed[-1], printed[-1]
     assert "router was not updated" not in printed[-1], printed[-1]
+    assert "left out of the router" not in printed[-1], printed[-1]
     kept = next((state / "sparktui" / "router").glob("*.key"))
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     key = kept.read_text().strip()

@@ -12,6 +12,8 @@ Knobs (container env):
                         while loading when it comes before READY_AFTER
   STANDIN_EXIT_AFTER_READY  the same, N seconds after its first /v1/models answer (the
                         serve saw it ready: a crash after a healthy start, whatever the load)
+  STANDIN_MODELS_HANGS   after its first /v1/models answer, the next N are never answered
+                        (a busy node whose probe times out once the serve saw it ready)
   STANDIN_ON_SIGTERM    exit (default) | slow:SECONDS (shutdown takes that long) | ignore
   STANDIN_HANG_AFTER    seconds, then HTTP connections are accepted and never answered
   STANDIN_LOG_FLOOD     print N lines at once first (-1: forever)
@@ -147,6 +149,7 @@ def run(kind: str, argv: list[str]) -> None:
             model, kind, ready_at=0.0, max_model_len=mml,
             metrics_enabled=kind != "sglang" or "--enable-metrics" in argv,
             hang_at=started + float(hang_after) if hang_after else None)
+        state.models_hangs = int(env.get("STANDIN_MODELS_HANGS") or 0)
         if env.get("STANDIN_EXIT_AFTER_READY"):  # seconds after it was first seen ready
             after = float(env["STANDIN_EXIT_AFTER_READY"])
             state.on_first_models = lambda: threading.Thread(

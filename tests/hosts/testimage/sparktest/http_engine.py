@@ -98,6 +98,8 @@ class EngineState:
         self.ready_at = ready_at
         self.max_model_len = max_model_len
         self.on_first_models: Callable[[], None] | None = None  # after its first 200
+        self.models_hangs = 0  # /v1/models after the first 200 that are never answered
+        self.models_answered = False
         self.lock = threading.Lock()
         self.prompt = self.gen = self.success = 0.0
         self.completions = 0
@@ -260,6 +262,13 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
             self._json(503, {"object": "error", "message": "Model is loading", "code": 503})
             return True
 
+        def _models_hang(self) -> bool:
+            with state.lock:
+                if not (state.models_answered and state.models_hangs > 0):
+                    return False
+                state.models_hangs -= 1
+                return True
+
         def _hang_if_hung(self) -> None:
             while state.hung():
                 time.sleep(3600)
@@ -275,12 +284,15 @@ def make_handler(state: EngineState, log: Callable[[str], None]):
                 if not self._not_ready():
                     self._send(200, b"")
             elif path == "/v1/models":
-                if not self._not_ready():
+                if self._models_hang():
+                    time.sleep(3600)  # never answered: the client's timeout ends the look
+                elif not self._not_ready():
                     owner = "sglang" if state.kind == "sglang" else "vllm"
                     self._json(200, {"object": "list", "data": [{
                         "id": state.model, "object": "model", "created": int(time.time()),
                         "owned_by": owner, "root": state.model, "parent": None,
                         "max_model_len": state.max_model_len}]})
+                    state.models_answered = True
                     first, state.on_first_models = state.on_first_models, None
                     if first is not None:
                         first()
