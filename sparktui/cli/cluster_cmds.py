@@ -133,10 +133,14 @@ def print_left(plan: LaunchPlan, events: list[Progress]) -> None:
 
 
 def cluster_state(health: ClusterHealth) -> str:
-    """``serving``, else ``not serving`` only when every node said what it runs: a node
-    that did not answer, or whose docker did not, may be serving (issue 29)."""
+    """``serving``, else ``not serving`` only when every node said what it runs and every
+    head's API answered: a node that did not answer, or whose docker did not, may be
+    serving (issue 29), and so may a head too busy to answer in time."""
     if health.serving:
         return _("serving")
+    if health.unknown is None and health.unread:
+        return _("unknown: the API on {nodes} did not answer in time").format(
+            nodes=", ".join(health.unread))
     return str(health.unknown or _("not serving"))
 
 

@@ -29,7 +29,7 @@ from sparktui.engine.router import (
     SERVED_LOOKS,
     RouterSaid,
     refresh_router,
-    seen_ready,
+    settled,
 )
 from sparktui.engine.router_key import RouterKeyError, client_key
 from sparktui.engine.router_names import say_unread, taken
@@ -157,9 +157,9 @@ class ClusterEngine(ClusterReads):
                              served: str | None = None) -> ActionResult:
         """The router made again from what serves now; its warnings join ``result``'s.
         ``share_model``: the serve it follows balances a name on purpose. ``served``: the
-        recipe that serve just saw answer /v1/models; a look that does not see it ready
-        (a probe timed out on a busy node) is a failed look, not the truth, so it is
-        looked at again before the router is made without it (or removed)."""
+        recipe that serve just saw answer /v1/models. A look that does not see it ready,
+        or where a head's API timed out (a busy node), is a failed look, not the truth:
+        it is taken again before the router is made without them (or removed)."""
         router = router_plan(self.config, self.cluster(cluster))
         if router is None:
             return result
@@ -176,7 +176,7 @@ class ClusterEngine(ClusterReads):
         try:
             health = await self.health(cluster)
             for _ in range(SERVED_LOOKS):
-                if served is None or seen_ready(health, served):
+                if settled(health, served):
                     break
                 await asyncio.sleep(POLL_SECONDS)
                 health = await self.health(cluster)

@@ -42,10 +42,11 @@ async def engine_status(transport: Transport, host: str, port: int,
                      None)
     too_large_text = (said(HealthSaid.TOO_LARGE, error=too_large.said, port=port)
                       if too_large is not None else None)
+    timed_out = isinstance(health, TimeoutError) or isinstance(models, TimeoutError)
     if isinstance(health, Exception) and isinstance(models, Exception):
         reason = (HealthSaid.PORT_TIMEOUT if isinstance(health, TimeoutError)
                   else HealthSaid.NOT_ANSWERING)
-        return EngineStatus(health_ok=False, ready=False,
+        return EngineStatus(health_ok=False, ready=False, timed_out=timed_out,
                             error=too_large_text or said(reason, port=port))
     names: list[str] = []
     ready = not isinstance(models, Exception) and models.status == 200
@@ -62,7 +63,8 @@ async def engine_status(transport: Transport, host: str, port: int,
             metrics_ok = running is not None or waiting is not None or kv is not None
     return EngineStatus(health_ok=not isinstance(health, Exception) and health.status == 200,
                         ready=ready, models=names, running=running, waiting=waiting,
-                        kv_cache=kv, metrics_ok=metrics_ok, error=too_large_text)
+                        kv_cache=kv, metrics_ok=metrics_ok, error=too_large_text,
+                        timed_out=timed_out and not ready)
 
 
 async def node_health(transport: Transport, timeout: float) -> NodeHealth:

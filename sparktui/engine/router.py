@@ -29,7 +29,8 @@ from sparktui.steps import Step, StepState
 
 POLL_SECONDS = 0.5
 SERVED_LOOKS = 5
-"""Looks again for the head a serve just saw ready, before the router is made without it."""
+"""Looks again (at most) before the router is made: for the head a serve just saw ready,
+or a head whose API timed out."""
 _DRIVER = driver_for(RUNTIME)
 
 
@@ -40,8 +41,7 @@ class RouterSaid(Code):
     NOT_YET = N_("{recipe} does not answer /v1/models yet: left out of the router")
     NOT_UPDATED = N_("the router was not updated: {error}")
     REMOVED = N_("nothing serves: the router is removed")
-    KEPT = N_("the router is left as it is: a node did not answer, and what it serves is "
-              "not known")
+    KEPT = N_("the router is left as it is: what {nodes} serves is not known (no answer)")
     NOT_UP = N_("the router did not come up at {address} ({state}): {error}")
     FIRST_NAME_ONLY = N_("{recipe} also serves {model}: the router routes it by its first name "
                          "only, {first}")
@@ -73,10 +73,13 @@ async def router_status(t: Transport, plan: RouterPlan, timeout: float,
                         None if ok else f"HTTP {answer.status}")
 
 
-def seen_ready(health: ClusterHealth, recipe: str) -> bool:
-    """``recipe`` has a head that answered /v1/models with its names in ``health``."""
-    return any(e.recipe == recipe and e.ready and e.models
-               for row in health.nodes for e in row.engines)
+def settled(health: ClusterHealth, served: str | None) -> bool:
+    """Nothing to look at again before the router is made: the recipe a serve just saw
+    answer (``served``) has a head giving its names, and no head's API timed out (a busy
+    head: whether it serves is not known)."""
+    seen = served is None or any(e.recipe == served and e.ready and e.models
+                                 for e in health.engines)
+    return seen and not any(e.timed_out for e in health.engines)
 
 
 def backends(health: ClusterHealth, nodes: dict[str, Node],
@@ -115,9 +118,10 @@ async def _refresh(plan: RouterPlan, health: ClusterHealth, nodes: dict[str, Nod
                    t: Transport, log: ProgressLog, timeout: float, key: Secret) -> None:
     found = backends(health, nodes, log)
     removal = _DRIVER.runtime.removal(CONTAINER, 5)
-    if not found and not all(row.known for row in health.nodes):
+    if not found and health.unread:
         # a node that did not answer may serve: not seeing it is not "nothing serves"
-        log(Step.ROUTER, plan.node, StepState.WARN, said(RouterSaid.KEPT))
+        log(Step.ROUTER, plan.node, StepState.WARN,
+            said(RouterSaid.KEPT, nodes=", ".join(health.unread)))
         return
     if not found:
         await t.run(removal.remove + " >/dev/null 2>&1; true", timeout=timeout)

@@ -116,6 +116,8 @@ class EngineStatus:
     # with --enable-metrics)
     recipe: str = ""  # the recipe whose head answered (several may serve from one node)
     port: int | None = None
+    timed_out: bool = False  # /health or /v1/models did not answer in time: a busy or hung
+    # head, whether it serves is not known (a refused port is a head not listening yet)
 
     @property
     def busy(self) -> bool:
@@ -278,6 +280,13 @@ class ClusterHealth:
         """True when any head answers /v1/models or has requests in flight, or a recipe
         of services only (no engine) has every service ready."""
         return any(e.ready or e.busy for e in self.engines) or bool(self.services_ready)
+
+    @property
+    def unread(self) -> list[str]:
+        """The nodes where what serves is not known: the node or its docker did not
+        answer, or a head's API did not answer in time (never read as "not serving")."""
+        return [n.node for n in self.nodes
+                if not n.known or any(e.timed_out for e in n.engines)]
 
     @property
     def services_ready(self) -> list[str]:

@@ -10,8 +10,10 @@ import pytest
 from polling import eventually_async, pausing
 from textual.pilot import Pilot
 
+from sparktui.cli.cluster_cmds import cluster_state
 from sparktui.engine.status import (
     ClusterHealth,
+    EngineStatus,
     NodeHealth,
     ServiceInstanceStatus,
     ServiceStatus,
@@ -21,6 +23,7 @@ from sparktui.tui.messages import HealthUpdated
 from sparktui.tui.screens.confirm import ConfirmScreen
 from sparktui.tui.screens.details import DetailsScreen
 from sparktui.tui.viewmodel.health import serving_of
+from sparktui.tui.viewmodel.runs import needs_typed_name
 from tui.support import NOW, make_app
 from tui.test_snapshots_actions import Host, _health, _stop_request
 from tui.test_snapshots_docker import DOWN
@@ -113,3 +116,35 @@ def test_the_restart_and_supervise_confirmations_say_unknown_too():
     known = ClusterHealth("2nodes", [NodeHealth("spark2", True)], NOW)
     assert verdict(known, lambda w: True, "Restart", "2nodes").plain == (
         "Nothing of 2nodes runs on its nodes.")
+
+
+def busy_health() -> ClusterHealth:
+    """toy's head runs on spark1, and its API did not answer in time (a busy head)."""
+    head = Workload(name="sparktui-toy", recipe="toy", cluster="2nodes", node="spark1",
+                    rank=0, role="head", runtime="docker", state="running",
+                    status="Up 2 hours", port=8000)
+    busy = EngineStatus(health_ok=True, ready=False, timed_out=True, recipe="toy", port=8000)
+    return ClusterHealth("2nodes", [
+        NodeHealth("spark1", True, latency_ms=1.2, workloads=[head], engines=[busy]),
+        NodeHealth("spark2", True, latency_ms=1.4)], NOW - 4)
+
+
+def test_a_head_whose_api_timed_out_is_unknown_never_starting_nor_not_serving():
+    """The busiest cluster is the one whose probes time out: it is never one click away
+    from a stop, and never "not serving"."""
+    health = busy_health()
+    assert not health.serving and health.all_known  # what the gate read before
+    assert serving_of(health).state == "unknown"
+    assert needs_typed_name(health)
+    assert cluster_state(health) == "unknown: the API on spark1 did not answer in time"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stop_confirmation_when_a_heads_api_timed_out(snap_compare, size: str):
+    check = lambda: _health(busy_health())  # noqa: E731
+    screen = Host(ConfirmScreen(_stop_request(check)))
+
+    async def settle(pilot: Pilot) -> None:
+        await pilot.pause(0.2)
+
+    assert snap_compare(screen, terminal_size=SIZES[size], run_before=settle)

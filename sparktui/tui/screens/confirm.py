@@ -160,6 +160,10 @@ def verdict(health: ClusterHealth, affects: Callable[[Workload], bool], verb: st
         text.append("\n" + _("Some nodes did not answer: what they run is unknown. "
                              "Type the cluster name to enable {verb}.").format(verb=verb),
                     style="bold yellow")
+    elif health.unread:
+        text.append("\n" + _("The API on {nodes} did not answer in time: it may be serving. "
+                             "Type the cluster name to enable {verb}.").format(
+            nodes=", ".join(health.unread), verb=verb), style="bold yellow")
     return text
 
 

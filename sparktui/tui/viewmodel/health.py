@@ -49,6 +49,8 @@ def serving_of(health: ClusterHealth) -> Serving:
     if ready:
         return Serving("serving", ready[0], others=len(ready) - 1, services_only=True)
     running = [w for w in health.workloads if w.running]
+    if any(e.timed_out for e in health.engines):  # too busy to answer: may be serving
+        return Serving("unknown")
     if running:
         head = next((w for w in running if w.role == "head"), running[0])
         return Serving("starting", head.recipe, "", head.port)

@@ -200,8 +200,9 @@ def cluster_workloads(cluster: str):
 
 def needs_typed_name(health: ClusterHealth) -> bool:
     """The operator types the cluster's name when it serves, or when a node (or its
-    docker) did not answer: what it runs is unknown, so it may be serving."""
-    return health.serving or not health.all_known
+    docker, or a head's API) did not answer: it may be serving. The busiest cluster is
+    the one whose probes time out."""
+    return health.serving or bool(health.unread)
 
 
 def running_recipe(health: ClusterHealth | None, recipe: str) -> list[str]:
