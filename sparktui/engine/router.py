@@ -39,9 +39,11 @@ class RouterSaid(Code):
     NOT_ANSWERING_WHY = N_("not answering on port {port} ({error})")
     LEFT_OUT = N_("its recipes are left out of the router: {error}")
     NOT_YET = N_("{recipe} does not answer /v1/models yet: left out of the router")
+    KEPT_UNREAD = N_("{recipe} did not answer in time: kept in the router, its model names "
+                     "unread")
     NOT_UPDATED = N_("the router was not updated: {error}")
     REMOVED = N_("nothing serves: the router is removed")
-    KEPT = N_("the router is left as it is: what {nodes} serves is not known (no answer)")
+    KEPT = N_("the router is left as it is: what runs on {nodes} is not known (no answer)")
     NOT_UP = N_("the router did not come up at {address} ({state}): {error}")
     FIRST_NAME_ONLY = N_("{recipe} also serves {model}: the router routes it by its first name "
                          "only, {first}")
@@ -84,8 +86,9 @@ def settled(health: ClusterHealth, served: str | None) -> bool:
 
 def backends(health: ClusterHealth, nodes: dict[str, Node],
              log: ProgressLog) -> list[Backend]:
-    """Every model a ready head serves; what cannot be seen is said, never dropped
-    silently (a node that did not answer, a head still loading)."""
+    """Every model a ready head serves, and (its model "") each head whose API did not
+    answer in time; what cannot be seen is said, never dropped silently (a node that did
+    not answer, a head still loading)."""
     found: list[Backend] = []
     for row in health.nodes:
         if not row.known:
@@ -94,6 +97,13 @@ def backends(health: ClusterHealth, nodes: dict[str, Node],
             continue
         node = nodes.get(row.node)
         for e in row.engines:
+            if node is not None and e.timed_out and e.port:
+                # busy, maybe the busiest: kept as a worker, its names unread (SMG asks it)
+                log(Step.ROUTER, row.node, StepState.WARN,
+                    said(RouterSaid.KEPT_UNREAD, recipe=e.recipe or "-"))
+                found.append(Backend("", e.recipe or "", f"http://{node.ssh_ip}:{e.port}",
+                                     row.node))
+                continue
             if node is None or not e.ready or not e.models:
                 log(Step.ROUTER, row.node, StepState.WARN,
                     said(RouterSaid.NOT_YET, recipe=e.recipe or "-"))
@@ -153,6 +163,7 @@ def _listed(found: list[Backend], node: str, log: ProgressLog) -> list[str]:
     """The names the router will list: each head's first (SMG takes a worker's model
     from the first entry of its /v1/models); the others are said, never waited for."""
     first: dict[str, str] = {}
+    found = [b for b in found if b.model]  # a head kept unread gives no name to wait for
     for b in found:
         first.setdefault(b.worker, b.model)
     for b in found:

@@ -97,7 +97,8 @@ def say_shared(found: list[Backend], plan: RouterPlan, log: ProgressLog) -> None
     (``--share-model``) an OK line, else a warning."""
     first: dict[str, Backend] = {}
     for b in found:
-        first.setdefault(b.worker, b)  # SMG routes a worker by its first name only
+        if b.model:  # a head kept unread: its names are not known
+            first.setdefault(b.worker, b)  # SMG routes a worker by its first name only
     by_name: dict[str, list[Backend]] = defaultdict(list)
     for b in first.values():
         by_name[b.model].append(b)

@@ -16,10 +16,14 @@ import pytest
 from engine.workloads.test_logs_local import LOCAL_CONFIG
 
 from sparktui.config.loader import load_config
+from sparktui.config.models import Node
+from sparktui.engine.api import StepState
 from sparktui.engine.health import engine_status
+from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.local import LocalTransport
-from sparktui.engine.router import settled
+from sparktui.engine.router import _listed, backends, settled
 from sparktui.engine.status import ClusterHealth, EngineStatus, NodeHealth
+from sparktui.plan.router import workers
 
 
 class _Busy(BaseHTTPRequestHandler):
@@ -80,3 +84,23 @@ def test_a_timed_out_head_makes_its_node_unread_and_the_look_unsettled():
     calm = ClusterHealth("c", [NodeHealth("n1", True, engines=[ready])], 0.0)
     assert settled(calm, "alpha") and settled(calm, None) and not settled(calm, "beta")
     assert calm.unread == []
+
+
+def test_a_head_too_busy_to_answer_keeps_its_place_in_the_router():
+    """Rebuilding the router without it would take the router from the busiest head's
+    clients: it stays a worker (SMG asks it its names), said, and nothing waits for a
+    name it did not give."""
+    busy = EngineStatus(health_ok=True, ready=False, timed_out=True, recipe="beta", port=2)
+    ready = EngineStatus(health_ok=True, ready=True, models=["org/alpha"], recipe="alpha",
+                         port=1)
+    health = ClusterHealth("c", [NodeHealth("n1", True, engines=[ready]),
+                                 NodeHealth("n2", True, engines=[busy])], 0.0)
+    nodes = {n: Node(name=n, ssh_ip=f"10.0.0.{i}", rank=i) for i, n in enumerate(("n1", "n2"))}
+    events: list = []
+    log = ProgressLog(events.append)
+    found = backends(health, nodes, log)
+    assert workers(found) == ["http://10.0.0.0:1", "http://10.0.0.1:2"]
+    assert _listed(found, "n1", log) == ["org/alpha"]  # nothing waits for beta's names
+    said = [(e.node, e.state, str(e.detail)) for e in events]
+    assert ("n2", StepState.WARN, "beta did not answer in time: kept in the router, its "
+            "model names unread") in said, said

@@ -146,7 +146,7 @@ def test_a_node_that_does_not_answer_is_never_read_as_nothing_serves(site, capsy
     assert main(s.cli("stop", "--yes", "--recipe", "alpha")) != 0  # node2 could not be stopped
     out = capsys.readouterr()
     assert "sparktui-alpha" not in node.containers(), out
-    assert "the router is left as it is: what node2 serves is not known" in out.out, out
+    assert "the router is left as it is: what runs on node2 is not known" in out.out, out
     assert "router is removed" not in out.out, out
     assert node.containers()["sparktui--router"]["Id"] == router
 
