@@ -84,8 +84,10 @@ it past the pipe), which the pane that is kept shows."""
 
 
 def log_path(name: str) -> str:
-    """Shell word for the session's log file (``name`` is a sanitized container name)."""
-    return f'"$HOME/.cache/sparktui/{name}.log"'
+    """Shell word for the session's log file. ``name`` is what a node listed (untrusted:
+    a session's name can hold quotes, ``$(…)``, ``;``), so it is quoted here, at the edge;
+    only ``$HOME`` is the shell's to expand."""
+    return '"$HOME"/.cache/sparktui/' + shlex.quote(f"{name}.log")
 
 
 def literal(arg: str) -> str:
