@@ -5,6 +5,7 @@ the services, the supervisor's install and the router read as "it ended" or "non
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from pathlib import Path
 
@@ -79,3 +80,22 @@ def test_each_docker_clients_words_for_a_name_it_lacks_read_as_missing(fresh_sit
 class _Out:
     def __init__(self, done: subprocess.CompletedProcess) -> None:
         self.exit_code, self.stdout, self.stderr = done.returncode, done.stdout, done.stderr
+
+
+def test_the_router_beside_a_dead_docker_is_unknown_never_missing(fresh_site, capsys):
+    """Its state read is the router's node's docker: it did not answer, so whether the
+    router runs is unknown (it said "missing": no router)."""
+    from sparktui.cli import main
+
+    s = fresh_site(1, extra_toml="[clusters.router]\nport = 30471\n")
+    capsys.readouterr()
+    main(s.cli("health", "--json"))
+    assert json.loads(capsys.readouterr().out)["router"]["state"] == "missing"  # none yet
+    s.hosts.node("node1").docker_down()
+    try:
+        main(s.cli("health", "--json"))
+    finally:
+        s.hosts.node("node1").docker_up()
+    router = json.loads(capsys.readouterr().out)["router"]
+    assert router["state"] == "unknown", router
+    assert "reason.docker_unreachable" in json.dumps(router["error"]), router
