@@ -1,5 +1,5 @@
-"""tmux's listing and state read run by the real tmux (3.3) in a private socket folder:
-only its words for "no server" and "no such session" mean none; any other failure (a
+"""tmux's listing and state read run by the real tmux (3.3) in a private socket folder
+and on a real host's node: only its words for "no server" and "no such session" mean none; any other failure (a
 socket folder tmux refuses, one it cannot create) is the listing's error and the state
 read's ``Unanswered``, never "no sessions" (health says unknown, stop does not say
 nothing was running, the supervisor does not restart)."""
@@ -95,3 +95,24 @@ def test_a_running_server_lists_its_session_and_a_name_it_lacks_is_missing(tmpdi
     said = _run("sh", TMUX.state_command("sparktui-other"), tmpdir_)
     assert "can't find session" in said.stderr, said.stderr
     assert TMUX.parse_state(_Out(said)).missing
+
+
+def test_a_nodes_tmux_that_fails_makes_its_workloads_unknown_never_none(fresh_site, capsys):
+    """On a real host: the node's tmux refuses its socket folder, so what runs there is
+    unknown (health exits 1 and says why), never "idle"."""
+    import json
+
+    from sparktui.cli import main
+
+    s = fresh_site(1)
+    unsafe = 'd="$TMUX_TMPDIR/tmux-$(id -u)"; mkdir -p "$d"; chmod {mode} "$d"'
+    assert s.hosts.ssh("node1", unsafe.format(mode="777")).returncode == 0
+    try:
+        capsys.readouterr()
+        assert main(s.cli("health", "--json")) == 1
+        row = json.loads(capsys.readouterr().out)["nodes"][0]
+    finally:
+        s.hosts.ssh("node1", unsafe.format(mode="700"))
+    assert row["workloads"] == [] and "unsafe permissions" in json.dumps(row["docker_error"])
+    assert main(s.cli("health", "--json")) == 0  # and tmux's own "no server" is none
+    assert json.loads(capsys.readouterr().out)["nodes"][0]["docker_error"] is None
