@@ -17,7 +17,7 @@ from sparktui.config.runtime_name import RuntimeName
 from sparktui.engine.remote.transport import Completed, NodeError, Reason, Transport
 from sparktui.engine.workloads.run_id import new_run_id
 from sparktui.labels import grace_wait
-from sparktui.plan.runtime.base import Listing, Runtime, State
+from sparktui.plan.runtime.base import Listing, Runtime, State, Unanswered
 from sparktui.said import Said, Text
 
 STOP_MARGIN_SECONDS = 15.0
@@ -47,9 +47,17 @@ class Driver:
         ``list_command`` lists them (in discovery's one shell line with the others')."""
         return None
 
+    unanswered: ClassVar[Reason] = Reason.SSH_ERROR
+    """The node's error when the runtime itself does not answer a state read."""
+
     async def state(self, t: Transport, name: str, timeout: float | None = None) -> State:
-        return self.runtime.parse_state(await t.run(self.runtime.state_command(name),
-                                                    timeout=timeout))
+        """MISSING only when the runtime says it has no such workload; a runtime that does
+        not answer raises the node's error, as a node that does not answer does."""
+        out = await t.run(self.runtime.state_command(name), timeout=timeout)
+        try:
+            return self.runtime.parse_state(out)
+        except Unanswered as exc:
+            raise NodeError(t.node.name, self.unanswered, exc.detail) from None
 
     async def image_id(self, t: Transport, image: str) -> Completed | None:
         """The ID of ``image`` on the node as the runtime's image command answers it (its

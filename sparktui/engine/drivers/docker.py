@@ -20,7 +20,7 @@ from sparktui.engine.drivers.docker_api import (
     docker_state,
     image_run_labels,
 )
-from sparktui.engine.remote.transport import Completed, Transport
+from sparktui.engine.remote.transport import Completed, Reason, Transport
 from sparktui.i18n import N_
 from sparktui.plan.runtime.base import Listing, State
 from sparktui.plan.runtime.docker import Docker
@@ -48,6 +48,7 @@ class GpuSaid(Code):
 
 class DockerDriver(Driver):
     lists_directly = True
+    unanswered = Reason.DOCKER_UNREACHABLE
 
     def __init__(self) -> None:
         super().__init__(Docker())

@@ -23,6 +23,7 @@ class Reason(str, Code):
     CHANNEL_REFUSED = N_("channel refused")
     STREAM_FAILED = N_("stream failed")
     DOCKER_UNREACHABLE = N_("docker unreachable")
+    TMUX_UNREACHABLE = N_("tmux unreachable")
     OUTPUT_TOO_LARGE = N_("output too large")
     SSH_KEY_MISSING = N_("ssh key missing")  # the connection's own (connect_errors.py)
     SSH_KEY_UNREADABLE = N_("ssh key unreadable")

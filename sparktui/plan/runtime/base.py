@@ -113,6 +113,16 @@ class State:
         return self.status if self.exit_code is None else f"{self.status} {self.exit_code}"
 
 
+class Unanswered(Exception):
+    """The runtime did not say how a workload is (its daemon is down, its socket refused):
+    never MISSING, which would be read as "it ended". ``detail`` is what it said instead
+    (bounded); the engine raises it as the node's error (``Driver.state``)."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
 @dataclass(frozen=True)
 class Removal:
     """How a workload goes: ``stop`` (if any) gives it ``stop_seconds`` to end before it is

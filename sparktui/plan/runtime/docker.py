@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,12 +24,21 @@ from sparktui.plan.runtime.base import (
     Runtime,
     ServiceLaunch,
     State,
+    Unanswered,
 )
+from sparktui.plan.runtime.docker_node import docker_error
 from sparktui.plan.runtime.foreign import Foreign, Unlisted
 from sparktui.said import Text, said
 
 LABEL_PREFIX = "sparktui."
 _ERROR = "@@sparktui-docker-error@@"
+_NO_SUCH = re.compile(r"^(?:Error(?: response from daemon)?: )?No such (?:object|container): ",
+                      re.IGNORECASE | re.MULTILINE)
+"""What ``docker inspect`` prints of a name it does not have (docker.io 20.10: ``Error:
+No such object: NAME``; ``docker container inspect``: ``Error response from daemon: No
+such container: NAME``); anything else it prints on failure says the daemon did not
+answer, and nothing of the container."""
+STATE_ERROR_CHARS = 300
 
 # A docker that cannot answer is reported with its error (never read as "nothing
 # runs"); a node without docker (exit 127) has no containers.
@@ -216,13 +226,18 @@ class Docker(Runtime):
         return shlex.join(["docker", "inspect", "--format", "{{.Image}}", name])
 
     def state_command(self, name: str) -> str:
+        # stderr kept: only docker's "No such object" says the container is not there
         return shlex.join(["docker", "inspect", "--format",
-                           "{{.State.Status}} {{.State.ExitCode}}", name]) + " 2>/dev/null"
+                           "{{.State.Status}} {{.State.ExitCode}}", name])
 
     def parse_state(self, out: Output) -> State:
         parts = out.stdout.split()
         if out.exit_code != 0 or not parts:
-            return State(MISSING)
+            words = out.stderr.strip() or out.stdout.strip()
+            if _NO_SUCH.search(words) is not None:
+                return State(MISSING)
+            # A daemon that does not answer says nothing of the container: unknown.
+            raise Unanswered(docker_error(words)[:STATE_ERROR_CHARS])
         code = int(parts[1]) if len(parts) > 1 and parts[1].lstrip("-").isdecimal() else None
         return State(parts[0], None if parts[0] == "running" else code)
 

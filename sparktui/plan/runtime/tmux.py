@@ -26,6 +26,7 @@ from sparktui.plan.runtime.base import (
     Removal,
     Runtime,
     State,
+    Unanswered,
 )
 from sparktui.plan.runtime.foreign import Foreign
 from sparktui.said import said
@@ -41,14 +42,27 @@ closes and never learn the status of the process behind it (seen on tmux 3.3a un
 ``1::`` for good, "exited" without the 5). So the wrapper keeps the status itself in a
 pane option just before it exits (``_LOGGED``), and that is read when tmux has none."""
 _STATE_MARK = "@@state "
+_ERROR = "@@sparktui-tmux-error@@"
 # Only sessions named sparktui-* that carry our labels are ours (see parse_list). Each
-# session's state line comes first, before any label's value could print one.
+# session's state line comes first, before any label's value could print one. A tmux that
+# fails is reported with its error (never read as "no sessions"); only its words for no
+# server (``_NO_SERVER``) and a node without tmux (exit 127) mean none.
 _LIST = (
-    "tmux ls -F '#{session_name}' 2>/dev/null | while read -r s; do "
+    "ls=$(tmux ls -F '#{session_name}' 2>&1); rc=$?; "
+    'if [ "$rc" -ne 0 ]; then case "$rc:$ls" in '
+    "127:*|*:'no server running on '*|*:'error connecting to '*'(No such file or directory)') ;; "
+    f'*) echo {_ERROR}; printf "%s\\n" "$ls" | head -n 3;; esac; '
+    'else printf "%s\\n" "$ls" | while read -r s; do '
     'case "$s" in sparktui-*) echo "== $s"; '
     f"tmux display-message -p -t \"$s\" '{_STATE_MARK}{_PANE}' 2>/dev/null; "
-    f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; true"
+    f"tmux show-environment -s -t \"$s\" 2>/dev/null | grep '^{LABEL_ENV}';; esac; done; fi; true"
 )
+_NO_SERVER = re.compile(r"^(?:no server running on |error connecting to .*\(No such file or "
+                        r"directory\)$|can't find session)", re.MULTILINE)
+"""tmux's words (3.3) for "no such session": its server is not running (a socket left
+behind, or none at all), or it has no session of that name. Any other failure
+(permission denied, a server that does not answer) says nothing of the sessions."""
+_ERROR_CHARS = 300
 _DEAD = re.compile(r"1:(-?\d+)?:(\d+)?:(-?\d+)?")
 _RUNNING = re.compile(r"0:[^:]*:[^:]*:(-?\d+)?")
 _LABEL_LINE = re.compile(rf'{LABEL_ENV}([A-Z0-9_]+)="((?:[^"\\]|\\.)*)"; export {LABEL_ENV}\1;')
@@ -70,8 +84,10 @@ it past the pipe), which the pane that is kept shows."""
 
 
 def log_path(name: str) -> str:
-    """Shell word for the session's log file (``name`` is a sanitized container name)."""
-    return f'"$HOME/.cache/sparktui/{name}.log"'
+    """Shell word for the session's log file. ``name`` is what a node listed (untrusted:
+    a session's name can hold quotes, ``$(…)``, ``;``), so it is quoted here, at the edge;
+    only ``$HOME`` is the shell's to expand."""
+    return '"$HOME"/.cache/sparktui/' + shlex.quote(f"{name}.log")
 
 
 def literal(arg: str) -> str:
@@ -120,13 +136,17 @@ class Tmux(Runtime):
         return [*argv[:2], "-e", f"{LABEL_ENV}{RUN_LABEL.upper()}={run_id}", *argv[2:]]
 
     def state_command(self, name: str) -> str:
-        # display-message alone answers even for a session that is not there
-        return (shlex.join(["tmux", "has-session", "-t", name]) + " 2>/dev/null && "
+        # display-message alone answers even for a session that is not there; stderr
+        # kept: only tmux's "no such session" words mean it is not there (parse_state)
+        return (shlex.join(["tmux", "has-session", "-t", name]) + " && "
                 + shlex.join(["tmux", "display-message", "-p", "-t", name, _PANE]))
 
     def parse_state(self, out: Output) -> State:
         if out.exit_code != 0:
-            return State(MISSING)  # no such session
+            words = out.stderr.strip() or out.stdout.strip()
+            if out.exit_code == 127 or _NO_SERVER.search(words) is not None:
+                return State(MISSING)  # no such session (or no tmux: none at all)
+            raise Unanswered(words[:_ERROR_CHARS])
         said = out.stdout.strip()
         if (dead := _DEAD.fullmatch(said)) is not None:
             status, signal, kept = dead.groups()
@@ -161,6 +181,9 @@ class Tmux(Runtime):
         return _LIST
 
     def parse_list(self, text: str) -> Listing:
+        if text.lstrip().startswith(_ERROR):
+            why = text.lstrip()[len(_ERROR):].strip()[:_ERROR_CHARS]
+            return Listing([], f"tmux: {why or 'failed'}")
         found = []
         session: str | None = None
         labels: dict[str, str] = {}
