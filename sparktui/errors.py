@@ -138,6 +138,7 @@ MESSAGES: dict[str, str] = {
     # bench (sparktui/cli/bench_cmd.py, sparktui/engine/bench/)
     "bench_concurrency_invalid": N_("'{value}' is not a list of concurrency levels such as 1,4,16 (whole numbers from 1 to 4096)"),
     "bench_nothing_serving": N_("nothing serves on cluster '{cluster}' (no head answers /v1/models): serve a recipe first"),
+    "bench_unknown": N_("what serves on cluster '{cluster}' is unknown: {why}; nothing was run"),
     "bench_not_serving": N_("recipe '{recipe}' does not serve on cluster '{cluster}'; serving: {known}"),
     "bench_no_router": N_("cluster '{cluster}' has no router ([clusters.router]): benchmark the head, without --via router"),
     "bench_router_lacks": N_("the router of cluster '{cluster}' at {address} does not hold {model} ({detail}): benchmark the head with --via head, or wait for the router"),
@@ -212,6 +213,18 @@ class SparkError(Exception):
 
     def render(self) -> str:
         return "\n".join(p.render() for p in self.problems)
+
+
+class CheckUnknown(SparkError):
+    """A check that could not be made (a node, its docker or a head did not answer): what
+    is there is unknown, never read as "nothing there"; the CLI exits 1, not 2 (the input
+    was fine)."""
+
+    exit_code = EXIT_FAILED
+
+
+def unknown(code: str, **params: Any) -> CheckUnknown:
+    return CheckUnknown(Problem(code, params))
 
 
 def fail(code: str, *, file: Path | None = None, line: int | None = None,

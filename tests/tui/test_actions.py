@@ -208,6 +208,31 @@ async def test_tmux_attaches_to_the_session_on_the_selected_node_and_comes_back(
         assert "no sparktui tmux session on spark2" in [n.message for n in app._notifications]
 
 
+async def test_tmux_on_a_node_that_did_not_answer_says_unknown_not_no_session():
+    """spark2's SSH did not answer: its tmux sessions are unknown, never "none"; a node
+    whose docker did not answer still attaches to a session its tmux listed."""
+    app = make_app(engine=Attaching(), refresh_seconds=60)
+    ran: list[list[str]] = []
+    session = tmux_health().nodes[0].workloads[0]
+    silent = ClusterHealth("2nodes", [
+        NodeHealth("spark1", True, workloads=[session], docker_error="docker: no socket"),
+        NodeHealth("spark2", False, error="timeout (5 s)")], NOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await eventually_async(lambda: "2nodes" in app.dashboard.health, look=pausing(pilot))
+        app.dashboard.post_message(HealthUpdated(silent))
+        await pilot.pause()
+        app.suspend = contextlib.nullcontext  # the test driver cannot suspend
+        app.flows.run_attached = lambda argv: ran.append(argv) or 0
+        await pilot.press("3", "down", "t")  # spark2 under the cursor
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert ran == [] and "unknown: spark2 does not answer" in messages, messages
+        assert not any("no sparktui tmux session" in m for m in messages), messages
+        await pilot.press("up", "t")  # spark1: docker silent, its tmux session listed
+        await pilot.pause()
+        assert len(ran) == 1 and ran[0][-1].startswith("tmux attach-session"), ran
+
+
 async def _palette(pilot, query: str) -> list[str]:
     await palette_search(pilot, query)
     commands = pilot.app.screen.query_one(CommandList)

@@ -16,11 +16,11 @@ from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
 from sparktui.engine.status import ClusterHealth, Workload
-from sparktui.errors import fail
+from sparktui.errors import fail, unknown
 from sparktui.i18n import N_
 from sparktui.plan.image_pin import digest_of, read_repo_digests
 from sparktui.plan.router import router_plan
-from sparktui.said import Code, Said, Text, said
+from sparktui.said import Code, Layout, Said, Text, joined, said
 
 VERSION_PATHS = {
     # vLLM 0.33, entrypoints/openai/api_server.py: GET /version -> {"version": VLLM_VERSION}
@@ -40,6 +40,7 @@ class BenchSaid(Code):
     VIA_ROUTER = N_("benchmarking {recipe} through the router at {url} with {tool} {version}")
     AT_HEAD = N_("benchmarking {recipe} at {url} with {tool} {version}")
     LEVEL = N_("level {level}/{levels}: concurrency {concurrency}, {done}/{total} requests")
+    HEAD_SILENT = N_("the head of {recipe} on {node} did not answer ({error})")
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,27 @@ def serving(health: ClusterHealth) -> dict[str, tuple[str, int, list[str]]]:
     return found
 
 
+def unanswered(health: ClusterHealth) -> list[Said]:
+    """Why what serves is not known: each node or docker that did not answer (with what
+    it said), each running head whose API did not answer (timed out, refused)."""
+    why: list[Said] = []
+    for row in health.nodes:
+        if (silent := row.unanswered) is not None:
+            detail = row.error if not row.reachable else row.docker_error
+            why.append(joined(Layout.COLON, silent, detail) if detail else silent)
+        why.extend(said(BenchSaid.HEAD_SILENT, recipe=e.recipe, node=row.node, error=e.error)
+                   for e in row.engines if e.error is not None and not e.ready)
+    return why
+
+
 def pick(health: ClusterHealth, recipe: str | None) -> tuple[str, str, int, list[str]]:
     """(recipe, head, port, models); a clear refusal when nothing (or not that) serves,
-    or when several serve and none was named."""
+    or when several serve and none was named. When a node or a head did not answer, the
+    recipe not found is "unknown" (exit 1), never "nothing serves"."""
     heads = serving(health)
+    if (recipe not in heads if recipe is not None else not heads) and \
+            (why := unanswered(health)):
+        raise unknown("bench_unknown", cluster=health.cluster, why=why)  # a list: 400 chars
     if recipe is not None and recipe not in heads:
         raise fail("bench_not_serving", recipe=recipe, cluster=health.cluster,
                    known=sorted(heads) or [said(BenchSaid.NOTHING)])

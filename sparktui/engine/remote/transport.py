@@ -50,6 +50,32 @@ def timed_out(node: str, limit: float, command: str) -> NodeError:
     return NodeError(node, Reason.TIMEOUT, f"{limit:g} s: {command_shown(command)}")
 
 
+# RFC 4254's names of a refused channel's codes, as sshd's own client shows them
+_OPEN_FAILURES = {1: "administratively prohibited", 2: "connect failed",
+                  3: "unknown channel type", 4: "resource shortage"}
+
+
+def probe_error(node: str, exc: Exception) -> NodeError | None:
+    """Why ``open_tcp`` failed, or None when it was refused (nothing listens there).
+
+    A refusal is the local ``ConnectionRefusedError``, or sshd's ``connect failed`` for a
+    direct-tcpip channel with its ``strerror``, "Connection refused" (OpenSSH reports
+    every failed connect so, "No route to host" too). Anything else (forwarding
+    prohibited, another connect error) is no answer about the port."""
+    if isinstance(exc, ConnectionRefusedError):
+        return None
+    import asyncssh
+
+    if isinstance(exc, asyncssh.ChannelOpenError):
+        if exc.code == asyncssh.OPEN_CONNECT_FAILED and "refused" in exc.reason.lower():
+            return None
+        why = _OPEN_FAILURES.get(exc.code, str(exc.code))  # "open failed" alone says little
+        return NodeError(node, Reason.CHANNEL_REFUSED,
+                         f"{why} ({exc.reason})" if exc.reason else why)
+    reason = Reason.UNREACHABLE if isinstance(exc, OSError) else Reason.SSH_ERROR
+    return NodeError(node, reason, str(exc) or type(exc).__name__)
+
+
 @dataclass(frozen=True)
 class Completed:
     exit_code: int

@@ -1,13 +1,17 @@
 """serve's preflight of the head's ports: the API port and a multi-node group's
 rendezvous port must be free, and a port held by another recipe is named.
 
-A probe the head cannot answer (its SSH connection gone) fails the preflight: a failed
-check is never read as a free port."""
+Only a refusal reads as free: a probe the head cannot answer (its SSH connection gone),
+one that times out (a listener whose queue is full drops the connection attempt) and a
+channel sshd will not open (``PermitOpen none``: "administratively prohibited")
+fail the preflight naming the node and the port: a failed check is never read as a free
+port."""
 
 from __future__ import annotations
 
 from sparktui.config.roles import HEAD, WORKER
-from sparktui.engine.remote.transport import NodeError, Transport
+from sparktui.engine.remote.node_error import Reason
+from sparktui.engine.remote.transport import NodeError, Transport, probe_error
 from sparktui.engine.status import Workload
 from sparktui.engine.workloads.hooks import StepFailed
 from sparktui.i18n import N_
@@ -26,16 +30,29 @@ class PortSaid(Code):
                          "time")
     HELD = N_("port {port} on {node} is held by recipe {recipe} ({container})")
     IN_USE = N_("port {port} is already in use on {node} (not by a sparktui recipe)")
+    UNKNOWN = N_("could not check whether port {port} on {node} ({host}) is free: {why}")
+
+
+PROBE_SECONDS = 5.0
 
 
 async def _listens(t: Transport, node: str, host: str, port: int) -> bool:
-    """Whether something on the node accepts a connection to ``host:port``."""
+    """Whether something on the node accepts a connection to ``host:port``; StepFailed
+    (preflight) when the probe gives no answer either way."""
     try:
-        _reader, writer = await t.open_tcp(host, port, 5)
+        _reader, writer = await t.open_tcp(host, port, PROBE_SECONDS)
     except NodeError as exc:  # the node itself did not answer: unknown, never "free"
         raise StepFailed(node, Step.PREFLIGHT, exc.said) from None
-    except Exception:
-        return False  # refused: nothing listens
+    except TimeoutError:
+        why = NodeError(node, Reason.TIMEOUT, f"{PROBE_SECONDS:g} s").said
+        raise StepFailed(node, Step.PREFLIGHT, said(
+            PortSaid.UNKNOWN, port=port, node=node, host=host, why=why)) from None
+    except Exception as exc:
+        error = probe_error(node, exc)
+        if error is None:
+            return False  # refused: nothing listens
+        raise StepFailed(node, Step.PREFLIGHT, said(
+            PortSaid.UNKNOWN, port=port, node=node, host=host, why=error.said)) from None
     writer.close()
     return True
 

@@ -366,6 +366,9 @@ class ActionFlows:
             return
         row = next((n for n in health.nodes if n.node == node), None)
         sessions = attachable(row.workloads if row else [], cluster)
+        if not sessions and row is not None and not row.known:  # unknown, never "none"
+            self.host.notify(_("unknown: {why}").format(why=row.unanswered), severity="error")
+            return
         if not sessions:
             self.host.notify(_("no sparktui tmux session on {node}").format(node=node),
                              severity="warning")

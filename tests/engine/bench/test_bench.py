@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -187,3 +188,46 @@ def test_compare_shows_the_plan_difference_next_to_the_figures(site, bench_env, 
     data = json.loads(capsys.readouterr().out)
     assert {"what": "plan.node1.launch", "before": "64", "after": "128"} in data["changes"]
     assert [lv["concurrency"] for lv in data["levels"]] == [1]
+
+
+def test_bench_beside_a_dead_docker_says_unknown_not_nothing_serves(fresh_site, bench_env,
+                                                                   capsys):
+    """A node whose docker does not answer may be the one serving: bench says what
+    serves is unknown, naming the node and what its docker said, and exits 1 (the
+    cluster could not be checked), never "nothing serves" (exit 2)."""
+    s = fresh_site(2)
+    s.hosts.node("node2").docker_down()
+    try:
+        capsys.readouterr()
+        assert main(s.cli("bench")) == 1
+        err = capsys.readouterr().err
+        assert "nothing serves" not in err, err
+        assert "what serves on cluster 'test' is unknown: docker on node2 does not answer: " \
+            in err, err
+        assert main(s.cli("bench", "toy")) == 1  # a named recipe may serve there too
+        err = capsys.readouterr().err
+        assert "does not serve" not in err and "docker on node2 does not answer" in err, err
+    finally:
+        s.hosts.node("node2").docker_up()
+
+
+def test_bench_of_a_head_that_does_not_answer_says_unknown(site, bench_env, capsys):
+    """The head's engine stopped (SIGSTOP; its container still runs, where ``docker
+    pause`` would say "paused"): the kernel still accepts the probes' connections and
+    nothing answers, so they time out and whether it serves is unknown, never "nothing
+    serves"."""
+    s = site(2)
+    _serve(s)
+    pid = s.hosts.node("node1").container_pid("sparktui-toy")
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        capsys.readouterr()
+        assert main(s.cli("bench")) == 1
+        err = capsys.readouterr().err
+        assert "nothing serves" not in err, err
+        assert "what serves on cluster 'test' is unknown: the head of toy on node1 did not " \
+            "answer (timeout on port 30011)" in err, err
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert main(s.cli("stop", "--yes")) == 0
