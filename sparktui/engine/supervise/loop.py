@@ -74,6 +74,7 @@ from sparktui.engine.supervise.record import (
     Record,
     RestartEvent,
 )
+from sparktui.engine.supervise.start import answered
 from sparktui.plan.after_stop import HooksFor
 from sparktui.plan.anywhere import Replan
 from sparktui.plan.model import LaunchPlan
@@ -162,12 +163,7 @@ class Supervisor:
             elif unreachable:
                 # Nothing can be served there, and its marks cannot be read (a power off,
                 # a stop may be written there): wait for it, never restart around it.
-                in_a_row, nodes = 0, failures_said(unreachable)
-                if nodes != away:
-                    self._emit(Happening.WAITING, said(SuperviseSaid.WAITING_FOR, nodes=nodes),
-                               failures=tuple(unreachable))
-                    await self._save("waiting")
-                away = nodes
+                in_a_row, away = 0, await self._waiting_for(unreachable, away)
             elif counts(result.failures, ever_healthy=self.ever_healthy, since_armed=since,
                         policy=self.policy):
                 in_a_row, away = in_a_row + 1, None
@@ -199,7 +195,12 @@ class Supervisor:
                 await self._save("ended", Reason("where_unknown", {"detail": found}))
                 return SuperviseResult("failed", detail=found)
             self._adopt(found)
-        looks = await self._looks()
+        looks = await answered(self.group, interval=self.policy.interval, looks=self._looks,
+                               ended=self._ended_by, waiting=self._waiting_for)
+        if isinstance(looks, SuperviseResult):
+            return looks
+        if self.status == "waiting":  # every node answered: no longer waiting for one
+            await self._save("watching")
         present = [m for m in self.group if has_container(looks.get(m.node), m.container)]
         running = started_of(self.group, looks)
         if len(running) == len(self.group):
@@ -223,6 +224,15 @@ class Supervisor:
                 failure)
         await self._healthy_again()
         return None
+
+    async def _waiting_for(self, away: list[Failure], told: Text | None) -> Text:
+        """Say which nodes it waits for, once for each set of them; what it said."""
+        nodes = failures_said(away)
+        if nodes != told:
+            self._emit(Happening.WAITING, said(SuperviseSaid.WAITING_FOR, nodes=nodes),
+                       failures=tuple(away))
+            await self._save("waiting")
+        return nodes
 
     # -- failures and restarts ---------------------------------------------------------
     async def _on_failure(self, failures: list[Failure]) -> SuperviseResult | None:
@@ -369,15 +379,7 @@ class Supervisor:
         return None
 
     async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(self.policy.heartbeat)
-            try:
-                renewed = await remote.renew(self.home, self.lease.token)
-            except NodeError:
-                continue  # the head does not answer: the lease may lapse, it is not lost yet
-            if renewed is not True:
-                self.lost = renewed if isinstance(renewed, Lease) else None
-                return
+        self.lost = await remote.heartbeat(self.home, self.lease.token, self.policy.heartbeat)
 
     async def _save(self, status: str, reason: Reason | None = None) -> None:
         self.status = status

@@ -77,6 +77,18 @@ async def renew(t: Transport, token: str) -> Lease | bool | None:
     raise NodeError(t.node.name, Reason.SSH_ERROR, (result.stderr or result.stdout).strip()[:200])
 
 
+async def heartbeat(t: Transport, token: str, every: float) -> Lease | None:
+    """Renew the lease every ``every`` seconds until it is lost: to whom (None: unreadable)."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            renewed = await renew(t, token)
+        except NodeError:
+            continue  # the head does not answer: the lease may lapse, it is not lost yet
+        if renewed is not True:
+            return renewed if isinstance(renewed, Lease) else None
+
+
 async def release(t: Transport, token: str) -> None:
     await t.run(shell.release(token))
 

@@ -244,3 +244,71 @@ def test_a_stalled_engine_is_restarted(site):
                            and r.restarts[-1].ok and r.restarts[-1], 60, "the restart recorded",
                            every=LOOK_OVER_SSH)
         assert event.failure.kind == "stalled" and event.failure.node == "node1"
+
+
+def _still_there(sup: SupervisorProcess) -> bool:
+    if sup.proc.poll() is not None:
+        raise AssertionError(f"the supervisor ended: {sup.output()}")
+    return True
+
+
+def test_a_node_that_does_not_answer_at_the_start_is_waited_for_not_decided_on(site):
+    # a healthy group serves; node2's docker dies before a supervisor starts: its look
+    # says nothing, which is not "no container there" (the group is not restarted around
+    # it, nor stopped as "not whole"): the supervisor waits for node2 to answer
+    s = sparks(site(2, top=TOP))
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy", "--cluster", "test")) == 0
+    before = running(s)
+    assert before
+    runs = docker_runs(s, "node1")
+    node2 = s.hosts.node("node2")
+    node2.docker_down()
+    with SupervisorProcess(s, "toy") as sup:
+        def untouched(then=lambda: True):
+            """node1's container as served (and the supervisor still there), then ``then``."""
+            assert _still_there(sup)
+            assert group(s, ("node1",)) == {"node1": before["node1"]}, sup.output()
+            assert "the group is not" not in sup.output(), sup.output()
+            return then()
+
+        eventually(lambda: untouched(lambda: sup.saw("waiting for node2")), 120,
+                   "the supervisor waiting for node2", explain=sup.output, every=LOOK_OVER_SSH)
+        # it looks at node2 again and again (its docker listing, through the CLI once its
+        # API does not answer), and decides nothing meanwhile
+        looked = len(s.hosts.recorded_docker("node2"))
+        eventually(lambda: untouched(lambda: len(s.hosts.recorded_docker("node2")) >= looked + 3),
+                   120, "three more looks at node2", explain=sup.output, every=LOOK_OVER_SSH)
+        assert docker_runs(s, "node1") == runs and supervision(s).record.status == "waiting"
+        # node2 answers again: only now does the supervisor decide. Its dockerd, killed
+        # and started again (no live-restore), left node2's container exited: the group
+        # is not whole, and is served again, once
+        node2.docker_up()
+        new = wait_supervised(s, sup) and all_new(s, before)
+        assert new, (group(s), sup.output())
+        out = sup.output()
+        assert out.index("waiting for node2") < out.index(
+            "the group is not whole: stopping it, then serving it again"), out
+        assert "the group is not running" not in out and "restarting" not in out, out
+        assert docker_runs(s, "node1") == runs + 1
+        assert main(s.cli("stop", "--yes")) == 0
+        assert sup.wait(60) == 0, sup.output()
+        assert "nothing is restarted" in sup.output()
+    assert group(s) == {} and supervision(s).state == "disarmed"
+
+
+def test_a_stop_ends_a_supervisor_that_waits_for_a_node_to_answer(site):
+    s = sparks(site(2, top=TOP))
+    s.recipe("toy", toy_recipe())
+    assert main(s.cli("serve", "toy", "--cluster", "test")) == 0
+    assert running(s)
+    s.hosts.node("node2").docker_down()
+    with SupervisorProcess(s, "toy") as sup:
+        eventually(lambda: _still_there(sup) and sup.saw("waiting for node2"), 120,
+                   "the supervisor waiting for node2", explain=sup.output, every=LOOK_OVER_SSH)
+        main(s.cli("stop", "--yes"))  # its mark is written on node1; node2's docker fails it
+        assert sup.wait(60) == 0, sup.output()
+        out = sup.output()
+        assert "stop of test by" in out and "nothing is restarted" in out, out
+        assert "the group is not" not in out, out
+    assert supervision(s).state == "disarmed" and "node1" not in group(s, ("node1",))
