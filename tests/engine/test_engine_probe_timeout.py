@@ -18,11 +18,13 @@ from engine.workloads.test_logs_local import LOCAL_CONFIG
 from sparktui.config.loader import load_config
 from sparktui.config.models import Node
 from sparktui.engine.api import StepState
+from sparktui.engine.bench.target import pick
 from sparktui.engine.health import engine_status
 from sparktui.engine.progress import ProgressLog
 from sparktui.engine.remote.local import LocalTransport
 from sparktui.engine.router import _listed, backends, settled
 from sparktui.engine.status import ClusterHealth, EngineStatus, NodeHealth
+from sparktui.errors import CheckUnknown
 from sparktui.plan.router import workers
 
 
@@ -104,3 +106,13 @@ def test_a_head_too_busy_to_answer_keeps_its_place_in_the_router():
     said = [(e.node, e.state, str(e.detail)) for e in events]
     assert ("n2", StepState.WARN, "beta did not answer in time: kept in the router, its "
             "model names unread") in said, said
+
+
+def test_bench_calls_a_head_whose_models_timed_out_unknown_not_nothing_serving():
+    """/health answered and /v1/models timed out: no error text, but not "nothing serves"."""
+    busy = EngineStatus(health_ok=True, ready=False, timed_out=True, recipe="beta", port=2)
+    health = ClusterHealth("c", [NodeHealth("n2", True, engines=[busy])], 0.0)
+    with pytest.raises(CheckUnknown) as caught:
+        pick(health, None)
+    text = caught.value.render()
+    assert "what serves on cluster 'c' is unknown" in text and "timeout on port 2" in text, text

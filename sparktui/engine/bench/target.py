@@ -12,6 +12,7 @@ from sparktui import untrusted_json
 from sparktui.config.base import Secret
 from sparktui.engine.cluster import ClusterEngine
 from sparktui.engine.drivers import driver_for
+from sparktui.engine.health import HealthSaid
 from sparktui.engine.remote.http import http_get
 from sparktui.engine.remote.transport import NodeError, Transport
 from sparktui.engine.router_key import RouterKeyError, kept_client_key
@@ -86,8 +87,9 @@ def unanswered(health: ClusterHealth) -> list[Said]:
         if (silent := row.unanswered) is not None:
             detail = row.error if not row.reachable else row.docker_error
             why.append(joined(Layout.COLON, silent, detail) if detail else silent)
-        why.extend(said(BenchSaid.HEAD_SILENT, recipe=e.recipe, node=row.node, error=e.error)
-                   for e in row.engines if e.error is not None and not e.ready)
+        why.extend(said(BenchSaid.HEAD_SILENT, recipe=e.recipe, node=row.node,
+                        error=e.error or said(HealthSaid.PORT_TIMEOUT, port=e.port))
+                   for e in row.engines if (e.error is not None or e.timed_out) and not e.ready)
     return why
 
 
