@@ -10,16 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lookalike import Why
 
 from sparktui.engine.drivers import DOCKER
 from sparktui.engine.remote.transport import NodeError, Reason
 from sparktui.engine.workloads.leftover import created
 from sparktui.plan.runtime.base import Unanswered
 from sparktui.plan.runtime.docker import Docker
-
-# A look-alike, not the real vLLM (tests/lookalike.py): no engine runs; a dockerd taken down.
-LOOKALIKE = (Why.FAULT,)
 
 NAME = "sparktui-never-was"
 
