@@ -151,7 +151,7 @@ class HonestNode:
 
     def forget(self) -> None:
         for path in self.folder.iterdir():
-            path.unlink()
+            path.unlink(missing_ok=True)  # a record being written is renamed meanwhile
 
 
 class LyingNode:

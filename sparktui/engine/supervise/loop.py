@@ -139,7 +139,7 @@ class Supervisor:
                                            CLEANUP_SECONDS)
 
     async def _supervise(self) -> SuperviseResult:
-        await self._note_marks()
+        await self._disarming_now()  # the marks already there: history, every node's baseline
         self._emit(Happening.ARMED, armed_said(self.plan.recipe, self.plan.cluster, self.policy))
         await self._save("watching")
         ended = await self._start()
@@ -314,9 +314,11 @@ class Supervisor:
                     if (result := task.result()).served is not None:
                         self._adopt(result.served)
                     return result
-        finally:
+        finally:  # Ctrl+C: the serve's rollback and "left" rows come before the last word
             if not task.done():
                 task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _healthy_again(self) -> None:
         self.ever_healthy, self.healthy_since = True, time.time()
@@ -355,10 +357,6 @@ class Supervisor:
         found = await asyncio.gather(*(look(self.transports[n], self.timeout)
                                        for n in self.watched))
         return {n.node: n for n in found}
-
-    async def _note_marks(self) -> None:
-        """The marks already there are history: the baseline of every node that answers."""
-        await self._disarming_now()
 
     async def _disarming_now(self) -> Mark | None:
         looks = await self._looks()
