@@ -85,16 +85,20 @@ def test_details_of_a_node_whose_docker_is_down(snap_compare, size: str):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_stop_confirmation_when_a_nodes_docker_is_down_and_nothing_else_runs(snap_compare,
-                                                                            size: str):
-    check = lambda: _health(blind_health())  # noqa: E731
-    screen = Host(ConfirmScreen(_stop_request(check)))
+def _stop_confirmation(snap_compare, health: ClusterHealth, size: str) -> bool:
+    """The stop's confirmation over ``health``, as its fresh check found it."""
+    screen = Host(ConfirmScreen(_stop_request(lambda: _health(health))))
 
     async def settle(pilot: Pilot) -> None:
         await pilot.pause(0.2)
 
-    assert snap_compare(screen, terminal_size=SIZES[size], run_before=settle)
+    return snap_compare(screen, terminal_size=SIZES[size], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stop_confirmation_when_a_nodes_docker_is_down_and_nothing_else_runs(snap_compare,
+                                                                            size: str):
+    assert _stop_confirmation(snap_compare, blind_health(), size)
 
 
 def test_the_header_is_never_idle_beside_a_node_that_did_not_say():
@@ -141,10 +145,10 @@ def test_a_head_whose_api_timed_out_is_unknown_never_starting_nor_not_serving():
 
 @pytest.mark.parametrize("size", SIZES)
 def test_stop_confirmation_when_a_heads_api_timed_out(snap_compare, size: str):
-    check = lambda: _health(busy_health())  # noqa: E731
-    screen = Host(ConfirmScreen(_stop_request(check)))
+    assert _stop_confirmation(snap_compare, busy_health(), size)
 
-    async def settle(pilot: Pilot) -> None:
-        await pilot.pause(0.2)
 
-    assert snap_compare(screen, terminal_size=SIZES[size], run_before=settle)
+@pytest.mark.parametrize("size", SIZES)
+def test_the_header_says_unknown_when_a_heads_api_timed_out(snap_compare, size: str):
+    assert snap_compare(make_app(), terminal_size=SIZES[size],
+                        run_before=_with(busy_health()))
